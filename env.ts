@@ -1,0 +1,25 @@
+import { createEnv } from "@t3-oss/env-nextjs";
+import { z } from "zod";
+import { describeEnvIssues, InvalidEnvError, portSchema, postgresUrlSchema } from "@/lib/env-schema";
+
+/**
+ * The console's environment, validated once. With DATABASE_URL unset, `npm start` runs an embedded
+ * PostgreSQL under REBOUND_DATA_DIR and hands its URL to the console process.
+ */
+export const env = createEnv({
+  server: {
+    NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+    DATABASE_URL: postgresUrlSchema.optional(),
+    PORT: portSchema.default(3000),
+    HOSTNAME: z.string().min(1).default("0.0.0.0"),
+    REBOUND_DATA_DIR: z.string().min(1).default(".data"),
+    REBOUND_SEED: z.enum(["auto", "never"]).default("auto"),
+  },
+  client: {},
+  experimental__runtimeEnv: {},
+  emptyStringAsUndefined: true,
+  skipValidation: process.env.SKIP_ENV_VALIDATION === "1",
+  onValidationError: (issues) => {
+    throw new InvalidEnvError(describeEnvIssues(issues, process.env));
+  },
+});

@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+/** Shared env field schemas; env.ts (console) and server/operator/env.ts compose them. */
+export const postgresUrlSchema = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\/[^\s]+$/.test(value) && URL.canParse(value), {
+    message:
+      "expected a postgres:// or postgresql:// URL, e.g. postgresql://user:pass@localhost:5432/rebound",
+  });
+
+export const portSchema = z.coerce
+  .number({ message: "expected a port number" })
+  .int({ message: "expected an integer port" })
+  .min(1, { message: "expected a port between 1 and 65535" })
+  .max(65_535, { message: "expected a port between 1 and 65535" });
+
+export const booleanStringSchema = z.enum(["true", "false"]).transform((value) => value === "true");
+
+type EnvIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> };
+
+/** Turns validation issues into one line naming each bad variable, e.g. `PORT: expected a port number`. */
+export function describeEnvIssues(
+  issues: readonly EnvIssue[],
+  source: Record<string, string | undefined>,
+): string {
+  const parts = issues.map((issue) => {
+    const first = issue.path?.[0];
+    const key = typeof first === "object" && first !== null ? String(first.key) : String(first ?? "?");
+    const got = source[key];
+    return `${key}: ${issue.message}${got === undefined ? "" : ` (got ${JSON.stringify(got)})`}`;
+  });
+  return `invalid configuration: ${parts.join("; ")}`;
+}
+
+export class InvalidEnvError extends Error {
+  override name = "InvalidEnvError";
+}

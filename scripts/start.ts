@@ -1,0 +1,89 @@
+/**
+ * `npm start`: everything a newcomer needs, in order. Generate the Prisma client and build the console
+ * when missing or stale, start PostgreSQL (embedded unless DATABASE_URL), migrate, seed an empty
+ * database, start the console on PORT and print its URL. Ctrl-C stops everything cleanly.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { buildConsoleIfNeeded } from "./lib/next-build";
+import { generatePrismaClient } from "./lib/prisma-generate";
+import { stopChild, waitForHttp } from "./lib/processes";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const log = (line: string) => console.log(`[rebound] ${line}`);
+
+async function loadEnv() {
+  const { InvalidEnvError } = await import("@/lib/env-schema");
+  try {
+    return (await import("@/env")).env;
+  } catch (error) {
+    if (error instanceof InvalidEnvError) {
+      console.error(`rebound: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+function startConsole(opts: { port: number; hostname: string; databaseUrl: string }): ChildProcess {
+  return spawn(
+    path.join(ROOT, "node_modules/.bin/next"),
+    ["start", "--port", String(opts.port), "--hostname", opts.hostname],
+    {
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        DATABASE_URL: opts.databaseUrl,
+        NEXT_TELEMETRY_DISABLED: "1",
+        NODE_ENV: "production",
+      },
+    },
+  );
+}
+
+async function main() {
+  const env = await loadEnv();
+  const started = Date.now();
+  if (await generatePrismaClient()) log("generated the Prisma client");
+  await buildConsoleIfNeeded(log);
+
+  const { prepareDatabase } = await import("./lib/database");
+  const database = await prepareDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: path.resolve(ROOT, env.REBOUND_DATA_DIR),
+    seed: env.REBOUND_SEED === "auto",
+    log,
+  });
+
+  const consoleProcess = startConsole({ port: env.PORT, hostname: env.HOSTNAME, databaseUrl: database.url });
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log("stopping…");
+    await stopChild(consoleProcess);
+    await database.embedded?.stop();
+    log("stopped");
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+  consoleProcess.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`rebound: the console exited unexpectedly (${code})`);
+      void shutdown(1);
+    }
+  });
+
+  await waitForHttp({
+    url: `http://127.0.0.1:${env.PORT}/api/healthz`,
+    child: consoleProcess,
+    timeoutMs: 60_000,
+  });
+  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s: http://localhost:${env.PORT}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`rebound: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

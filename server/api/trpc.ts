@@ -1,0 +1,62 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { ZodError, z } from "zod";
+import type { Context } from "@/server/api/context";
+import { isClusterAdmin } from "@/server/domain/access/roles";
+import { AppError, type AppErrorCode, toTrpcCode } from "@/server/errors";
+
+function describeZodIssues(error: ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`)
+    .join("; ");
+}
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      // One readable line naming each bad field instead of the raw issue list.
+      message: cause instanceof ZodError ? describeZodIssues(cause) : shape.message,
+      data: {
+        ...shape.data,
+        // Field errors for forms: { fieldErrors: { name: ["..."] }, formErrors: [] }.
+        zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
+        appErrorCode: (cause instanceof AppError ? cause.code : null) as AppErrorCode | null,
+      },
+    };
+  },
+});
+
+/** Maps AppError to its tRPC code and logs unexpected errors with the procedure path. */
+const errorMapping = t.middleware(async ({ ctx, path, type, next }) => {
+  const log = ctx.log.child({ path, type });
+  const result = await next({ ctx: { log } });
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof AppError) {
+      throw new TRPCError({ code: toTrpcCode(cause.code), message: cause.message, cause });
+    }
+    if (result.error.code === "INTERNAL_SERVER_ERROR")
+      log.error("procedure failed", { error: String(cause) });
+  }
+  return result;
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(errorMapping);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+  return next({ ctx: { user: ctx.user } });
+});
+
+export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (!isClusterAdmin(ctx.user.memberships)) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "only a cluster admin may do this" });
+  }
+  return next();
+});

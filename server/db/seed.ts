@@ -1,0 +1,106 @@
+import { hash } from "@node-rs/argon2";
+import type { Prisma } from "@/generated/prisma/client";
+import type { Role } from "@/generated/prisma/enums";
+import type { Db } from "@/server/db/client";
+
+/** The demo's password for every seeded user (README says so); change or remove them for real use. */
+export const DEMO_PASSWORD = "rebound-demo";
+
+type SeedTeam = { name: string; displayName: string; gpus: number; cpu: number; weight: number };
+type SeedUser = { email: string; name: string; roles: Array<{ team: string; role: Role }> };
+
+export const DEMO_TEAMS: SeedTeam[] = [
+  { name: "llm-research", displayName: "LLM Research", gpus: 16, cpu: 192, weight: 60 },
+  { name: "vision", displayName: "Vision", gpus: 8, cpu: 96, weight: 40 },
+];
+
+export const DEMO_USERS: SeedUser[] = [
+  {
+    email: "admin@rebound.local",
+    name: "Cluster Admin",
+    roles: [
+      { team: "llm-research", role: "cluster_admin" },
+      { team: "vision", role: "cluster_admin" },
+    ],
+  },
+  { email: "lead@rebound.local", name: "Team Lead", roles: [{ team: "llm-research", role: "team_admin" }] },
+  {
+    email: "engineer@rebound.local",
+    name: "ML Engineer",
+    roles: [{ team: "llm-research", role: "engineer" }],
+  },
+  { email: "vision@rebound.local", name: "Vision Engineer", roles: [{ team: "vision", role: "engineer" }] },
+  {
+    email: "viewer@rebound.local",
+    name: "Viewer",
+    roles: [
+      { team: "llm-research", role: "viewer" },
+      { team: "vision", role: "viewer" },
+    ],
+  },
+];
+
+export const DEMO_PRIORITY_CLASSES = [
+  { name: "inference", weight: 90, description: "Latency-sensitive work; preempts training." },
+  { name: "training", weight: 70, description: "Default for training jobs." },
+];
+
+async function seedTeams(db: Prisma.TransactionClient): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (const team of DEMO_TEAMS) {
+    const row = await db.team.create({
+      data: {
+        name: team.name,
+        displayName: team.displayName,
+        namespace: `hyperpod-ns-${team.name}`,
+        quotas: {
+          create: [
+            { resource: "nvidia.com/gpu", guaranteed: team.gpus, fairShareWeight: team.weight },
+            { resource: "cpu", guaranteed: team.cpu, fairShareWeight: team.weight },
+          ],
+        },
+      },
+      select: { id: true },
+    });
+    ids.set(team.name, row.id);
+  }
+  return ids;
+}
+
+async function seedUsers(
+  db: Prisma.TransactionClient,
+  { teamIds, passwordHash }: { teamIds: Map<string, string>; passwordHash: string },
+): Promise<void> {
+  for (const user of DEMO_USERS) {
+    await db.user.create({
+      data: {
+        email: user.email,
+        name: user.name,
+        passwordHash,
+        memberships: {
+          create: user.roles.map(({ team, role }) => {
+            const teamId = teamIds.get(team);
+            if (!teamId) throw new Error(`seed: unknown team ${team}`);
+            return { teamId, role };
+          }),
+        },
+      },
+    });
+  }
+}
+
+/** Seeds the demo only into an empty database (no teams); returns whether it seeded. */
+export async function seedIfEmpty(db: Db): Promise<boolean> {
+  if ((await db.team.count()) > 0) return false;
+  const passwordHash = await hash(DEMO_PASSWORD);
+  return db.$transaction(async (tx) => {
+    // A concurrent starter may have seeded meanwhile: lock the table and check again.
+    await tx.$executeRaw`LOCK TABLE "Team" IN EXCLUSIVE MODE`;
+    if ((await tx.team.count()) > 0) return false;
+    const teamIds = await seedTeams(tx);
+    await seedUsers(tx, { teamIds, passwordHash });
+    await tx.priorityClass.createMany({ data: DEMO_PRIORITY_CLASSES });
+    await tx.schedulerConfig.create({ data: { id: 1 } });
+    return true;
+  });
+}

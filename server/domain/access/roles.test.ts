@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { hasTeamRole, highestRole, isClusterAdmin, type Membership } from "./roles";
+
+const engineerOfA: Membership = { teamId: "a", teamName: "a", role: "engineer" };
+const viewerOfB: Membership = { teamId: "b", teamName: "b", role: "viewer" };
+const adminOfB: Membership = { teamId: "b", teamName: "b", role: "cluster_admin" };
+
+describe("roles", () => {
+  it("grants a team role at or below the member's role, on that team only", () => {
+    expect(hasTeamRole([engineerOfA], { teamId: "a", atLeast: "viewer" })).toBe(true);
+    expect(hasTeamRole([engineerOfA], { teamId: "a", atLeast: "engineer" })).toBe(true);
+    expect(hasTeamRole([engineerOfA], { teamId: "a", atLeast: "team_admin" })).toBe(false);
+    expect(hasTeamRole([engineerOfA, viewerOfB], { teamId: "b", atLeast: "engineer" })).toBe(false);
+    expect(hasTeamRole([], { teamId: "a", atLeast: "viewer" })).toBe(false);
+  });
+
+  it("gives a cluster admin every role on every team", () => {
+    expect(isClusterAdmin([engineerOfA, adminOfB])).toBe(true);
+    expect(hasTeamRole([adminOfB], { teamId: "a", atLeast: "team_admin" })).toBe(true);
+    expect(isClusterAdmin([engineerOfA, viewerOfB])).toBe(false);
+  });
+
+  it("finds the highest role", () => {
+    expect(highestRole([viewerOfB, engineerOfA])).toBe("engineer");
+    expect(highestRole([])).toBeNull();
+  });
+});

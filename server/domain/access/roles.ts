@@ -1,0 +1,28 @@
+/**
+ * Who may do what (DESIGN.md, Reliability and security). Pure: the tRPC procedures call these with the
+ * signed-in user's memberships.
+ */
+export type Role = "viewer" | "engineer" | "team_admin" | "cluster_admin";
+export type Membership = { teamId: string; teamName: string; role: Role };
+
+const RANK: Record<Role, number> = { viewer: 0, engineer: 1, team_admin: 2, cluster_admin: 3 };
+
+export function isClusterAdmin(memberships: readonly Membership[]): boolean {
+  return memberships.some((membership) => membership.role === "cluster_admin");
+}
+
+/** A cluster admin holds every role on every team; otherwise the user's role on that team counts. */
+export function hasTeamRole(
+  memberships: readonly Membership[],
+  need: { teamId: string; atLeast: Role },
+): boolean {
+  if (isClusterAdmin(memberships)) return true;
+  const membership = memberships.find((candidate) => candidate.teamId === need.teamId);
+  return membership !== undefined && RANK[membership.role] >= RANK[need.atLeast];
+}
+
+export function highestRole(memberships: readonly Membership[]): Role | null {
+  let best: Role | null = null;
+  for (const { role } of memberships) if (best === null || RANK[role] > RANK[best]) best = role;
+  return best;
+}

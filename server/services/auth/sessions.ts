@@ -1,0 +1,66 @@
+import { createHash, randomBytes } from "node:crypto";
+import { verify } from "@node-rs/argon2";
+import type { Db } from "@/server/db/client";
+import type { Membership } from "@/server/domain/access/roles";
+
+export const SESSION_COOKIE = "rebound_session";
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export type SessionUser = { id: string; email: string; name: string; memberships: Membership[] };
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+const userSelect = {
+  id: true,
+  email: true,
+  name: true,
+  memberships: { select: { teamId: true, role: true, team: { select: { name: true } } } },
+} as const;
+
+type UserRow = {
+  id: string;
+  email: string;
+  name: string;
+  memberships: Array<{ teamId: string; role: Membership["role"]; team: { name: string } }>;
+};
+
+function toSessionUser(row: UserRow): SessionUser {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    memberships: row.memberships.map((m) => ({ teamId: m.teamId, teamName: m.team.name, role: m.role })),
+  };
+}
+
+/** Checks the password; on success creates a session and returns its cookie token (shown once). */
+export async function signIn(
+  db: Db,
+  credentials: { email: string; password: string },
+): Promise<{ ok: true; token: string; user: SessionUser; expiresAt: Date } | { ok: false; reason: string }> {
+  const user = await db.user.findUnique({
+    where: { email: credentials.email.toLowerCase() },
+    select: { ...userSelect, passwordHash: true },
+  });
+  const valid = user ? await verify(user.passwordHash, credentials.password) : false;
+  if (!user || !valid) return { ok: false, reason: "wrong email or password" };
+  const token = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await db.session.create({ data: { tokenHash: hashToken(token), userId: user.id, expiresAt } });
+  return { ok: true, token, user: toSessionUser(user), expiresAt };
+}
+
+export async function userForToken(db: Db, token: string | undefined): Promise<SessionUser | null> {
+  if (!token) return null;
+  const session = await db.session.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: { expiresAt: true, user: { select: userSelect } },
+  });
+  if (!session || session.expiresAt.getTime() <= Date.now()) return null;
+  return toSessionUser(session.user);
+}
+
+export async function signOut(db: Db, token: string | undefined): Promise<void> {
+  if (!token) return;
+  await db.session.deleteMany({ where: { tokenHash: hashToken(token) } });
+}
