@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { FULL_JOB_YAML, MINIMAL_JOB_YAML, mutate } from "./job-spec.fixtures";
+import type { HyperPodPyTorchJob } from "./job-spec.schema";
+import { jobTotals } from "./job-totals";
+import { parseJobYaml } from "./parse-job";
+
+function jobFrom(yaml: string): HyperPodPyTorchJob {
+  const result = parseJobYaml(yaml);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.job;
+}
+
+const TWO_SPECS = `apiVersion: sagemaker.amazonaws.com/v1
+kind: HyperPodPyTorchJob
+metadata: { name: mixed }
+spec:
+  nprocPerNode: gpu
+  replicaSpecs:
+    - name: base
+      replicas: 2
+      spares: 2
+      template:
+        spec:
+          containers:
+            - { name: trainer, resources: { requests: { nvidia.com/gpu: "4" } } }
+            - { name: sidecar, resources: { limits: { nvidia.com/gpu: 1 } } }
+    - name: elastic
+      replicas: 3
+      maxReplicas: 6
+      template:
+        spec:
+          containers:
+            - { name: trainer, resources: { limits: { nvidia.com/gpu: 8 }, requests: { nvidia.com/gpu: 2 } } }
+`;
+
+describe("jobTotals", () => {
+  it("counts nodes, ranks and GPUs of the full example", () => {
+    expect(jobTotals(jobFrom(FULL_JOB_YAML))).toEqual({
+      nodes: 4,
+      spareNodes: 1,
+      ranksPerNode: 8,
+      ranks: 32,
+      gpusPerPod: 8,
+      gpus: 32,
+      replicaSpecs: [{ name: "workers", replicas: 4, spares: 1, gpusPerPod: 8 }],
+    });
+  });
+
+  it("sums several replica specs, prefers limits over requests and leaves ranks unknown for 'gpu'", () => {
+    expect(jobTotals(jobFrom(TWO_SPECS))).toEqual({
+      nodes: 5,
+      spareNodes: 2,
+      ranksPerNode: null,
+      ranks: null,
+      gpusPerPod: null,
+      gpus: 2 * 5 + 3 * 8,
+      replicaSpecs: [
+        { name: "base", replicas: 2, spares: 2, gpusPerPod: 5 },
+        { name: "elastic", replicas: 3, spares: 0, gpusPerPod: 8 },
+      ],
+    });
+  });
+
+  it("treats a job without GPU resources as zero GPUs and zero default replicas as zero nodes", () => {
+    const totals = jobTotals(
+      jobFrom(mutate(MINIMAL_JOB_YAML, "      template:", "      replicas: 2\n      template:")),
+    );
+    expect(totals).toMatchObject({ nodes: 2, ranks: null, gpusPerPod: 0, gpus: 0 });
+    expect(jobTotals(jobFrom(MINIMAL_JOB_YAML))).toMatchObject({ nodes: 0, gpus: 0 });
+  });
+});

@@ -1,0 +1,81 @@
+import { type Document, isScalar, LineCounter, parseAllDocuments } from "yaml";
+import { type HyperPodPyTorchJob, hyperPodPyTorchJobSchema, JOB_KIND } from "./job-spec.schema";
+import { issuesToErrors, type JobSpecError, type Locator } from "./job-spec-errors";
+import { createYamlLocator } from "./yaml-locate";
+
+export type ParseJobResult = { ok: true; job: HyperPodPyTorchJob } | { ok: false; errors: JobSpecError[] };
+
+/** Manifests above this size are refused before parsing (Kubernetes itself caps objects near 1.5 MiB). */
+export const MAX_JOB_YAML_BYTES = 1024 * 1024;
+/** Alias expansions allowed while converting YAML to JS ("billion laughs" guard). */
+const MAX_ALIAS_COUNT = 100;
+
+function validate(value: unknown, locate?: Locator): ParseJobResult {
+  const result = hyperPodPyTorchJobSchema.safeParse(value, { reportInput: true });
+  if (result.success) return { ok: true, job: result.data };
+  return {
+    ok: false,
+    errors: issuesToErrors(result.error.issues, { schema: hyperPodPyTorchJobSchema, locate }),
+  };
+}
+
+/** Validates a job that is already a JS value (JSON from Kubernetes, an API body). Errors carry no lines. */
+export function parseJobObject(value: unknown): ParseJobResult {
+  return validate(value);
+}
+
+function failure(message: string, position?: { line: number; column: number }): ParseJobResult {
+  return { ok: false, errors: [{ path: "", ...position, message }] };
+}
+
+function isEmptyDocument(doc: Document): boolean {
+  return doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
+}
+
+function syntaxErrors(docs: readonly Document[], lineCounter: LineCounter): JobSpecError[] {
+  return docs.flatMap((doc) =>
+    doc.errors.map((error) => {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      return { path: "", line, column: col, message: `YAML syntax error: ${error.message}` };
+    }),
+  );
+}
+
+function toJs(doc: Document): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `cannot read the YAML: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/**
+ * Parses and validates one `HyperPodPyTorchJob` manifest. Every error names the field path and the 1-based
+ * line and column it refers to; syntax errors, several documents and oversized input are refused as well.
+ */
+export function parseJobYaml(text: string): ParseJobResult {
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > MAX_JOB_YAML_BYTES) {
+    return failure(`the manifest is ${bytes} bytes; the limit is ${MAX_JOB_YAML_BYTES} bytes (1 MiB)`);
+  }
+  const lineCounter = new LineCounter();
+  const docs = Array.from(parseAllDocuments(text, { lineCounter, prettyErrors: false }));
+  const errors = syntaxErrors(docs, lineCounter);
+  if (errors.length > 0) return { ok: false, errors };
+
+  const [doc, extra] = docs.filter((candidate) => !isEmptyDocument(candidate));
+  if (doc === undefined) return failure(`the YAML is empty; expected one ${JOB_KIND} manifest`);
+  if (extra !== undefined) {
+    const { line, col } = lineCounter.linePos(extra.range[0]);
+    return failure(`found more than one YAML document; submit one ${JOB_KIND} per manifest`, {
+      line,
+      column: col,
+    });
+  }
+  const js = toJs(doc);
+  if (!js.ok) return failure(js.message);
+  return validate(js.value, createYamlLocator(doc, lineCounter));
+}
