@@ -25,17 +25,20 @@ async function loadEnv() {
   }
 }
 
+/** `--dev` runs `next dev` (hot reload) instead of building and serving the production build. */
+const DEV = process.argv.includes("--dev");
+
 function startConsole(opts: { port: number; hostname: string; databaseUrl: string }): ChildProcess {
   return spawn(
     path.join(ROOT, "node_modules/.bin/next"),
-    ["start", "--port", String(opts.port), "--hostname", opts.hostname],
+    [DEV ? "dev" : "start", "--port", String(opts.port), "--hostname", opts.hostname],
     {
       stdio: "inherit",
       env: {
         ...process.env,
         DATABASE_URL: opts.databaseUrl,
         NEXT_TELEMETRY_DISABLED: "1",
-        NODE_ENV: "production",
+        NODE_ENV: DEV ? "development" : "production",
       },
     },
   );
@@ -45,7 +48,7 @@ async function main() {
   const env = await loadEnv();
   const started = Date.now();
   if (await generatePrismaClient()) log("generated the Prisma client");
-  await buildConsoleIfNeeded(log);
+  if (!DEV) await buildConsoleIfNeeded(log);
 
   const { prepareDatabase } = await import("./lib/database");
   const database = await prepareDatabase({

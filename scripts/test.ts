@@ -1,0 +1,121 @@
+/**
+ * `npm test`: typecheck → lint → unit → integration (real PostgreSQL) → e2e (Chromium against the built
+ * console). Every step runs even after a failure so one run shows everything; it prints one summary
+ * line per runner, a closing `N passed, N failed` line over all tests, and exits non-zero on any failure.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { generatePrismaClient } from "./lib/prisma-generate";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const RESULTS = path.join(ROOT, "test-results");
+const bin = (name: string) => path.join(ROOT, "node_modules/.bin", name);
+
+type Counts = { passed: number; failed: number; skipped: number };
+type Step = { name: string; command: string; args: string[]; counts?: () => Promise<Counts> };
+type Outcome = { name: string; ok: boolean; seconds: number; counts?: Counts };
+
+async function vitestCounts(file: string): Promise<Counts> {
+  const report = JSON.parse(await readFile(file, "utf8")) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+  };
+  return {
+    passed: report.numPassedTests,
+    failed: report.numFailedTests,
+    skipped: report.numPendingTests + report.numTodoTests,
+  };
+}
+
+async function playwrightCounts(file: string): Promise<Counts> {
+  const report = JSON.parse(await readFile(file, "utf8")) as {
+    stats: { expected: number; unexpected: number; flaky: number; skipped: number };
+  };
+  return {
+    passed: report.stats.expected + report.stats.flaky,
+    failed: report.stats.unexpected,
+    skipped: report.stats.skipped,
+  };
+}
+
+const vitest = (project: string): Step => {
+  const out = path.join(RESULTS, `${project}.json`);
+  return {
+    name: project,
+    command: bin("vitest"),
+    args: ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`],
+    counts: () => vitestCounts(out),
+  };
+};
+
+const steps: Step[] = [
+  { name: "typecheck", command: bin("tsc"), args: ["--noEmit"] },
+  { name: "lint", command: bin("biome"), args: ["check", "--error-on-warnings", "."] },
+  vitest("unit"),
+  vitest("integration"),
+  {
+    name: "e2e",
+    command: bin("playwright"),
+    args: ["test"],
+    counts: () => playwrightCounts(path.join(RESULTS, "e2e-report.json")),
+  },
+];
+
+function runStep(step: Step): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(step.command, step.args, { stdio: "inherit", cwd: ROOT });
+    child.on("error", () => resolve(false));
+    child.on("exit", (code) => resolve(code === 0));
+  });
+}
+
+async function execute(step: Step): Promise<Outcome> {
+  console.log(`\n━━ ${step.name}: ${path.basename(step.command)} ${step.args.join(" ")}`);
+  const started = Date.now();
+  const ok = await runStep(step);
+  const seconds = (Date.now() - started) / 1000;
+  const counts = step.counts ? await step.counts().catch(() => undefined) : undefined;
+  // A runner that reports no tests has not tested anything: treat it as a failure.
+  const empty = step.counts !== undefined && (counts === undefined || counts.passed + counts.failed === 0);
+  return { name: step.name, ok: ok && !empty, seconds, counts };
+}
+
+function summaryLine(outcome: Outcome): string {
+  const counts = outcome.counts
+    ? ` (${outcome.counts.passed} passed, ${outcome.counts.failed} failed, ${outcome.counts.skipped} skipped)`
+    : "";
+  return `${outcome.name.padEnd(12)} ${outcome.ok ? "PASS" : "FAIL"}${counts} in ${outcome.seconds.toFixed(1)} s`;
+}
+
+async function main() {
+  await mkdir(RESULTS, { recursive: true });
+  await generatePrismaClient();
+  if (!existsSync("/usr/bin/chromium") && !process.env.PLAYWRIGHT_CHROMIUM_PATH) {
+    console.warn(
+      "note: /usr/bin/chromium not found; e2e uses Playwright's own browser if installed (see README)",
+    );
+  }
+  const outcomes: Outcome[] = [];
+  for (const step of steps) outcomes.push(await execute(step));
+
+  console.log("\n━━ summary");
+  for (const outcome of outcomes) console.log(summaryLine(outcome));
+  const total = outcomes.reduce(
+    (sum, outcome) => ({
+      passed: sum.passed + (outcome.counts?.passed ?? 0),
+      failed: sum.failed + (outcome.counts?.failed ?? 0) + (outcome.ok ? 0 : outcome.counts ? 0 : 1),
+    }),
+    { passed: 0, failed: 0 },
+  );
+  console.log(`${total.passed} passed, ${total.failed} failed`);
+  process.exit(outcomes.every((outcome) => outcome.ok) ? 0 : 1);
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm test: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
