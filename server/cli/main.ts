@@ -1,0 +1,128 @@
+/**
+ * `npx rebound <command>`: talk to the operator of the local back end.
+ *   rebound submit <job.yaml>                       validate and submit a HyperPodPyTorchJob
+ *   rebound jobs                                    list jobs with status and ranks
+ *   rebound fault <job> <crash|hang|nan|slow|node> [--rank N]   inject a fault (local back end)
+ *   rebound delete <job>                            delete a job
+ * Options: -n/--namespace NS (default: the job's, or hyperpod-ns-llm-research for the demo), --operator URL.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { operatorUrl } from "./operator-url";
+
+const USAGE = `usage: rebound submit <job.yaml> | jobs | fault <job> <crash|hang|nan|slow|node> [--rank N] | delete <job>
+options: -n, --namespace NS   --operator URL`;
+
+type Call = { base: string; namespace: string };
+
+async function request(
+  url: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch {
+    throw new Error(
+      `cannot reach the operator at ${new URL(url).origin}: is \`npm start\` running? (or pass --operator URL)`,
+    );
+  }
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
+function fail(message: string): never {
+  console.error(`rebound: ${message}`);
+  process.exit(1);
+}
+
+async function submit(call: Call, file: string | undefined) {
+  if (!file) fail(`submit needs a file\n${USAGE}`);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    fail(`cannot read ${file}`);
+  }
+  const { status, body } = await request(`${call.base}/api/v1/jobs`, { method: "POST", body: text });
+  if (status === 400) fail(`${file} is not a valid job:\n${String(body.message)}`);
+  if (status !== 201) fail(String(body.message ?? `operator answered ${status}`));
+  console.log(`submitted ${String(body.namespace)}/${String(body.name)}`);
+}
+
+async function jobs(call: Call) {
+  const { body } = await request(`${call.base}/api/v1/jobs`);
+  const list = (body.jobs ?? []) as Array<{
+    namespace: string;
+    name: string;
+    status: string;
+    restartCount: number;
+    ranksRunning: number;
+    ranksTotal: number;
+  }>;
+  console.log(["NAMESPACE", "NAME", "STATUS", "RANKS", "RESTARTS"].join("\t"));
+  for (const job of list) {
+    console.log(
+      [job.namespace, job.name, job.status, `${job.ranksRunning}/${job.ranksTotal}`, job.restartCount].join(
+        "\t",
+      ),
+    );
+  }
+}
+
+async function fault(call: Call, args: { job?: string; kind?: string; rank?: string }) {
+  if (!args.job || !args.kind) fail(`fault needs a job and a kind\n${USAGE}`);
+  const rank = args.rank === undefined ? undefined : Number(args.rank);
+  if (rank !== undefined && !Number.isInteger(rank)) fail(`--rank expects a whole number, got ${args.rank}`);
+  const url = `${call.base}/api/v1/jobs/${call.namespace}/${args.job}/faults`;
+  const { status, body } = await request(url, {
+    method: "POST",
+    body: JSON.stringify({ kind: args.kind, rank }),
+  });
+  if (status !== 202) fail(String(body.message ?? `operator answered ${status}`));
+  console.log(`injected ${args.kind} into ${call.namespace}/${args.job}: ${JSON.stringify(body)}`);
+}
+
+async function remove(call: Call, job: string | undefined) {
+  if (!job) fail(`delete needs a job\n${USAGE}`);
+  const { status, body } = await request(`${call.base}/api/v1/jobs/${call.namespace}/${job}`, {
+    method: "DELETE",
+  });
+  if (status !== 202) fail(String(body.message ?? `operator answered ${status}`));
+  console.log(`deleting ${call.namespace}/${job}`);
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      namespace: { type: "string", short: "n" },
+      operator: { type: "string" },
+      rank: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  const call = {
+    base: operatorUrl({ flag: values.operator, env: process.env, cwd: process.cwd() }),
+    namespace: values.namespace ?? "hyperpod-ns-llm-research",
+  };
+  switch (command) {
+    case "submit":
+      return submit(call, rest[0]);
+    case "jobs":
+      return jobs(call);
+    case "fault":
+      return fault(call, { job: rest[0], kind: rest[1], rank: values.rank });
+    case "delete":
+      return remove(call, rest[0]);
+    default:
+      fail(`unknown command ${command}\n${USAGE}`);
+  }
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

@@ -1,0 +1,59 @@
+/**
+ * Turns a pod template's container command into the local process that plays that container: the agent
+ * (`rebound-agent`, or `hyperpodrun`, which our agent stands in for) run by this Node.js, listening on a
+ * port of our choosing, with logs under the pod's directory. Anything else is refused with a clear reason.
+ */
+export type AgentCommand = { command: string; args: string[] };
+
+const AGENT = /(^|\/)(rebound-agent|hyperpodrun)(\.mjs)?$/;
+const OVERRIDDEN = [
+  "--server-port",
+  "--server_port",
+  "--server-host",
+  "--server_host",
+  "--log-dir",
+  "--log_dir",
+];
+
+function stripOverridden(flags: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < flags.length; i += 1) {
+    const token = flags[i] as string;
+    const name = token.split("=")[0] as string;
+    if (!OVERRIDDEN.includes(name)) kept.push(token);
+    else if (!token.includes("=")) i += 1;
+  }
+  return kept;
+}
+
+export function localAgentCommand(opts: {
+  argv: readonly string[];
+  agentBin: string;
+  port: number;
+  logDir: string;
+}): { ok: true; command: AgentCommand } | { ok: false; reason: string } {
+  const start = opts.argv.findIndex((token) => AGENT.test(token));
+  if (start < 0) {
+    return {
+      ok: false,
+      reason: `the local back end runs containers whose command starts the agent (rebound-agent or hyperpodrun); got: ${opts.argv.join(" ") || "(empty)"}`,
+    };
+  }
+  const rest = stripOverridden(opts.argv.slice(start + 1));
+  return {
+    ok: true,
+    command: {
+      command: process.execPath,
+      args: [
+        opts.agentBin,
+        "--server-host",
+        "127.0.0.1",
+        "--server-port",
+        String(opts.port),
+        "--log-dir",
+        opts.logDir,
+        ...rest,
+      ],
+    },
+  };
+}

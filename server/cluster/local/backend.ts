@@ -1,0 +1,160 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { ClusterBackend, JobRef } from "@/server/cluster/types";
+import type { Db } from "@/server/db/client";
+import { findFreePort } from "@/server/db/embedded";
+import { createEventLog } from "./events";
+import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
+import { createNodePool, type NodePool } from "./nodes";
+import { createPodManager, type PodManager } from "./pods";
+import { pickNode } from "./scheduler";
+
+export type LocalFaultKind = "crash" | "hang" | "nan" | "slow";
+
+/** The local back end plus what only it can do: submit jobs, fail nodes, plant trainer faults. */
+export type LocalBackend = ClusterBackend & {
+  readonly kind: "local";
+  readonly jobs: JobStore;
+  readonly nodes: NodePool;
+  readonly pods: PodManager;
+  /** Validates and stores a job (YAML text), then wakes the operator for it. */
+  submitYaml(text: string): Promise<SubmitResult>;
+  failNode(node: string): void;
+  /** Writes the job's trainer control file (REBOUND_FAULT_FILE) for one rank. */
+  plantTrainerFault(ref: JobRef, fault: { kind: LocalFaultKind; rank: number | null }): void;
+  clearTrainerFault(ref: JobRef): void;
+};
+
+export type LocalBackendOptions = {
+  db: Db;
+  dataDir: string;
+  repoRoot: string;
+  nodeCount: number;
+  gpusPerNode: number;
+  nodeRebootMs: number;
+  jobPollMs?: number;
+};
+
+async function countRealGpus(): Promise<number> {
+  return new Promise((resolve) => {
+    execFile("nvidia-smi", ["-L"], { timeout: 5000 }, (error, stdout) => {
+      resolve(error ? 0 : stdout.split("\n").filter((line) => line.startsWith("GPU ")).length);
+    });
+  });
+}
+
+export async function createLocalBackend(opts: LocalBackendOptions): Promise<LocalBackend> {
+  const listeners = new Set<(ref: JobRef | null) => void>();
+  const emit = (ref: JobRef | null) => {
+    for (const listener of listeners) listener(ref);
+  };
+  const localDir = path.join(opts.dataDir, "local");
+  const jobDir = (ref: JobRef) => path.join(localDir, "jobs", ref.namespace, ref.name);
+  const faultFile = (ref: JobRef) => path.join(jobDir(ref), "fault.json");
+  const jobs = createJobStore(opts.db);
+  const events = createEventLog();
+  const nodes = createNodePool({
+    count: opts.nodeCount,
+    gpusPerNode: opts.gpusPerNode,
+    realGpus: await countRealGpus(),
+    onChange: () => emit(null),
+  });
+  const pods = createPodManager({ dataDir: localDir, repoRoot: opts.repoRoot, onChange: emit });
+  let poller: NodeJS.Timeout | undefined;
+  let seen = new Map<string, string>();
+
+  const pollJobs = async () => {
+    const now = await jobs.fingerprints();
+    for (const [key, print] of now) {
+      if (seen.get(key) !== print)
+        emit({ namespace: key.split("/")[0] ?? "", name: key.split("/")[1] ?? "" });
+    }
+    seen = now;
+  };
+
+  return {
+    kind: "local",
+    jobs,
+    nodes,
+    pods,
+    async start() {
+      seen = await jobs.fingerprints();
+      poller = setInterval(() => void pollJobs().catch(() => undefined), opts.jobPollMs ?? 1000);
+    },
+    async stop() {
+      clearInterval(poller);
+      nodes.dispose();
+      pods.dispose();
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    listJobs: () => jobs.list(),
+    getJob: (ref) => jobs.get(ref),
+    updateJobStatus: (ref, status) => jobs.updateStatus(ref, status),
+    async requestDeletion(ref) {
+      await jobs.requestDeletion(ref);
+      emit(ref);
+    },
+    async finalizeDeletion(ref) {
+      await jobs.remove(ref);
+      events.forget(ref);
+      rmSync(jobDir(ref), { recursive: true, force: true });
+    },
+    listPods: async (ref) => pods.list(ref),
+    async createPod(input) {
+      const node = pickNode({
+        nodes: nodes.list(),
+        used: pods.gpusInUse(),
+        gpus: input.gpus,
+        avoid: input.avoidNodes,
+        prefer: input.preferNode,
+      });
+      if (!node) return null;
+      const dir = jobDir(input.job.ref);
+      mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
+      const gpus = nodes.gpuIndices(node);
+      return pods.create({
+        job: input.job,
+        replicaSpec: input.replicaSpec,
+        index: input.index,
+        node,
+        gpus: input.gpus,
+        env: {
+          REBOUND_POD_NAME: `${input.job.ref.name}-${input.replicaSpec}-${input.index}`,
+          REBOUND_NODE_NAME: node,
+          REBOUND_CHECKPOINT_DIR: path.join(dir, "checkpoints"),
+          REBOUND_FAULT_FILE: faultFile(input.job.ref),
+          ...(gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
+        },
+      });
+    },
+    deletePod: async (ref, podName) => pods.remove(ref, podName),
+    listNodes: async () => nodes.list(),
+    recordEvent: async (ref, event) => events.record(ref, { ...event, at: Date.now() }),
+    listEvents: async (ref) => events.list(ref),
+    // Every local pod shares this machine's loopback; each attempt gets a fresh free port.
+    rendezvous: async () => ({ addr: "127.0.0.1", port: String(await findFreePort()) }),
+    beforeRestart: (ref) => rmSync(faultFile(ref), { force: true }),
+    async submitYaml(text) {
+      const result = await jobs.submitYaml(text);
+      if (result.ok) {
+        seen.set(`${result.job.ref.namespace}/${result.job.ref.name}`, `${result.job.generation}:`);
+        emit(result.job.ref);
+      }
+      return result;
+    },
+    failNode(node) {
+      nodes.fail(node, { rebootAfterMs: opts.nodeRebootMs });
+      pods.killNode(node);
+    },
+    plantTrainerFault(ref, fault) {
+      mkdirSync(jobDir(ref), { recursive: true });
+      const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      writeFileSync(faultFile(ref), JSON.stringify({ ...fault, id, at: Date.now() }));
+    },
+    clearTrainerFault: (ref) => rmSync(faultFile(ref), { force: true }),
+  };
+}

@@ -1,0 +1,50 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import type { ClusterPod, PodPhase } from "@/server/cluster/types";
+
+/** What the local back end remembers about a pod, persisted so a restarted operator re-adopts live agents. */
+export const podRecordSchema = z.object({
+  name: z.string(),
+  namespace: z.string(),
+  job: z.string(),
+  replicaSpec: z.string(),
+  index: z.number().int(),
+  node: z.string(),
+  gpus: z.number().int().min(0),
+  pid: z.number().int(),
+  port: z.number().int(),
+  createdAt: z.number(),
+  finishedAt: z.number().nullable(),
+  phase: z.enum(["Pending", "Running", "Succeeded", "Failed", "Unknown"]),
+});
+export type PodRecord = z.infer<typeof podRecordSchema>;
+
+export function toClusterPod(record: PodRecord): ClusterPod {
+  return {
+    name: record.name,
+    namespace: record.namespace,
+    job: record.job,
+    replicaSpec: record.replicaSpec,
+    index: record.index,
+    node: record.node,
+    phase: record.phase as PodPhase,
+    agentUrl: `http://127.0.0.1:${record.port}`,
+    createdAt: record.createdAt,
+    finishedAt: record.finishedAt,
+  };
+}
+
+export function loadPodRecords(file: string): PodRecord[] {
+  if (!existsSync(file)) return [];
+  const parsed = z.array(podRecordSchema).safeParse(JSON.parse(readFileSync(file, "utf8")));
+  return parsed.success ? parsed.data : [];
+}
+
+/** Atomic write (rename), so a crash mid-write never leaves a torn file. */
+export function savePodRecords(file: string, records: readonly PodRecord[]): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(records));
+  renameSync(temp, file);
+}

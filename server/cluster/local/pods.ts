@@ -1,0 +1,182 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, openSync } from "node:fs";
+import path from "node:path";
+import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
+import { findFreePort } from "@/server/db/embedded";
+import { AppError } from "@/server/errors";
+import { localAgentCommand } from "./agent-command";
+import { loadPodRecords, type PodRecord, savePodRecords, toClusterPod } from "./pod-records";
+import { isAlive, killTree } from "./process-tree";
+
+/** Pods of the local back end: each is an agent process started from the pod template's container command. */
+export type PodManager = {
+  create(input: {
+    job: ClusterJob;
+    replicaSpec: string;
+    index: number;
+    node: string;
+    gpus: number;
+    env: Record<string, string>;
+  }): Promise<ClusterPod>;
+  /** GPUs held by running pods, per node (the local scheduler's view of capacity). */
+  gpusInUse(): Map<string, number>;
+  remove(ref: JobRef, podName: string): void;
+  list(ref: JobRef): ClusterPod[];
+  all(): ClusterPod[];
+  killNode(node: string): number;
+  stopAll(): void;
+  dispose(): void;
+};
+
+type Container = { command?: unknown; args?: unknown; env?: unknown };
+
+function containerArgv(job: ClusterJob, replicaSpec: string): string[] {
+  const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
+  const containers = (spec?.template.spec.containers ?? []) as Container[];
+  const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  for (const container of containers) {
+    const argv = [...strings(container.command), ...strings(container.args)];
+    if (argv.some((token) => /rebound-agent|hyperpodrun/.test(token))) return argv;
+  }
+  const first = containers[0];
+  return first ? [...strings(first.command), ...strings(first.args)] : [];
+}
+
+function containerEnv(job: ClusterJob, replicaSpec: string): Record<string, string> {
+  const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
+  const env: Record<string, string> = {};
+  for (const container of (spec?.template.spec.containers ?? []) as Container[]) {
+    if (!Array.isArray(container.env)) continue;
+    for (const item of container.env as Array<{ name?: unknown; value?: unknown }>) {
+      if (typeof item.name === "string" && typeof item.value === "string") env[item.name] = item.value;
+    }
+  }
+  return env;
+}
+
+export function createPodManager(opts: {
+  dataDir: string;
+  repoRoot: string;
+  onChange: (ref: JobRef) => void;
+}): PodManager {
+  const file = path.join(opts.dataDir, "pods.json");
+  const records = new Map<string, PodRecord>();
+  const handles = new Map<string, ChildProcess>();
+  const key = (namespace: string, name: string) => `${namespace}/${name}`;
+  const save = () => savePodRecords(file, [...records.values()]);
+
+  const finish = (record: PodRecord, code: number | null) => {
+    if (record.phase !== "Running" && record.phase !== "Pending") return;
+    record.phase = code === 0 ? "Succeeded" : "Failed";
+    record.finishedAt = Date.now();
+    save();
+    opts.onChange({ namespace: record.namespace, name: record.job });
+  };
+
+  // Re-adopt agents that outlived a previous operator process; the rest are gone.
+  for (const record of loadPodRecords(file)) {
+    records.set(key(record.namespace, record.name), record);
+    if (record.phase === "Running" && !isAlive(record.pid)) finish(record, null);
+  }
+  const watcher = setInterval(() => {
+    for (const record of records.values()) {
+      if (
+        record.phase === "Running" &&
+        !handles.has(key(record.namespace, record.name)) &&
+        !isAlive(record.pid)
+      ) {
+        finish(record, null);
+      }
+    }
+  }, 200);
+  watcher.unref();
+
+  const kill = (record: PodRecord) => {
+    killTree(record.pid, "SIGKILL");
+    handles.delete(key(record.namespace, record.name));
+  };
+
+  return {
+    async create(input) {
+      const argv = containerArgv(input.job, input.replicaSpec);
+      const podName = `${input.job.ref.name}-${input.replicaSpec}-${input.index}`;
+      const podDir = path.join(opts.dataDir, "pods", input.job.ref.namespace, podName);
+      mkdirSync(podDir, { recursive: true });
+      const port = await findFreePort();
+      const built = localAgentCommand({
+        argv,
+        agentBin: path.join(opts.repoRoot, "bin/rebound-agent.mjs"),
+        port,
+        logDir: path.join(podDir, "logs"),
+      });
+      if (!built.ok) throw new AppError("INVALID", built.reason);
+      const log = openSync(path.join(podDir, "agent.log"), "a");
+      const child = spawn(built.command.command, built.command.args, {
+        cwd: opts.repoRoot,
+        detached: true,
+        stdio: ["ignore", log, log],
+        env: { ...process.env, ...containerEnv(input.job, input.replicaSpec), ...input.env },
+      });
+      if (child.pid === undefined)
+        throw new AppError("UNAVAILABLE", `could not start the agent of pod ${podName}`);
+      const record: PodRecord = {
+        name: podName,
+        namespace: input.job.ref.namespace,
+        job: input.job.ref.name,
+        replicaSpec: input.replicaSpec,
+        index: input.index,
+        node: input.node,
+        gpus: input.gpus,
+        pid: child.pid,
+        port,
+        createdAt: Date.now(),
+        finishedAt: null,
+        phase: "Running",
+      };
+      records.set(key(record.namespace, podName), record);
+      handles.set(key(record.namespace, podName), child);
+      child.on("exit", (code) => finish(record, code));
+      save();
+      return toClusterPod(record);
+    },
+    remove(ref, podName) {
+      const record = records.get(key(ref.namespace, podName));
+      if (!record) return;
+      kill(record);
+      records.delete(key(ref.namespace, podName));
+      save();
+      opts.onChange(ref);
+    },
+    list(ref) {
+      return [...records.values()]
+        .filter((record) => record.namespace === ref.namespace && record.job === ref.name)
+        .map(toClusterPod);
+    },
+    all: () => [...records.values()].map(toClusterPod),
+    gpusInUse() {
+      const used = new Map<string, number>();
+      for (const record of records.values()) {
+        if (record.phase === "Running" || record.phase === "Pending") {
+          used.set(record.node, (used.get(record.node) ?? 0) + record.gpus);
+        }
+      }
+      return used;
+    },
+    killNode(node) {
+      let killed = 0;
+      for (const record of records.values()) {
+        if (record.node !== node || record.phase !== "Running") continue;
+        kill(record);
+        finish(record, null);
+        killed += 1;
+      }
+      return killed;
+    },
+    stopAll() {
+      for (const record of records.values()) kill(record);
+      records.clear();
+      save();
+    },
+    dispose: () => clearInterval(watcher),
+  };
+}

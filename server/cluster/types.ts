@@ -1,0 +1,112 @@
+import type { HyperPodPyTorchJob, JobStatus } from "@/server/domain/job-spec/job-spec.schema";
+
+/**
+ * What the operator and the console need from a cluster, whichever back end provides it (DESIGN.md:
+ * "Two cluster back ends, one interface"). The operator never learns which one it drives.
+ */
+export type JobRef = { namespace: string; name: string };
+
+export const jobKey = (ref: JobRef): string => `${ref.namespace}/${ref.name}`;
+
+export function parseJobKey(key: string): JobRef {
+  const slash = key.indexOf("/");
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+export type ClusterJob = {
+  ref: JobRef;
+  uid: string;
+  generation: number;
+  createdAt: Date;
+  /** The validated object as submitted. */
+  job: HyperPodPyTorchJob;
+  /** As last written by the operator (empty for a new job). */
+  status: JobStatus;
+  /** Deletion was requested; the operator cleans up, then calls finalizeDeletion. */
+  deleting: boolean;
+};
+
+export type NodeHealth =
+  | "Schedulable"
+  | "Unschedulable"
+  | "UnschedulablePendingReplacement"
+  | "UnschedulablePendingReboot";
+
+export type ClusterNode = {
+  name: string;
+  /** `sagemaker.amazonaws.com/node-health-status`; anything but Schedulable is a node fault. */
+  health: NodeHealth | string;
+  ready: boolean;
+  gpus: number;
+  /** Epoch ms of the last change of health or readiness. */
+  changedAt: number;
+};
+
+export const isNodeHealthy = (node: ClusterNode): boolean => node.ready && node.health === "Schedulable";
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+
+export type ClusterPod = {
+  name: string;
+  namespace: string;
+  job: string;
+  replicaSpec: string;
+  index: number;
+  node: string | null;
+  phase: PodPhase;
+  /** Where the pod's agent listens (annotation in tests and the local back end, else pod IP:8080). */
+  agentUrl: string | null;
+  createdAt: number;
+  /** Epoch ms when the pod stopped (phase Failed/Succeeded), for fault times. */
+  finishedAt: number | null;
+};
+
+export type ClusterEvent = {
+  type: "Normal" | "Warning";
+  reason: string;
+  message: string;
+  at: number;
+};
+
+/**
+ * The back end places the pod (the local back end is its own scheduler; Kubernetes uses node affinity):
+ * never on `avoidNodes`, on `preferNode` when it fits. Returns null when no node can take it now.
+ */
+export type CreatePodInput = {
+  job: ClusterJob;
+  replicaSpec: string;
+  index: number;
+  gpus: number;
+  avoidNodes: readonly string[];
+  preferNode: string | null;
+};
+
+export type ClusterBackend = {
+  readonly kind: "local" | "kubernetes";
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Called with the job's ref whenever a job, one of its pods, or a node changes. */
+  onChange(listener: (ref: JobRef | null) => void): () => void;
+
+  listJobs(): Promise<ClusterJob[]>;
+  getJob(ref: JobRef): Promise<ClusterJob | null>;
+  updateJobStatus(ref: JobRef, status: JobStatus): Promise<void>;
+  /** Asks for the job to be deleted (ttlSecondsAfterFinished, the console's delete). */
+  requestDeletion(ref: JobRef): Promise<void>;
+  /** Removes a job whose deletion was requested, after its pods are gone. */
+  finalizeDeletion(ref: JobRef): Promise<void>;
+
+  listPods(ref: JobRef): Promise<ClusterPod[]>;
+  createPod(input: CreatePodInput): Promise<ClusterPod | null>;
+  deletePod(ref: JobRef, podName: string): Promise<void>;
+
+  listNodes(): Promise<ClusterNode[]>;
+
+  recordEvent(ref: JobRef, event: Omit<ClusterEvent, "at">): Promise<void>;
+  listEvents(ref: JobRef): Promise<ClusterEvent[]>;
+
+  /** Rendezvous for an attempt: rank 0's address and a port for torch.distributed. */
+  rendezvous(rank0: ClusterPod): Promise<{ addr: string; port: string }>;
+  /** Called before a restart begins (the local back end clears planted trainer faults). */
+  beforeRestart?(ref: JobRef): void;
+};

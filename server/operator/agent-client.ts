@@ -1,0 +1,84 @@
+import { z } from "zod";
+import {
+  type AgentStatus,
+  agentStatusSchema,
+  type StartRequestInput,
+  type stopRequestSchema,
+} from "@/server/agent/protocol";
+
+/**
+ * The operator's side of the HyperPod agent protocol (reference §2.2), on the shared contract in
+ * server/agent/protocol.ts (it also parses the unmodified hyperpod-elastic-agent, which has no `ranks`).
+ * An answer we cannot read is reported as `invalid-response`, never thrown past the caller.
+ */
+export type { AgentStatus, RankStatus as AgentRank } from "@/server/agent/protocol";
+export type StartRequestBody = StartRequestInput;
+export type StopRequestBody = z.input<typeof stopRequestSchema>;
+
+export type AgentCallError = {
+  cause: "timeout" | "unreachable" | "invalid-response" | "rejected";
+  detail: string;
+};
+export type AgentResult<T> = { ok: true; value: T } | { ok: false; error: AgentCallError };
+
+type Fetch = typeof fetch;
+
+async function call(
+  fetchImpl: Fetch,
+  url: string,
+  init: RequestInit & { timeoutMs: number },
+): Promise<AgentResult<unknown>> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(init.timeoutMs) });
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    return { ok: false, error: { cause: timedOut ? "timeout" : "unreachable", detail: String(error) } };
+  }
+  const text = await response.text().catch(() => "");
+  if (!response.ok) {
+    return {
+      ok: false,
+      error: { cause: "rejected", detail: `HTTP ${response.status}: ${text.slice(0, 500)}` },
+    };
+  }
+  try {
+    return { ok: true, value: text === "" ? null : (JSON.parse(text) as unknown) };
+  } catch {
+    return { ok: false, error: { cause: "invalid-response", detail: `not JSON: ${text.slice(0, 200)}` } };
+  }
+}
+
+const post = (fetchImpl: Fetch, req: { url: string; body: unknown; timeoutMs: number }) =>
+  call(fetchImpl, req.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: req.body === undefined ? undefined : JSON.stringify(req.body),
+    timeoutMs: req.timeoutMs,
+  });
+
+/** `fetch` is injectable so the contract test can record every exchange. */
+export function createAgentClient(opts: { timeoutMs: number; fetch?: Fetch }) {
+  const fetchImpl = opts.fetch ?? fetch;
+  return {
+    async status(base: string): Promise<AgentResult<AgentStatus>> {
+      const result = await call(fetchImpl, `${base}/status`, { method: "GET", timeoutMs: opts.timeoutMs });
+      if (!result.ok) return result;
+      const parsed = agentStatusSchema.safeParse(result.value);
+      if (!parsed.success) {
+        return { ok: false, error: { cause: "invalid-response", detail: z.prettifyError(parsed.error) } };
+      }
+      return { ok: true, value: parsed.data };
+    },
+    start: (base: string, body: StartRequestBody) =>
+      post(fetchImpl, { url: `${base}/start`, body, timeoutMs: opts.timeoutMs }),
+    stop: (base: string, body: StopRequestBody) =>
+      post(fetchImpl, { url: `${base}/stop`, body, timeoutMs: opts.timeoutMs }),
+    update: (base: string, body: Omit<StartRequestBody, "progress">) =>
+      post(fetchImpl, { url: `${base}/update`, body, timeoutMs: opts.timeoutMs }),
+    shutdown: (base: string) =>
+      post(fetchImpl, { url: `${base}/shutdown`, body: undefined, timeoutMs: opts.timeoutMs }),
+  };
+}
+
+export type AgentClient = ReturnType<typeof createAgentClient>;

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import type { LocalBackend } from "@/server/cluster/local/backend";
+import type { JobRef } from "@/server/cluster/types";
+import { jobKey } from "@/server/cluster/types";
+import type { LiveState } from "@/server/operator/live-state";
+import { HttpError } from "./http-utils";
+
+/**
+ * Fault injection for the local back end (demo, tests, benchmarks): crash kills a rank's process with
+ * SIGKILL (works for any trainer); hang, nan and slow ask the demo trainer through its control file; node
+ * fails the virtual node that hosts the rank (all its pods die; it reboots later).
+ */
+export const injectFaultInputSchema = z.strictObject({
+  kind: z.enum(["crash", "hang", "nan", "slow", "node"]),
+  rank: z.int().min(0).optional(),
+});
+export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
+
+function locateRank(live: LiveState, ref: JobRef, rank: number) {
+  const job = live.get(jobKey(ref));
+  if (!job) throw new HttpError(404, `job ${jobKey(ref)} has no live state yet`);
+  for (const pod of job.pods) {
+    const found = pod.ranks.find((candidate) => candidate.rank === rank);
+    if (found) return { pod, pid: found.pid };
+  }
+  const byGroup = job.pods[Math.floor(rank / Math.max(1, job.ranksTotal / Math.max(1, job.pods.length)))];
+  if (byGroup) return { pod: byGroup, pid: null };
+  throw new HttpError(404, `rank ${rank} is not part of job ${jobKey(ref)}`);
+}
+
+export function injectFault(opts: {
+  backend: LocalBackend;
+  live: LiveState;
+  ref: JobRef;
+  input: InjectFaultInput;
+}) {
+  const { backend, live, ref, input } = opts;
+  const rank = input.rank ?? 0;
+  const target = locateRank(live, ref, rank);
+  switch (input.kind) {
+    case "crash":
+      if (target.pid === null) throw new HttpError(409, `rank ${rank} has no running process to crash`);
+      process.kill(target.pid, "SIGKILL");
+      return { kind: input.kind, rank, pod: target.pod.name, pid: target.pid };
+    case "node":
+      if (!target.pod.node) throw new HttpError(409, `the pod of rank ${rank} is not on a node`);
+      backend.failNode(target.pod.node);
+      return { kind: input.kind, rank, pod: target.pod.name, node: target.pod.node };
+    case "hang":
+    case "nan":
+    case "slow":
+      backend.plantTrainerFault(ref, { kind: input.kind, rank: input.rank ?? null });
+      return { kind: input.kind, rank: input.rank ?? null, pod: target.pod.name };
+    default:
+      return input.kind satisfies never;
+  }
+}

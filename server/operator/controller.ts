@@ -1,0 +1,59 @@
+import { jobKey } from "@/server/cluster/types";
+import type { OperatorDeps } from "./reconcilers/deps";
+import { reconcileJob } from "./reconcilers/reconcile-job";
+import { createWorkQueue, type WorkQueue } from "./workqueue";
+
+/**
+ * Feeds the workqueue: every change the back end reports queues the job's key (or every job, for a node
+ * change); a periodic resync queues all jobs as a safety net, as informers' relists do.
+ */
+export type Controller = { queue: WorkQueue; start(): Promise<void>; stop(): Promise<void> };
+
+export function createController(
+  deps: OperatorDeps,
+  opts: { workers: number; resyncMs: number },
+): Controller {
+  const queue = createWorkQueue({
+    workers: opts.workers,
+    handler: async (key) => {
+      const started = performance.now();
+      try {
+        return await reconcileJob(deps, key);
+      } finally {
+        deps.metrics.reconcileSeconds.observe({}, (performance.now() - started) / 1000);
+      }
+    },
+    onError: (key, error) => {
+      deps.metrics.reconcileErrors.inc();
+      deps.log.error("reconcile failed; retrying with backoff", { key, error: String(error) });
+    },
+  });
+  let unsubscribe: (() => void) | undefined;
+  let resync: NodeJS.Timeout | undefined;
+
+  const queueAll = async () => {
+    const jobs = await deps.backend.listJobs();
+    deps.metrics.activeJobs.set({}, jobs.length);
+    for (const job of jobs) queue.add(jobKey(job.ref));
+  };
+
+  return {
+    queue,
+    async start() {
+      unsubscribe = deps.backend.onChange((ref) => {
+        if (ref) queue.add(jobKey(ref));
+        else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);
+      });
+      await queueAll();
+      resync = setInterval(() => {
+        deps.metrics.queueDepth.set({}, queue.depth());
+        void queueAll().catch((error: unknown) => deps.log.error("resync failed", { error: String(error) }));
+      }, opts.resyncMs);
+    },
+    async stop() {
+      clearInterval(resync);
+      unsubscribe?.();
+      await queue.shutdown();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { createEnv } from "@t3-oss/env-core";
+import { z } from "zod";
+import { describeEnvIssues, InvalidEnvError, portSchema, postgresUrlSchema } from "@/lib/env-schema";
+
+/** The operator's own environment (it never reads the console's env.ts). */
+export const operatorEnv = createEnv({
+  server: {
+    DATABASE_URL: postgresUrlSchema,
+    OPERATOR_PORT: portSchema.default(8081),
+    OPERATOR_HOST: z.string().min(1).default("127.0.0.1"),
+    REBOUND_CLUSTER: z.enum(["local", "kubernetes"]).default("local"),
+    REBOUND_DATA_DIR: z.string().min(1).default(".data"),
+    REBOUND_LOCAL_NODES: z.coerce.number().int().min(1).max(4096).default(4),
+    REBOUND_LOCAL_GPUS_PER_NODE: z.coerce.number().int().min(1).max(64).default(8),
+    REBOUND_LOCAL_NODE_REBOOT_SECONDS: z.coerce.number().min(0).default(20),
+    REBOUND_AGENT_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(100),
+    REBOUND_AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
+    REBOUND_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  },
+  runtimeEnv: process.env,
+  emptyStringAsUndefined: true,
+  onValidationError: (issues) => {
+    throw new InvalidEnvError(describeEnvIssues(issues, process.env));
+  },
+});
+
+export type OperatorEnv = typeof operatorEnv;

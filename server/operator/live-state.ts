@@ -1,0 +1,88 @@
+import type { ClusterEvent, ClusterNode } from "@/server/cluster/types";
+import type { AgentRank } from "./agent-client";
+import type { JobPhase, Recovery } from "./reconcilers/job-state";
+import type { Observation } from "./reconcilers/observe";
+
+/**
+ * What the operator last saw of each job, per pod and per rank: served to the console by the live-state API.
+ * Built from the observation of each reconcile, so it costs no extra polling.
+ */
+export type LivePod = {
+  name: string;
+  node: string | null;
+  phase: string;
+  groupRank: number;
+  agentState: string | null;
+  agentReason: string | null;
+  agentError: string | null;
+  ranks: AgentRank[];
+};
+
+export type LiveJob = {
+  namespace: string;
+  name: string;
+  phase: JobPhase;
+  status: string;
+  recovery: Recovery | null;
+  restartCount: number;
+  pods: LivePod[];
+  ranksTotal: number;
+  ranksRunning: number;
+  updatedAt: number;
+};
+
+export function createLiveState() {
+  const jobs = new Map<string, LiveJob>();
+  let nodes: ClusterNode[] = [];
+  return {
+    update(
+      key: string,
+      entry: {
+        obs: Observation;
+        phase: JobPhase;
+        status: string;
+        recovery: Recovery | null;
+        restartCount: number;
+        ranksPerNode: number;
+      },
+    ) {
+      const pods: LivePod[] = entry.obs.pods.map((view) => {
+        const status = view.agent.kind === "status" ? view.agent.status : null;
+        return {
+          name: view.expected.name,
+          node: view.pod?.node ?? null,
+          phase: view.pod?.phase ?? "Missing",
+          groupRank: view.expected.groupRank,
+          agentState: status?.status ?? null,
+          agentReason: status?.reason ?? null,
+          agentError:
+            view.agent.kind === "error" ? `${view.agent.error.cause}: ${view.agent.error.detail}` : null,
+          ranks: status?.ranks ?? [],
+        };
+      });
+      nodes = entry.obs.nodes;
+      jobs.set(key, {
+        namespace: entry.obs.job.ref.namespace,
+        name: entry.obs.job.ref.name,
+        phase: entry.phase,
+        status: entry.status,
+        recovery: entry.recovery,
+        restartCount: entry.restartCount,
+        pods,
+        ranksTotal: pods.length * entry.ranksPerNode,
+        ranksRunning: pods.reduce(
+          (sum, pod) => sum + pod.ranks.filter((rank) => rank.state === "running").length,
+          0,
+        ),
+        updatedAt: entry.obs.now,
+      });
+    },
+    forget: (key: string) => jobs.delete(key),
+    get: (key: string) => jobs.get(key),
+    list: () => [...jobs.values()],
+    nodes: () => nodes,
+  };
+}
+
+export type LiveState = ReturnType<typeof createLiveState>;
+export type LiveJobWithEvents = LiveJob & { events: ClusterEvent[] };

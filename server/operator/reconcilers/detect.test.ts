@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import type { ClusterJob, ClusterNode, ClusterPod } from "@/server/cluster/types";
+import type { AgentStatus } from "@/server/operator/agent-client";
+import { allCompleted, detectFault, faultFromAgent } from "./detect";
+import type { AgentView, Observation, PodView } from "./observe";
+
+const NOW = 1_000_000;
+const options = { agentTimeoutMs: 3000, ranksPerNode: 4, podStartGraceMs: 30_000 };
+
+const node = (name: string, health = "Schedulable", changedAt = 0): ClusterNode => ({
+  name,
+  health,
+  ready: true,
+  gpus: 8,
+  changedAt,
+});
+
+function pod(index: number, overrides: Partial<ClusterPod> = {}): ClusterPod {
+  return {
+    name: `job-w-${index}`,
+    namespace: "ns",
+    job: "job",
+    replicaSpec: "w",
+    index,
+    node: `n${index}`,
+    phase: "Running",
+    agentUrl: `http://127.0.0.1:${9000 + index}`,
+    createdAt: 0,
+    finishedAt: null,
+    ...overrides,
+  };
+}
+
+const status = (value: Partial<AgentStatus>): AgentView => ({
+  kind: "status",
+  status: { status: "running", ...value } as AgentStatus,
+});
+
+function view(index: number, agent: AgentView, podOverrides: Partial<ClusterPod> | null = {}): PodView {
+  return {
+    expected: { name: `job-w-${index}`, replicaSpec: "w", index, groupRank: index },
+    pod: podOverrides === null ? null : pod(index, podOverrides),
+    agent,
+  };
+}
+
+function observation(pods: PodView[], nodes = [node("n0"), node("n1")]): Observation {
+  return { now: NOW, job: {} as ClusterJob, pods, strays: [], nodes };
+}
+
+describe("detectFault", () => {
+  it("sees nothing wrong when every agent runs on a healthy node", () => {
+    expect(detectFault(observation([view(0, status({})), view(1, status({}))]), options)).toBeNull();
+  });
+
+  it("reports a crash with the agent's fault time, the pod, its node and its ranks", () => {
+    const crashed = status({
+      status: "faulted",
+      reason: "WorkerCrash",
+      fault_at: new Date(NOW - 40).toISOString(),
+    });
+    const fault = detectFault(observation([view(0, status({})), view(1, crashed)]), options);
+    expect(fault).toEqual({
+      kind: "WorkerCrash",
+      reason: "WorkerCrash",
+      at: NOW - 40,
+      node: "n1",
+      pods: ["job-w-1"],
+      ranks: [4, 5, 6, 7],
+    });
+  });
+
+  it("prefers a node fault over everything else, covering every pod of that node", () => {
+    const nodes = [node("n0"), node("n1", "UnschedulablePendingReboot", NOW - 100)];
+    const obs = observation(
+      [
+        view(0, status({ status: "faulted", reason: "WorkerCrash" })),
+        view(1, status({}), { phase: "Failed" }),
+      ],
+      nodes,
+    );
+    expect(detectFault(obs, options)).toMatchObject({
+      kind: "NodeFault",
+      node: "n1",
+      at: NOW - 100,
+      pods: ["job-w-1"],
+    });
+  });
+
+  it("reports a vanished or failed pod as PodGone with its finish time", () => {
+    const obs = observation([
+      view(0, status({})),
+      view(1, { kind: "none" }, { phase: "Failed", finishedAt: NOW - 70 }),
+    ]);
+    expect(detectFault(obs, options)).toMatchObject({ kind: "PodGone", reason: "PodFailed", at: NOW - 70 });
+    expect(detectFault(observation([view(0, { kind: "none" }, null)]), options)).toMatchObject({
+      reason: "PodMissing",
+    });
+  });
+
+  it("calls an agent unreachable only after the timeout, and never during a new pod's start-up grace", () => {
+    const failing = (since: number, createdAt: number) =>
+      view(0, { kind: "error", error: { cause: "timeout", detail: "" }, since }, { createdAt });
+    expect(detectFault(observation([failing(NOW - 2999, 0)]), options)).toBeNull();
+    expect(detectFault(observation([failing(NOW - 3000, 0)]), options)).toMatchObject({
+      kind: "AgentUnreachable",
+      cause: "timeout",
+      at: NOW - 3000,
+    });
+    expect(detectFault(observation([failing(NOW - 10_000, NOW - 20_000)]), options)).toBeNull();
+  });
+
+  it("treats a garbage answer as unreachable with cause invalid-response", () => {
+    const garbage = view(0, {
+      kind: "error",
+      error: { cause: "invalid-response", detail: "not JSON" },
+      since: NOW - 5000,
+    });
+    expect(detectFault(observation([garbage]), options)).toMatchObject({
+      kind: "AgentUnreachable",
+      cause: "invalid-response",
+    });
+  });
+});
+
+describe("faultFromAgent", () => {
+  const base = { at: 1, pods: ["p"], ranks: [0] };
+  it.each([
+    ["LogHang_JobHang", "LogHang", "JobHang"],
+    ["LogStateHanging_JobStart", "LogHang", "JobStart"],
+    ["LogSlow_LowThroughput", "LogSlow", "LowThroughput"],
+    ["LogStateSlow_X", "LogSlow", "X"],
+    ["LogFault_LossNaN", "LogFault", "LossNaN"],
+  ])("maps %s to %s of rule %s", (reason, kind, rule) => {
+    expect(faultFromAgent({ status: "faulted", reason } as AgentStatus, base)).toMatchObject({
+      kind,
+      rule,
+      reason,
+    });
+  });
+
+  it("maps WorkerCrash and unknown reasons to a worker crash, keeping the reason", () => {
+    expect(
+      faultFromAgent({ status: "faulted", reason: "WorkerStateFailed" } as AgentStatus, base),
+    ).toMatchObject({
+      kind: "WorkerCrash",
+      reason: "WorkerStateFailed",
+    });
+  });
+});
+
+describe("allCompleted", () => {
+  it("needs every agent COMPLETED", () => {
+    expect(
+      allCompleted(
+        observation([view(0, status({ status: "completed" })), view(1, status({ status: "completed" }))]),
+      ),
+    ).toBe(true);
+    expect(allCompleted(observation([view(0, status({ status: "completed" })), view(1, status({}))]))).toBe(
+      false,
+    );
+  });
+});

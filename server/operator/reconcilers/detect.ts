@@ -1,0 +1,124 @@
+import { isNodeHealthy } from "@/server/cluster/types";
+import type { Fault } from "@/server/domain/recovery/types";
+import type { AgentStatus } from "@/server/operator/agent-client";
+import type { Observation, PodView } from "./observe";
+
+/**
+ * Turns what the operator sees into at most one fault to act on, the most severe first:
+ * node unhealthy > pod gone > agent FAULTED > agent unreachable past the timeout.
+ */
+export type DetectOptions = {
+  agentTimeoutMs: number;
+  ranksPerNode: number;
+  /** A new pod's agent is not "unreachable" before it had this long to start listening. */
+  podStartGraceMs: number;
+};
+
+const parseTime = (value: string | undefined): number | null => {
+  if (!value) return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : time;
+};
+
+function ranksOf(view: PodView, ranksPerNode: number): number[] {
+  if (view.agent.kind === "status" && view.agent.status.ranks && view.agent.status.ranks.length > 0) {
+    return view.agent.status.ranks.map(
+      (rank) => rank.rank ?? view.expected.groupRank * ranksPerNode + rank.local_rank,
+    );
+  }
+  return Array.from({ length: ranksPerNode }, (_, local) => view.expected.groupRank * ranksPerNode + local);
+}
+
+/** Maps an agent's fault reason (current and older spellings, reference §2.2) to our fault kinds. */
+export function faultFromAgent(status: AgentStatus, base: Omit<Fault, "kind" | "reason">): Fault {
+  const reason = status.reason ?? "WorkerFault";
+  const rule = (prefix: string) => reason.slice(prefix.length);
+  if (reason.startsWith("LogHang_")) return { ...base, kind: "LogHang", rule: rule("LogHang_"), reason };
+  if (reason.startsWith("LogStateHanging_"))
+    return { ...base, kind: "LogHang", rule: rule("LogStateHanging_"), reason };
+  if (reason.startsWith("LogSlow_")) return { ...base, kind: "LogSlow", rule: rule("LogSlow_"), reason };
+  if (reason.startsWith("LogStateSlow_"))
+    return { ...base, kind: "LogSlow", rule: rule("LogStateSlow_"), reason };
+  if (reason.startsWith("LogFault_")) return { ...base, kind: "LogFault", rule: rule("LogFault_"), reason };
+  return { ...base, kind: "WorkerCrash", reason };
+}
+
+function nodeFault(obs: Observation, opts: DetectOptions): Fault | null {
+  const unhealthy = new Map(
+    obs.nodes.filter((node) => !isNodeHealthy(node)).map((node) => [node.name, node]),
+  );
+  for (const view of obs.pods) {
+    const node = view.pod?.node ? unhealthy.get(view.pod.node) : undefined;
+    if (!node || !view.pod) continue;
+    const pods = obs.pods.filter((other) => other.pod?.node === node.name);
+    return {
+      kind: "NodeFault",
+      reason: "NodeFault",
+      at: node.changedAt,
+      node: node.name,
+      pods: pods.map((other) => other.expected.name),
+      ranks: pods.flatMap((other) => ranksOf(other, opts.ranksPerNode)),
+    };
+  }
+  return null;
+}
+
+function podGone(obs: Observation, opts: DetectOptions): Fault | null {
+  for (const view of obs.pods) {
+    if (view.pod && (view.pod.phase === "Running" || view.pod.phase === "Pending")) continue;
+    return {
+      kind: "PodGone",
+      reason: view.pod ? `Pod${view.pod.phase}` : "PodMissing",
+      at: view.pod?.finishedAt ?? obs.now,
+      node: view.pod?.node ?? undefined,
+      pods: [view.expected.name],
+      ranks: ranksOf(view, opts.ranksPerNode),
+    };
+  }
+  return null;
+}
+
+function agentFault(obs: Observation, opts: DetectOptions): Fault | null {
+  for (const view of obs.pods) {
+    if (view.agent.kind !== "status" || view.agent.status.status !== "faulted") continue;
+    const status = view.agent.status;
+    const at = parseTime(status.fault_at) ?? parseTime(status.transitions?.FAULTED) ?? obs.now;
+    return faultFromAgent(status, {
+      at: Math.min(at, obs.now),
+      node: view.pod?.node ?? undefined,
+      pods: [view.expected.name],
+      ranks: ranksOf(view, opts.ranksPerNode),
+    });
+  }
+  return null;
+}
+
+function unreachable(obs: Observation, opts: DetectOptions): Fault | null {
+  for (const view of obs.pods) {
+    if (view.agent.kind !== "error") continue;
+    const since = Math.max(view.agent.since, (view.pod?.createdAt ?? 0) + opts.podStartGraceMs);
+    if (obs.now - since < opts.agentTimeoutMs) continue;
+    return {
+      kind: "AgentUnreachable",
+      cause: view.agent.error.cause === "invalid-response" ? "invalid-response" : "timeout",
+      reason: "AgentUnreachable",
+      at: view.agent.since,
+      node: view.pod?.node ?? undefined,
+      pods: [view.expected.name],
+      ranks: ranksOf(view, opts.ranksPerNode),
+    };
+  }
+  return null;
+}
+
+export function detectFault(obs: Observation, opts: DetectOptions): Fault | null {
+  return nodeFault(obs, opts) ?? podGone(obs, opts) ?? agentFault(obs, opts) ?? unreachable(obs, opts);
+}
+
+/** Every expected pod's agent reports COMPLETED. */
+export function allCompleted(obs: Observation): boolean {
+  return (
+    obs.pods.length > 0 &&
+    obs.pods.every((view) => view.agent.kind === "status" && view.agent.status.status === "completed")
+  );
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { JobCondition, JobStatus } from "@/server/domain/job-spec/job-status.schema";
+
+/**
+ * Our bookkeeping in `status.rebound` (HyperPod's own fields stay as the reference defines them). It is the
+ * only state the operator keeps between reconciles, so a restarted operator continues where it stopped.
+ */
+const recoverySchema = z.object({
+  eventId: z.string(),
+  action: z.enum(["PLR", "REPLACE_PODS", "JLR"]),
+  stage: z.enum(["replacing", "stopping", "starting"]),
+  reason: z.string(),
+  faultAt: z.number(),
+  detectedAt: z.number(),
+  pods: z.array(z.string()),
+  avoidNodes: z.array(z.string()),
+  useSpare: z.string().nullable(),
+});
+
+const rendezvousSchema = z.object({ addr: z.string(), port: z.string(), ipVersion: z.string() });
+
+export const reboundStateSchema = z.object({
+  phase: z.enum(["Starting", "Running", "Recovering", "Suspended", "Succeeded", "Failed"]),
+  /** Epoch ms the phase began (deadlines). */
+  since: z.number(),
+  recovery: recoverySchema.nullable(),
+  rendezvous: rendezvousSchema.nullable(),
+  history: z.array(
+    z.object({
+      at: z.number(),
+      type: z.enum(["PLR", "POD_REPLACEMENT", "JLR"]),
+      nodes: z.array(z.string()),
+      pods: z.array(z.string()),
+    }),
+  ),
+});
+
+export type ReboundState = z.infer<typeof reboundStateSchema>;
+export type Recovery = z.infer<typeof recoverySchema>;
+export type JobPhase = ReboundState["phase"];
+
+export const HISTORY_LIMIT = 100;
+
+export function readState(status: JobStatus, now: number): ReboundState {
+  const parsed = reboundStateSchema.safeParse((status as { rebound?: unknown }).rebound);
+  return parsed.success
+    ? parsed.data
+    : { phase: "Starting", since: now, recovery: null, rendezvous: null, history: [] };
+}
+
+export function withState(status: JobStatus, state: ReboundState): JobStatus {
+  return { ...status, rebound: { ...state, history: state.history.slice(-HISTORY_LIMIT) } };
+}
+
+/** Sets a condition; lastTransitionTime changes only when its status flips (Kubernetes convention). */
+export function setCondition(
+  status: JobStatus,
+  condition: { type: string; status: "True" | "False"; reason: string; message?: string },
+  now: number,
+): JobStatus {
+  const conditions: JobCondition[] = [...(status.conditions ?? [])];
+  const index = conditions.findIndex((existing) => existing.type === condition.type);
+  const previous = index >= 0 ? conditions[index] : undefined;
+  const time = new Date(now).toISOString();
+  const next: JobCondition = {
+    type: condition.type,
+    status: condition.status,
+    reason: condition.reason,
+    message: condition.message ?? "",
+    lastTransitionTime: previous && previous.status === condition.status ? previous.lastTransitionTime : time,
+    lastProbeTime: time,
+  };
+  if (index >= 0) conditions.splice(index, 1);
+  conditions.push(next);
+  return { ...status, conditions };
+}
+
+/** HyperPod CLI's STATUS column: the type of the last condition whose status is True. */
+export function displayStatus(status: JobStatus): string {
+  const conditions = status.conditions ?? [];
+  for (let i = conditions.length - 1; i >= 0; i -= 1) {
+    if (conditions[i]?.status === "True") return conditions[i]?.type ?? "Unknown";
+  }
+  return "Pending";
+}

@@ -1,0 +1,103 @@
+import { event, type JobContext } from "./deps";
+import { setCondition } from "./job-state";
+import { deleteAllPods, ensurePods, shutdownAgents, startAgents, stopAgents } from "./steps";
+
+/** Phases around recovery: first start, completion, failure, suspension, finished-job cleanup, deletion. */
+
+export async function progressStart(ctx: JobContext): Promise<void> {
+  const unplaced = await ensurePods(ctx, { avoidNodes: [], preferNode: null });
+  if (unplaced > 0) {
+    ctx.status = setCondition(
+      ctx.status,
+      {
+        type: "PodsRunning",
+        status: "False",
+        reason: "Unschedulable",
+        message: `${unplaced} pod(s) wait for a node with room`,
+      },
+      ctx.now,
+    );
+    return;
+  }
+  const states = ctx.obs.pods.map((view) => (view.agent.kind === "status" ? view.agent.status.status : null));
+  if (states.some((state) => state === "init" || state === null)) return;
+  // A restarted operator may find agents still running a previous attempt: bring them back to READY first.
+  if (!ctx.state.rendezvous && states.some((state) => state !== "ready") && !(await stopAgents(ctx))) return;
+  ctx.status = setCondition(
+    ctx.status,
+    { type: "PodsRunning", status: "True", reason: "PodsRunning" },
+    ctx.now,
+  );
+  if (!(await startAgents(ctx))) return;
+  ctx.state.phase = "Running";
+  ctx.state.since = ctx.now;
+  ctx.status = setCondition(ctx.status, { type: "Running", status: "True", reason: "Running" }, ctx.now);
+  ctx.status.startTime ??= new Date(ctx.now).toISOString();
+  await event(ctx, "Normal", "Running", `All ${ctx.obs.pods.length} pods are running`);
+}
+
+async function applyCleanPodPolicy(ctx: JobContext, outcome: "Succeeded" | "Failed"): Promise<void> {
+  const policy = ctx.job.job.spec.runPolicy?.cleanPodPolicy ?? "All";
+  if (policy === "All" || (policy === "OnlyComplete" && outcome === "Succeeded")) await deleteAllPods(ctx);
+}
+
+export async function completeJob(ctx: JobContext): Promise<void> {
+  await shutdownAgents(ctx);
+  ctx.state.phase = "Succeeded";
+  ctx.state.since = ctx.now;
+  ctx.status = setCondition(ctx.status, { type: "Running", status: "False", reason: "Completed" }, ctx.now);
+  ctx.status = setCondition(ctx.status, { type: "Completed", status: "True", reason: "Completed" }, ctx.now);
+  ctx.status.completionTime = new Date(ctx.now).toISOString();
+  ctx.deps.metrics.successful.inc({ namespace: ctx.job.ref.namespace });
+  await event(ctx, "Normal", "Completed", "All ranks finished");
+  await applyCleanPodPolicy(ctx, "Succeeded");
+}
+
+export async function failJob(ctx: JobContext, failure: { reason: string; message: string }): Promise<void> {
+  await shutdownAgents(ctx);
+  ctx.state.phase = "Failed";
+  ctx.state.since = ctx.now;
+  ctx.state.recovery = null;
+  ctx.status = setCondition(
+    ctx.status,
+    { type: "Running", status: "False", reason: failure.reason, message: failure.message },
+    ctx.now,
+  );
+  ctx.status = setCondition(ctx.status, { type: "Failed", status: "True", ...failure }, ctx.now);
+  ctx.status.completionTime = new Date(ctx.now).toISOString();
+  ctx.deps.metrics.failed.inc({ namespace: ctx.job.ref.namespace });
+  await event(ctx, "Warning", "Failed", failure.message);
+  await applyCleanPodPolicy(ctx, "Failed");
+}
+
+export async function suspendJob(ctx: JobContext): Promise<void> {
+  await deleteAllPods(ctx);
+  if (ctx.state.phase === "Suspended") return;
+  ctx.state = { ...ctx.state, phase: "Suspended", since: ctx.now, recovery: null, rendezvous: null };
+  ctx.status = setCondition(ctx.status, { type: "Running", status: "False", reason: "Suspended" }, ctx.now);
+  ctx.status = setCondition(ctx.status, { type: "Suspended", status: "True", reason: "Suspended" }, ctx.now);
+  await event(ctx, "Normal", "Suspended", "runPolicy.suspend is true: the job's pods were deleted");
+}
+
+export async function resumeJob(ctx: JobContext): Promise<void> {
+  ctx.state = { ...ctx.state, phase: "Starting", since: ctx.now, rendezvous: null };
+  ctx.status = setCondition(ctx.status, { type: "Suspended", status: "False", reason: "Resumed" }, ctx.now);
+  await event(ctx, "Normal", "Resumed", "runPolicy.suspend is false: starting the job again");
+}
+
+/** Deletes the job once ttlSecondsAfterFinished has passed; returns ms until then (or null: never). */
+export async function expireFinished(ctx: JobContext): Promise<number | null> {
+  const ttl = ctx.job.job.spec.runPolicy?.ttlSecondsAfterFinished;
+  if (ttl === undefined || ttl < 0) return null;
+  const left = ctx.state.since + ttl * 1000 - ctx.now;
+  if (left > 0) return left;
+  await ctx.deps.backend.requestDeletion(ctx.job.ref);
+  return null;
+}
+
+export async function finalizeDeletion(ctx: JobContext): Promise<void> {
+  await shutdownAgents(ctx);
+  await deleteAllPods(ctx);
+  await ctx.deps.backend.finalizeDeletion(ctx.job.ref);
+  ctx.deps.metrics.deleted.inc({ namespace: ctx.job.ref.namespace });
+}

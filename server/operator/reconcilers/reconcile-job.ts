@@ -1,0 +1,137 @@
+import { parseJobKey } from "@/server/cluster/types";
+import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
+import type { HandlerResult } from "@/server/operator/workqueue";
+import { event, type JobContext, type OperatorDeps, ranksPerNode } from "./deps";
+import { allCompleted, detectFault } from "./detect";
+import { displayStatus, type JobPhase, readState, setCondition, withState } from "./job-state";
+import {
+  completeJob,
+  expireFinished,
+  failJob,
+  finalizeDeletion,
+  progressStart,
+  resumeJob,
+  suspendJob,
+} from "./lifecycle";
+import { observe } from "./observe";
+import { abandonRecovery, advanceRecovery, beginRecovery } from "./recovery";
+
+/**
+ * reconcile(key): read the job as it is now, look at its pods, nodes and agents, take the next step, write
+ * status once. Level-triggered and idempotent: everything it needs to continue is in the job's status, so a
+ * restarted operator picks up mid-recovery without a second restart.
+ */
+
+const DEADLINE_PHASE: Record<JobPhase, DeadlinePhase> = {
+  Starting: "Starting",
+  Running: "Running",
+  Recovering: "Fault",
+  Suspended: "Suspended",
+  Succeeded: "Completed",
+  Failed: "Failed",
+};
+
+function agentMessage(ctx: JobContext, podName: string): string | undefined {
+  const view = ctx.obs.pods.find((candidate) => candidate.expected.name === podName);
+  return view?.agent.kind === "status" ? view.agent.status.message : undefined;
+}
+
+async function step(ctx: JobContext): Promise<void> {
+  const { config } = ctx.deps;
+  const detectOptions = {
+    agentTimeoutMs: config.agentTimeoutMs,
+    ranksPerNode: ctx.ranksPerNode,
+    podStartGraceMs: config.podStartGraceMs,
+  };
+  switch (ctx.state.phase) {
+    case "Starting":
+      await progressStart(ctx);
+      return;
+    case "Running": {
+      if (allCompleted(ctx.obs)) return completeJob(ctx);
+      const fault = detectFault(ctx.obs, detectOptions);
+      if (fault) await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
+      return;
+    }
+    case "Recovering": {
+      const fault = ctx.state.recovery?.stage === "starting" ? detectFault(ctx.obs, detectOptions) : null;
+      if (!fault) return advanceRecovery(ctx);
+      await abandonRecovery(ctx, `a new fault (${fault.reason}) happened while restarting`);
+      await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
+      return;
+    }
+    case "Suspended":
+      return resumeJob(ctx);
+    case "Succeeded":
+    case "Failed":
+      return;
+    default:
+      return ctx.state.phase satisfies never;
+  }
+}
+
+const FINISHED: ReadonlySet<JobPhase> = new Set(["Succeeded", "Failed"]);
+
+export async function reconcileJob(deps: OperatorDeps, key: string): Promise<HandlerResult> {
+  const ref = parseJobKey(key);
+  const job = await deps.backend.getJob(ref);
+  if (!job) {
+    deps.live.forget(key);
+    return undefined;
+  }
+  const now = deps.clock();
+  const obs = await observe({
+    backend: deps.backend,
+    agents: deps.agents,
+    failures: deps.failures,
+    job,
+    now,
+  });
+  const ctx: JobContext = {
+    deps,
+    job,
+    obs,
+    status: job.status,
+    state: readState(job.status, now),
+    now,
+    ranksPerNode: ranksPerNode(job),
+  };
+  if (job.deleting) {
+    await finalizeDeletion(ctx);
+    deps.live.forget(key);
+    return undefined;
+  }
+  if (!(job.status.conditions ?? []).some((condition) => condition.type === "Created")) {
+    ctx.status = setCondition(ctx.status, { type: "Created", status: "True", reason: "Created" }, now);
+    deps.metrics.created.inc({ namespace: ref.namespace });
+    await event(ctx, "Normal", "Created", "Created by the Rebound operator");
+  }
+  let requeueAfterMs: number | undefined = deps.config.pollMs;
+  if (job.job.spec.runPolicy?.suspend) {
+    await suspendJob(ctx);
+    requeueAfterMs = undefined;
+  } else if (FINISHED.has(ctx.state.phase)) {
+    requeueAfterMs = (await expireFinished(ctx)) ?? undefined;
+  } else {
+    const exceeded = checkDeadlines({
+      runPolicy: job.job.spec.runPolicy,
+      phase: DEADLINE_PHASE[ctx.state.phase],
+      phaseSince: ctx.state.since,
+      startTime: job.status.startTime ? Date.parse(job.status.startTime) : null,
+      now,
+    });
+    if (exceeded) await failJob(ctx, { reason: exceeded.deadline, message: exceeded.reason });
+    else await step(ctx);
+  }
+  const next = withState(ctx.status, ctx.state);
+  if (JSON.stringify(next) !== JSON.stringify(job.status)) await deps.backend.updateJobStatus(ref, next);
+  deps.live.update(key, {
+    obs: ctx.obs,
+    phase: ctx.state.phase,
+    status: displayStatus(next),
+    recovery: ctx.state.recovery,
+    restartCount: next.restartCount ?? 0,
+    ranksPerNode: ctx.ranksPerNode,
+  });
+  return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+}

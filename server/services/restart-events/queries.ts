@@ -1,0 +1,42 @@
+import type { Db } from "@/server/db/client";
+
+export type RestartEventRow = {
+  id: string;
+  jobName: string;
+  namespace: string;
+  ranks: number[];
+  pods: string[];
+  node: string | null;
+  faultReason: string;
+  faultAt: Date;
+  detectedAt: Date;
+  action: string;
+  recoveredAt: Date | null;
+  outcome: string;
+  message: string;
+};
+
+export async function listRestartEvents(
+  db: Db,
+  job: { namespace: string; jobName: string },
+): Promise<RestartEventRow[]> {
+  return db.restartEvent.findMany({
+    where: { namespace: job.namespace, jobName: job.jobName },
+    orderBy: { faultAt: "asc" },
+    select: {
+      id: true,
+      jobName: true,
+      namespace: true,
+      ranks: true,
+      pods: true,
+      node: true,
+      faultReason: true,
+      faultAt: true,
+      detectedAt: true,
+      action: true,
+      recoveredAt: true,
+      outcome: true,
+      message: true,
+    },
+  });
+}
