@@ -14,6 +14,13 @@ export const env = createEnv({
     HOSTNAME: z.string().min(1).default("0.0.0.0"),
     REBOUND_DATA_DIR: z.string().min(1).default(".data"),
     REBOUND_SEED: z.enum(["auto", "never"]).default("auto"),
+    OPERATOR_PORT: portSchema.default(8081),
+    /** The operator's live-state API, for the console (npm start sets it). */
+    REBOUND_OPERATOR_URL: z.url().optional(),
+    /** auto: submit the demo job when the local back end has no jobs; never: leave it empty. */
+    REBOUND_DEMO: z.enum(["auto", "never"]).default("auto"),
+    /** Inject a random fault into the demo job this often (0 = never). */
+    REBOUND_DEMO_FAULT_INTERVAL_SECONDS: z.coerce.number().min(0).default(60),
   },
   client: {},
   experimental__runtimeEnv: {},

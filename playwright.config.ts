@@ -54,6 +54,8 @@ export default defineConfig({
       PORT: String(PORT),
       HOSTNAME: "127.0.0.1",
       REBOUND_DATA_DIR: process.env.E2E_DATA_DIR ?? ".data/e2e",
+      OPERATOR_PORT: String(PORT + 1),
+      REBOUND_DEMO: "never",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -5,7 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { startDemoFaults, submitDemoJob } from "./lib/demo";
 import { buildConsoleIfNeeded } from "./lib/next-build";
+import { startOperator } from "./lib/operator-process";
 import { generatePrismaClient } from "./lib/prisma-generate";
 import { stopChild, waitForHttp } from "./lib/processes";
 
@@ -28,7 +30,12 @@ async function loadEnv() {
 /** `--dev` runs `next dev` (hot reload) instead of building and serving the production build. */
 const DEV = process.argv.includes("--dev");
 
-function startConsole(opts: { port: number; hostname: string; databaseUrl: string }): ChildProcess {
+function startConsole(opts: {
+  port: number;
+  hostname: string;
+  databaseUrl: string;
+  operatorUrl: string;
+}): ChildProcess {
   return spawn(
     path.join(ROOT, "node_modules/.bin/next"),
     [DEV ? "dev" : "start", "--port", String(opts.port), "--hostname", opts.hostname],
@@ -37,6 +44,7 @@ function startConsole(opts: { port: number; hostname: string; databaseUrl: strin
       env: {
         ...process.env,
         DATABASE_URL: opts.databaseUrl,
+        REBOUND_OPERATOR_URL: opts.operatorUrl,
         NEXT_TELEMETRY_DISABLED: "1",
         NODE_ENV: DEV ? "development" : "production",
       },
@@ -58,31 +66,58 @@ async function main() {
     log,
   });
 
-  const consoleProcess = startConsole({ port: env.PORT, hostname: env.HOSTNAME, databaseUrl: database.url });
+  const dataDir = path.resolve(ROOT, env.REBOUND_DATA_DIR);
+  const operator = await startOperator({ databaseUrl: database.url, port: env.OPERATOR_PORT, dataDir }).catch(
+    async (error: unknown) => {
+      await database.embedded?.stop();
+      throw error;
+    },
+  );
+  log(`operator (local back end) on ${operator.url}`);
+  const consoleProcess = startConsole({
+    port: env.PORT,
+    hostname: env.HOSTNAME,
+    databaseUrl: database.url,
+    operatorUrl: operator.url,
+  });
+  let stopDemo = () => undefined as void;
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log("stopping…");
-    await stopChild(consoleProcess);
+    stopDemo();
+    await Promise.all([stopChild(consoleProcess), stopChild(operator.child)]);
     await database.embedded?.stop();
     log("stopped");
     process.exit(code);
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  consoleProcess.on("exit", (code) => {
-    if (!stopping) {
-      console.error(`rebound: the console exited unexpectedly (${code})`);
+  for (const [name, child] of [
+    ["console", consoleProcess],
+    ["operator", operator.child],
+  ] as const) {
+    child.on("exit", (code) => {
+      if (stopping) return;
+      console.error(`rebound: the ${name} exited unexpectedly (${code})`);
       void shutdown(1);
-    }
-  });
+    });
+  }
 
   await waitForHttp({
     url: `http://127.0.0.1:${env.PORT}/api/healthz`,
     child: consoleProcess,
     timeoutMs: 60_000,
   });
+  if (env.REBOUND_DEMO === "auto") {
+    await submitDemoJob(operator.url, log);
+    stopDemo = startDemoFaults({
+      operatorUrl: operator.url,
+      intervalSeconds: env.REBOUND_DEMO_FAULT_INTERVAL_SECONDS,
+      log,
+    });
+  }
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s: http://localhost:${env.PORT}`);
 }
 

@@ -18,6 +18,8 @@ export type PodManager = {
     gpus: number;
     env: Record<string, string>;
   }): Promise<ClusterPod>;
+  /** The agent process of a pod (null when unknown). */
+  pidOf(namespace: string, podName: string): number | null;
   /** GPUs held by running pods, per node (the local scheduler's view of capacity). */
   gpusInUse(): Map<string, number>;
   remove(ref: JobRef, podName: string): void;
@@ -153,6 +155,7 @@ export function createPodManager(opts: {
         .map(toClusterPod);
     },
     all: () => [...records.values()].map(toClusterPod),
+    pidOf: (namespace, podName) => records.get(key(namespace, podName))?.pid ?? null,
     gpusInUse() {
       const used = new Map<string, number>();
       for (const record of records.values()) {

@@ -1,0 +1,37 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const DEMO_JOB = { namespace: "hyperpod-ns-llm-research", name: "demo-llm" };
+const FAULT_KINDS = ["crash", "hang", "nan", "node"] as const;
+
+/** Submits the demo job when the operator has no jobs yet (a fresh data dir). */
+export async function submitDemoJob(operatorUrl: string, log: (line: string) => void): Promise<void> {
+  const jobs = (await (await fetch(`${operatorUrl}/api/v1/jobs`)).json()) as { jobs: unknown[] };
+  const existing = await fetch(`${operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}`);
+  if (jobs.jobs.length > 0 || existing.ok) return;
+  const yaml = await readFile(path.join(ROOT, "examples/jobs/demo-job.yaml"), "utf8");
+  const response = await fetch(`${operatorUrl}/api/v1/jobs`, { method: "POST", body: yaml });
+  if (!response.ok) throw new Error(`the demo job was refused: ${await response.text()}`);
+  log(`submitted the demo job ${DEMO_JOB.namespace}/${DEMO_JOB.name} (examples/jobs/demo-job.yaml)`);
+}
+
+/** Every interval, injects a random fault into a random rank of the demo job, so recovery can be watched. */
+export function startDemoFaults(opts: {
+  operatorUrl: string;
+  intervalSeconds: number;
+  log: (line: string) => void;
+}) {
+  if (opts.intervalSeconds <= 0) return () => undefined;
+  const timer = setInterval(async () => {
+    const kind = FAULT_KINDS[Math.floor(Math.random() * FAULT_KINDS.length)] ?? "crash";
+    const rank = Math.floor(Math.random() * 8);
+    const url = `${opts.operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}/faults`;
+    const response = await fetch(url, { method: "POST", body: JSON.stringify({ kind, rank }) }).catch(
+      () => null,
+    );
+    if (response?.ok) opts.log(`demo: injected a ${kind} fault into rank ${rank} of ${DEMO_JOB.name}`);
+  }, opts.intervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,161 @@
+import path from "node:path";
+import { aggregateRanks, rankLogFault } from "../domain/log-rules/aggregate";
+import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
+import { createRankLogMonitor, type RankLogMonitor } from "../domain/log-rules/rank-monitor";
+import type { Logger } from "../log";
+import type { TeeMode } from "./cli-values";
+import type { ProcessEnv } from "./env";
+import type { ManagedProcess, StreamName } from "./managed-process";
+import { createRankRecord, type RankRecord } from "./rank-record";
+import type { Command } from "./script-command";
+import type { Fault } from "./state";
+import { globalRank, type Rendezvous, type WorkerGroup } from "./worker-env";
+import { WORKER_FAULT } from "./worker-faults";
+
+/** The shared state of one attempt (one /start) and the small operations on it; see launcher.ts. */
+
+export type LauncherSettings = WorkerGroup & {
+  /** `<log-dir>/<runId>_<agentId>`; attempts go to `attempt_<n>/<local rank>/` below it. */
+  runDir: string;
+  monitorIntervalMs: number;
+  shutdownSignal: NodeJS.Signals;
+  shutdownTimeoutMs: number;
+  train: Command;
+  preTrain: Hook | null;
+  postTrain: Hook | null;
+  tee: TeeMode;
+};
+
+/** A pre/post-train script: its path (for messages) and how it is run. */
+export type Hook = { script: string; command: Command };
+
+export type OutputSink = { write(stream: StreamName, text: string): void };
+
+export type AttemptEvents = { onFault(fault: Fault): void; onCompleted(): void };
+
+export type AttemptInput = {
+  settings: LauncherSettings;
+  rendezvous: Rendezvous;
+  rules: readonly LogMonitoringRule[];
+  /** 0 for this agent's first /start. */
+  attempt: number;
+  deps: { baseEnv: ProcessEnv; logger: Logger; now: () => number; output: OutputSink };
+  events: AttemptEvents;
+};
+
+export type AttemptContext = {
+  readonly input: AttemptInput;
+  readonly records: readonly RankRecord[];
+  readonly attemptDir: string;
+  readonly processes: Set<ManagedProcess>;
+  stopSignal: NodeJS.Signals | null;
+  faulted: boolean;
+  ticker: NodeJS.Timeout | null;
+  killTimers: NodeJS.Timeout[];
+};
+
+function buildMonitor(input: AttemptInput): { monitor: RankLogMonitor | null; error: string | null } {
+  if (input.rules.length === 0) return { monitor: null, error: null };
+  const created = createRankLogMonitor({ rules: input.rules, now: input.deps.now });
+  if (!created.ok) return { monitor: null, error: created.reason };
+  // The rules' clocks start when the worker does (resume() at spawn), not during the pre-train script.
+  created.monitor.suspend();
+  return { monitor: created.monitor, error: null };
+}
+
+export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext; ruleError: string | null } {
+  const { settings, rendezvous, attempt } = input;
+  let ruleError: string | null = null;
+  const records = Array.from({ length: settings.nprocPerNode }, (_, localRank) => {
+    const { monitor, error } = buildMonitor(input);
+    ruleError ??= error;
+    const rank = globalRank({ rendezvous, group: settings, localRank });
+    return createRankRecord({ localRank, rank, restarts: attempt, monitor });
+  });
+  const ctx: AttemptContext = {
+    input,
+    records,
+    attemptDir: path.join(settings.runDir, `attempt_${attempt}`),
+    processes: new Set(),
+    stopSignal: null,
+    faulted: false,
+    ticker: null,
+    killTimers: [],
+  };
+  return { ctx, ruleError };
+}
+
+export const isStopping = (ctx: AttemptContext): boolean => ctx.stopSignal !== null;
+
+export function stopTicker(ctx: AttemptContext): void {
+  if (ctx.ticker !== null) clearInterval(ctx.ticker);
+  ctx.ticker = null;
+}
+
+export function killAll(ctx: AttemptContext): void {
+  for (const child of ctx.processes) child.signal("SIGKILL");
+}
+
+/** Sends `signal` to every process group of the attempt now, SIGKILL after `timeoutMs`. */
+export function stopProcesses(
+  ctx: AttemptContext,
+  input: { signal: NodeJS.Signals; timeoutMs: number },
+): void {
+  ctx.stopSignal = input.signal;
+  stopTicker(ctx);
+  for (const record of ctx.records) record.monitor?.suspend();
+  for (const child of ctx.processes) child.signal(input.signal);
+  ctx.killTimers.push(setTimeout(() => killAll(ctx), input.timeoutMs));
+}
+
+/**
+ * Once every process has exited: drop the SIGKILL timers, kill whatever is left in their groups, and mark
+ * ranks that never got started (stopped or faulted during the pre-train script) as stopped.
+ */
+export function settle(ctx: AttemptContext): void {
+  for (const timer of ctx.killTimers) clearTimeout(timer);
+  ctx.killTimers = [];
+  if (!isStopping(ctx)) return;
+  killAll(ctx);
+  for (const record of ctx.records) if (record.state === "starting") record.state = "stopped";
+}
+
+/** Reports the first fault of the attempt, then stops every worker (shutdown signal, SIGKILL later). */
+export function raiseFault(ctx: AttemptContext, fault: Fault): void {
+  if (ctx.faulted || isStopping(ctx)) return;
+  ctx.faulted = true;
+  ctx.input.events.onFault(fault);
+  const { shutdownSignal, shutdownTimeoutMs } = ctx.input.settings;
+  stopProcesses(ctx, { signal: shutdownSignal, timeoutMs: shutdownTimeoutMs });
+}
+
+export function ruleLoadFault(ctx: AttemptContext, reason: string): Fault {
+  return {
+    reason: WORKER_FAULT,
+    message: `Failed to load Log Monitoring Configuration: ${reason}`,
+    at: ctx.input.deps.now(),
+  };
+}
+
+/** Faults the attempt if the local ranks' rule states, combined as the agent does, are SLOW/HANGING/FAULTED. */
+export function checkRules(ctx: AttemptContext): void {
+  if (ctx.faulted || isStopping(ctx)) return;
+  const fault = rankLogFault(aggregateRanks(ctx.records.map((record) => record.logState)));
+  if (fault !== null) raiseFault(ctx, { ...fault, at: ctx.input.deps.now() });
+}
+
+const TEE_STREAMS: Record<TeeMode, readonly StreamName[]> = {
+  none: [],
+  stdout: ["stdout"],
+  stderr: ["stderr"],
+  both: ["stdout", "stderr"],
+};
+
+/** torchrun's `--tee`: copies a line to the agent's own output as `[default<local rank>]:<line>`. */
+export function teeLine(
+  ctx: AttemptContext,
+  input: { prefix: string; line: string; stream: StreamName },
+): void {
+  if (!TEE_STREAMS[ctx.input.settings.tee].includes(input.stream)) return;
+  ctx.input.deps.output.write(input.stream, `[${input.prefix}]:${input.line}\n`);
+}

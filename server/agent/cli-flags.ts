@@ -1,0 +1,149 @@
+import {
+  type Parsed,
+  parseIntIn,
+  parseNnodes,
+  parseSeconds,
+  parseSignal,
+  parseTee,
+  splitShellWords,
+  type TeeMode,
+} from "./cli-values";
+
+/**
+ * The flags `rebound-agent` understands: hyperpodrun's own (reference 2.1), the torchrun flags that matter
+ * here, our `--monitor-interval-ms`, and the remaining torchrun flags accepted and ignored so an existing
+ * `hyperpodrun …` / `torchrun …` command line runs unchanged. Names are matched with `_` read as `-`.
+ */
+
+export type AgentOptions = {
+  /** `--nnodes` as given (informational: WORLD_SIZE comes from the operator's /start). */
+  nnodes: string | null;
+  nprocPerNode: number;
+  serverHost: string;
+  serverPort: number;
+  shutdownSignal: NodeJS.Signals;
+  shutdownTimeoutSeconds: number;
+  preTrainScript: string | null;
+  preTrainArgs: string[];
+  postTrainScript: string | null;
+  postTrainArgs: string[];
+  logDir: string;
+  monitorIntervalMs: number;
+  noPython: boolean;
+  module: boolean;
+  maxRestarts: number;
+  runId: string;
+  tee: TeeMode;
+  inprocessRestart: boolean;
+};
+
+export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
+  nnodes: null,
+  nprocPerNode: 1,
+  serverHost: "0.0.0.0",
+  serverPort: 8080,
+  shutdownSignal: "SIGTERM",
+  shutdownTimeoutSeconds: 15,
+  preTrainScript: null,
+  preTrainArgs: [],
+  postTrainScript: null,
+  postTrainArgs: [],
+  logDir: "/tmp/hyperpod",
+  monitorIntervalMs: 250,
+  noPython: false,
+  module: false,
+  maxRestarts: 0,
+  runId: "none",
+  tee: "none",
+  inprocessRestart: false,
+};
+
+export type FlagSpec =
+  | { kind: "value"; apply: (options: AgentOptions, value: string) => string | null }
+  | { kind: "switch"; apply: (options: AgentOptions) => void };
+
+/** The options a value of type T can be stored in. */
+type KeysOf<T> = { [K in keyof AgentOptions]: T extends AgentOptions[K] ? K : never }[keyof AgentOptions];
+
+/** A flag with a value: parsed, then stored under `key`. */
+function value<T>(parse: (text: string) => Parsed<T>, key: KeysOf<T>): FlagSpec {
+  return {
+    kind: "value",
+    apply: (options, text) => {
+      const parsed = parse(text);
+      if (!parsed.ok) return parsed.error;
+      Object.assign(options, { [key]: parsed.value });
+      return null;
+    },
+  };
+}
+
+const switchOn = (key: KeysOf<boolean>): FlagSpec => ({
+  kind: "switch",
+  apply: (options) => {
+    Object.assign(options, { [key]: true });
+  },
+});
+
+const text = (input: string): Parsed<string> =>
+  input.length > 0 ? { ok: true, value: input } : { ok: false, error: "expected a non-empty value" };
+const intIn = (min: number, max: number) => (input: string) => parseIntIn(input, { min, max });
+const ignoredValue: FlagSpec = { kind: "value", apply: () => null };
+const ignoredSwitch: FlagSpec = { kind: "switch", apply: () => undefined };
+
+const FLAGS: Record<string, FlagSpec> = {
+  nnodes: value(parseNnodes, "nnodes"),
+  "nproc-per-node": value(intIn(1, 4096), "nprocPerNode"),
+  "server-host": value(text, "serverHost"),
+  "server-port": value(intIn(0, 65_535), "serverPort"),
+  "shutdown-signal": value(parseSignal, "shutdownSignal"),
+  "shutdown-timeout": value(parseSeconds, "shutdownTimeoutSeconds"),
+  "pre-train-script": value(text, "preTrainScript"),
+  "pre-train-args": value(splitShellWords, "preTrainArgs"),
+  "post-train-script": value(text, "postTrainScript"),
+  "post-train-args": value(splitShellWords, "postTrainArgs"),
+  "log-dir": value(text, "logDir"),
+  "monitor-interval-ms": value(intIn(10, 60_000), "monitorIntervalMs"),
+  "max-restarts": value(intIn(0, 1_000_000), "maxRestarts"),
+  "rdzv-id": value(text, "runId"),
+  tee: value(parseTee, "tee"),
+  "no-python": switchOn("noPython"),
+  module: switchOn("module"),
+  "inprocess-restart": switchOn("inprocessRestart"),
+  // Accepted for compatibility, no effect here (output always goes to per-rank log files; rendezvous
+  // comes from the operator; uvicorn knobs do not apply to node:http).
+  "rdzv-backend": ignoredValue,
+  "rdzv-endpoint": ignoredValue,
+  "rdzv-conf": ignoredValue,
+  "master-addr": ignoredValue,
+  "master-port": ignoredValue,
+  "node-rank": ignoredValue,
+  "local-addr": ignoredValue,
+  "start-method": ignoredValue,
+  role: ignoredValue,
+  "monitor-interval": ignoredValue,
+  redirects: ignoredValue,
+  redirect: ignoredValue,
+  "local-ranks-filter": ignoredValue,
+  "logs-specs": ignoredValue,
+  "event-log-handler": ignoredValue,
+  "numa-binding": ignoredValue,
+  "signals-to-handle": ignoredValue,
+  "inprocess-timeout": ignoredValue,
+  "server-log-level": ignoredValue,
+  "server-shutdown-timeout": ignoredValue,
+  standalone: ignoredSwitch,
+  "run-path": ignoredSwitch,
+  "virtual-local-rank": ignoredSwitch,
+};
+
+const SHORT_FLAGS: Record<string, string> = { "-m": "module", "-r": "redirects", "-t": "tee" };
+
+/** `--nproc_per_node` → `nproc-per-node`; `-m` → `module`; null for something that is not a known flag. */
+export function lookupFlag(name: string): { name: string; spec: FlagSpec } | null {
+  const short = Object.hasOwn(SHORT_FLAGS, name) ? SHORT_FLAGS[name] : undefined;
+  const canonical = short ?? (name.startsWith("--") ? name.slice(2).replaceAll("_", "-") : null);
+  if (canonical === null || !Object.hasOwn(FLAGS, canonical)) return null;
+  const spec = FLAGS[canonical];
+  return spec === undefined ? null : { name: canonical, spec };
+}

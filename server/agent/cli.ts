@@ -1,0 +1,91 @@
+import { type AgentOptions, DEFAULT_OPTIONS, lookupFlag } from "./cli-flags";
+
+/**
+ * `rebound-agent [flags] script [script args]`, torchrun style: flags come first, in `--flag value` or
+ * `--flag=value` form with `-` or `_` between words; the first argument that is not a flag is the training
+ * script and everything after it belongs to the script (`--` also ends the flags).
+ */
+
+export type { AgentOptions } from "./cli-flags";
+
+export type AgentConfig = AgentOptions & { script: string; scriptArgs: string[]; warnings: string[] };
+
+export type ParseArgsResult =
+  | { kind: "config"; config: AgentConfig }
+  | { kind: "help"; text: string }
+  | { kind: "error"; message: string };
+
+export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N] [--server-host HOST] [--server-port PORT]
+                     [--shutdown-signal SIG] [--shutdown-timeout SECONDS] [--log-dir DIR]
+                     [--pre-train-script PATH [--pre-train-args ARGS]] [--post-train-script PATH [--post-train-args ARGS]]
+                     [--monitor-interval-ms MS] [--max-restarts N] [--rdzv-id ID] [--tee 0-3] [--no-python | -m]
+                     script [script args...]
+  --server-port 0 picks a free port (printed on start-up). Other torchrun/hyperpodrun flags are accepted and ignored.`;
+
+type Step = { next: number; error?: string };
+
+function splitFlag(arg: string): { name: string; inline: string | undefined } {
+  const eq = arg.indexOf("=");
+  return eq > 0 ? { name: arg.slice(0, eq), inline: arg.slice(eq + 1) } : { name: arg, inline: undefined };
+}
+
+function applyFlag(options: AgentOptions, argv: readonly string[], index: number): Step {
+  const { name, inline } = splitFlag(argv[index] ?? "");
+  const flag = lookupFlag(name);
+  if (flag === null) return { next: index, error: `unknown flag ${name}` };
+  if (flag.spec.kind === "switch") {
+    if (inline !== undefined) return { next: index, error: `${name} takes no value` };
+    flag.spec.apply(options);
+    return { next: index + 1 };
+  }
+  const next = argv[index + 1];
+  const given = inline ?? (next?.startsWith("--") ? undefined : next);
+  if (given === undefined) return { next: index, error: `${name} expects a value` };
+  const error = flag.spec.apply(options, given);
+  if (error !== null) return { next: index, error: `${name}: ${error}` };
+  return { next: inline === undefined ? index + 2 : index + 1 };
+}
+
+function finish(
+  options: AgentOptions,
+  rest: { script: string | undefined; args: string[] },
+): ParseArgsResult {
+  if (rest.script === undefined) return { kind: "error", message: "missing the training script to run" };
+  if (options.noPython && options.module) {
+    return { kind: "error", message: "--no-python and --module cannot be used together" };
+  }
+  const warnings = options.inprocessRestart
+    ? ["--inprocess-restart is not implemented: running as a process-level-restart agent"]
+    : [];
+  return { kind: "config", config: { ...options, script: rest.script, scriptArgs: rest.args, warnings } };
+}
+
+type ArgKind = "help" | "separator" | "script" | "flag";
+
+function argKind(arg: string): ArgKind {
+  if (arg === "--help" || arg === "-h") return "help";
+  if (arg === "--") return "separator";
+  return arg.startsWith("-") && arg !== "-" ? "flag" : "script";
+}
+
+export function parseAgentArgs(argv: readonly string[]): ParseArgsResult {
+  const options: AgentOptions = { ...DEFAULT_OPTIONS, preTrainArgs: [], postTrainArgs: [] };
+  let index = 0;
+  while (index < argv.length) {
+    const arg = argv[index] ?? "";
+    switch (argKind(arg)) {
+      case "help":
+        return { kind: "help", text: USAGE };
+      case "separator":
+        return finish(options, { script: argv[index + 1], args: argv.slice(index + 2) });
+      case "script":
+        return finish(options, { script: arg, args: argv.slice(index + 1) });
+      case "flag": {
+        const step = applyFlag(options, argv, index);
+        if (step.error !== undefined) return { kind: "error", message: step.error };
+        index = step.next;
+      }
+    }
+  }
+  return finish(options, { script: undefined, args: [] });
+}

@@ -1,0 +1,160 @@
+import path from "node:path";
+import {
+  type AttemptContext,
+  type AttemptInput,
+  checkRules,
+  createAttemptContext,
+  isStopping,
+  killAll,
+  raiseFault,
+  ruleLoadFault,
+  settle,
+  stopProcesses,
+  stopTicker,
+  teeLine,
+} from "./attempt-context";
+import { type ManagedProcess, type ProcessExit, type SpawnInput, spawnManaged } from "./managed-process";
+import { isFailedExit, type RankRecord, recordLine, tickRank } from "./rank-record";
+import { groupEnv, workerEnv } from "./worker-env";
+import { type HookPhase, hookFault, workerCrashFault } from "./worker-faults";
+
+/**
+ * One attempt of the worker group (what a /start launches): the pre-train script, then nprocPerNode
+ * workers, then (if every worker exited 0) the post-train script and `onCompleted`. The first fault (a
+ * worker exiting non-zero or by a signal, a log rule going SLOW/HANGING/FAULTED on any local rank, a
+ * failing pre/post-train script) is reported through `onFault` at once, then every worker is stopped with
+ * the shutdown signal and SIGKILLed after the shutdown timeout. Exits after a stop was requested are
+ * "stopped", never faults. Every local rank's output goes through its rank's log rules.
+ */
+
+export type { AttemptEvents, AttemptInput, Hook, LauncherSettings, OutputSink } from "./attempt-context";
+
+export type Attempt = {
+  readonly number: number;
+  readonly ranks: readonly RankRecord[];
+  /** Stops whatever runs (signal now, SIGKILL after timeoutMs); resolves once every process has exited. */
+  stop(input: { signal: NodeJS.Signals; timeoutMs: number }): Promise<void>;
+  /** SIGKILL to every process group of the attempt, synchronously (for the agent's own exit). */
+  killAll(): void;
+};
+
+function onWorkerExit(ctx: AttemptContext, record: RankRecord, exit: ProcessExit): void {
+  record.exitCode = exit.code;
+  record.signal = exit.signal;
+  if (isStopping(ctx)) {
+    record.state = "stopped";
+    return;
+  }
+  if (!isFailedExit(exit)) {
+    record.state = "exited";
+    record.monitor?.suspend();
+    return;
+  }
+  record.state = "crashed";
+  const pid = record.process?.pid ?? null;
+  raiseFault(ctx, workerCrashFault({ localRank: record.localRank, pid, exit }));
+}
+
+/** Spawns and tracks a process; one that cannot be started (e.g. its log folder cannot be made) is a failed exit. */
+async function start(
+  ctx: AttemptContext,
+  input: SpawnInput,
+): Promise<{ child: ManagedProcess | null; exited: Promise<ProcessExit> }> {
+  try {
+    const child = await spawnManaged(input);
+    ctx.processes.add(child);
+    if (ctx.stopSignal !== null) child.signal(ctx.stopSignal);
+    return { child, exited: child.exited };
+  } catch (error) {
+    const exit = { code: 1, signal: null, at: input.now(), spawnError: String(error), lastStderrLine: null };
+    return { child: null, exited: Promise.resolve(exit) };
+  }
+}
+
+async function spawnWorker(ctx: AttemptContext, record: RankRecord): Promise<void> {
+  const { settings, rendezvous, deps } = ctx.input;
+  const { child, exited } = await start(ctx, {
+    command: settings.train,
+    env: workerEnv({ base: deps.baseEnv, rendezvous, group: settings, localRank: record.localRank }),
+    logDir: path.join(ctx.attemptDir, String(record.localRank)),
+    onLine: (line, stream) => {
+      teeLine(ctx, { prefix: `default${record.localRank}`, line, stream });
+      recordLine(record, { line, at: deps.now() });
+      checkRules(ctx);
+    },
+    logger: deps.logger,
+    now: deps.now,
+  });
+  record.process = child;
+  if (child !== null) {
+    record.state = "running";
+    record.monitor?.resume();
+  }
+  onWorkerExit(ctx, record, await exited);
+}
+
+async function runHook(ctx: AttemptContext, phase: HookPhase): Promise<boolean> {
+  const { settings, rendezvous, deps } = ctx.input;
+  const hook = phase === "pre_train" ? settings.preTrain : settings.postTrain;
+  if (hook === null || isStopping(ctx)) return !isStopping(ctx);
+  const { child, exited } = await start(ctx, {
+    command: hook.command,
+    env: groupEnv({ base: deps.baseEnv, rendezvous, group: settings }),
+    logDir: path.join(ctx.attemptDir, phase),
+    onLine: (line, stream) => teeLine(ctx, { prefix: phase, line, stream }),
+    logger: deps.logger,
+    now: deps.now,
+  });
+  const exit = await exited;
+  if (isStopping(ctx)) return false;
+  if (!isFailedExit(exit)) return true;
+  raiseFault(ctx, hookFault({ phase, script: hook.script, pid: child?.pid ?? null, exit }));
+  return false;
+}
+
+function startTicker(ctx: AttemptContext): void {
+  if (isStopping(ctx) || ctx.records.every((record) => record.monitor === null)) return;
+  ctx.ticker = setInterval(() => {
+    for (const record of ctx.records) tickRank(record);
+    checkRules(ctx);
+  }, ctx.input.settings.monitorIntervalMs);
+}
+
+async function run(ctx: AttemptContext): Promise<void> {
+  if (!(await runHook(ctx, "pre_train"))) return;
+  const exits = ctx.records.map((record) => spawnWorker(ctx, record));
+  startTicker(ctx);
+  await Promise.all(exits);
+  stopTicker(ctx);
+  if (isStopping(ctx) || !(await runHook(ctx, "post_train"))) return;
+  if (!isStopping(ctx)) ctx.input.events.onCompleted();
+}
+
+export function launchAttempt(input: AttemptInput): Attempt {
+  const { ctx, ruleError } = createAttemptContext(input);
+  const failed = (error: unknown) => {
+    input.deps.logger.error("attempt failed", { attempt: input.attempt, error: String(error) });
+    raiseFault(ctx, {
+      reason: "WorkerFault",
+      message: `Agent error: ${String(error)}`,
+      at: input.deps.now(),
+    });
+  };
+  const done = (async () => {
+    await Promise.resolve();
+    if (ruleError !== null) return raiseFault(ctx, ruleLoadFault(ctx, ruleError));
+    return run(ctx);
+  })()
+    .catch(failed)
+    .finally(() => settle(ctx));
+  return {
+    number: input.attempt,
+    ranks: ctx.records,
+    stop: async (stop) => {
+      stopProcesses(ctx, stop);
+      await done;
+      settle(ctx);
+    },
+    killAll: () => killAll(ctx),
+  };
+}

@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { z } from "zod";
+import type { Logger } from "../log";
+import { PROMETHEUS_CONTENT_TYPE } from "../metrics/exposition";
+import type { Agent, CommandResult } from "./agent";
+import { readJsonBody } from "./http-body";
+import { type ErrorBody, startRequestSchema, stopRequestSchema, updateRequestSchema } from "./protocol";
+import { jsonErrorDetail, parseBody } from "./validation-detail";
+
+/**
+ * The agent's HTTP API (reference 2.2) on node:http: POST /start /stop /update /shutdown, GET /status, plus
+ * GET /metrics (Prometheus) and GET /healthz. Errors follow FastAPI: 422 `{detail: [{type, loc, msg}]}` for
+ * a body that does not validate (nothing changes), 409 `{detail}` for a command the current state refuses,
+ * 413 for a body over 1 MiB, 404/405 for unknown routes. Every POST answers with the /status body.
+ */
+
+type Reply = { status: number; body: unknown } | { status: number; text: string; contentType: string };
+type Handler = (request: IncomingMessage) => Promise<Reply> | Reply;
+type Route = { method: "GET" | "POST"; handle: Handler };
+
+const detail = (status: number, message: string): Reply => ({
+  status,
+  body: { detail: message } satisfies ErrorBody,
+});
+
+async function withBody<S extends z.ZodType>(
+  request: IncomingMessage,
+  input: { schema: S; optional: boolean; run: (value: z.output<S>) => Reply },
+): Promise<Reply> {
+  const read = await readJsonBody(request);
+  switch (read.kind) {
+    case "too-large":
+      return detail(413, "Request body too large (limit 1 MiB)");
+    case "invalid":
+      return { status: 422, body: { detail: jsonErrorDetail(read.reason) } };
+    case "empty":
+    case "json": {
+      const value = read.kind === "json" ? read.value : input.optional ? {} : undefined;
+      const parsed = parseBody(input.schema, value);
+      return parsed.ok ? input.run(parsed.value) : { status: 422, body: { detail: parsed.detail } };
+    }
+    default:
+      return read satisfies never;
+  }
+}
+
+function routes(agent: Agent): Record<string, Route> {
+  const answer = (result: CommandResult): Reply =>
+    result.ok ? { status: 200, body: agent.status() } : detail(result.status, result.detail);
+  return {
+    "/status": { method: "GET", handle: () => ({ status: 200, body: agent.status() }) },
+    "/healthz": { method: "GET", handle: () => ({ status: 200, body: { status: "ok" } }) },
+    "/metrics": {
+      method: "GET",
+      handle: () => ({ status: 200, text: agent.metrics(), contentType: PROMETHEUS_CONTENT_TYPE }),
+    },
+    "/start": {
+      method: "POST",
+      handle: (request) =>
+        withBody(request, {
+          schema: startRequestSchema,
+          optional: false,
+          run: (body) => answer(agent.start(body)),
+        }),
+    },
+    "/update": {
+      method: "POST",
+      handle: (request) =>
+        withBody(request, {
+          schema: updateRequestSchema,
+          optional: false,
+          run: (body) => answer(agent.update(body)),
+        }),
+    },
+    "/stop": {
+      method: "POST",
+      handle: (request) =>
+        withBody(request, {
+          schema: stopRequestSchema,
+          optional: true,
+          run: (body) => answer(agent.stop(body)),
+        }),
+    },
+    "/shutdown": { method: "POST", handle: (request) => drain(request).then(() => answer(agent.shutdown())) },
+  };
+}
+
+function drain(request: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    request.on("end", resolve);
+    request.on("error", () => resolve());
+    request.resume();
+  });
+}
+
+function send(response: ServerResponse, reply: Reply): void {
+  const isText = "text" in reply;
+  const payload = isText ? reply.text : JSON.stringify(reply.body);
+  response.writeHead(reply.status, {
+    "content-type": isText ? reply.contentType : "application/json",
+    "content-length": Buffer.byteLength(payload),
+  });
+  response.end(payload);
+}
+
+async function dispatch(table: Record<string, Route>, request: IncomingMessage): Promise<Reply> {
+  const pathname = new URL(request.url ?? "/", "http://agent").pathname;
+  const route = Object.hasOwn(table, pathname) ? table[pathname] : undefined;
+  if (route === undefined) return detail(404, "Not Found");
+  if (route.method !== request.method) return detail(405, "Method Not Allowed");
+  return route.handle(request);
+}
+
+export function createAgentServer(input: { agent: Agent; logger: Logger }): Server {
+  const { agent, logger } = input;
+  const table = routes(agent);
+  return createServer((request, response) => {
+    dispatch(table, request)
+      .catch((error: unknown) => {
+        logger.error("request failed", { path: request.url, error: String(error) });
+        return detail(500, "Internal Server Error");
+      })
+      .then((reply) => {
+        if (request.method !== "GET")
+          logger.info("request", { method: request.method, path: request.url, status: reply.status });
+        send(response, reply);
+      });
+  });
+}
+
+/** Listens and resolves with the bound port (useful with port 0). */
+export function listen(server: Server, input: { host: string; port: number }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(input.port, input.host, () => {
+      server.off("error", reject);
+      const address = server.address();
+      resolve(typeof address === "object" && address !== null ? address.port : input.port);
+    });
+  });
+}

@@ -1,0 +1,71 @@
+import { AGENT_VERSION, type AgentStatus, type AgentStatusName, RESTART_MODE } from "./protocol";
+import { type RankRecord, rankStatus } from "./rank-record";
+import { type AgentState, isoTimestamp, type StateSnapshot } from "./state";
+
+/**
+ * The `GET /status` body: the HyperPod agent's keys, in its order, each present only when set (reference
+ * 2.2), plus Rebound's `ranks` (the last attempt's local ranks) and `fault_at`.
+ */
+
+/** What the operator told this agent in its last /start or /update. */
+export type Assignment = {
+  assignedRank: number | null;
+  ipVersion: string | null;
+  spare: boolean;
+  progress: Record<string, unknown> | null;
+};
+
+export const EMPTY_ASSIGNMENT: Assignment = {
+  assignedRank: null,
+  ipVersion: null,
+  spare: false,
+  progress: null,
+};
+
+export function statusName(state: AgentState): AgentStatusName {
+  switch (state) {
+    case "INIT":
+      return "init";
+    case "READY":
+      return "ready";
+    case "RUNNING":
+      return "running";
+    case "COMPLETED":
+      return "completed";
+    case "FAULTED":
+      return "faulted";
+    case "STOPPING":
+      return "stopping";
+    case "SHUTDOWN":
+      return "shutdown";
+    default:
+      return state satisfies never;
+  }
+}
+
+const when = <T extends object>(condition: boolean, value: () => T): T | Record<string, never> =>
+  condition ? value() : {};
+
+export function buildStatus(input: {
+  snapshot: StateSnapshot;
+  assignment: Assignment;
+  ranks: readonly RankRecord[];
+}): AgentStatus {
+  const { snapshot, assignment, ranks } = input;
+  const { reason, message, faultAt } = snapshot;
+  const { ipVersion, progress, assignedRank } = assignment;
+  return {
+    status: statusName(snapshot.state),
+    ...when(Object.keys(snapshot.transitions).length > 0, () => ({ transitions: snapshot.transitions })),
+    ...when(reason !== null, () => ({ reason: reason ?? "" })),
+    ...when(message !== null, () => ({ message: message ?? "" })),
+    restartMode: RESTART_MODE,
+    ...when(ipVersion !== null, () => ({ ipversion: ipVersion ?? "" })),
+    ...when(progress !== null, () => ({ progress: progress ?? {} })),
+    agent_version: AGENT_VERSION,
+    ...when(assignedRank !== null, () => ({ assigned_rank: String(assignedRank) })),
+    spare: assignment.spare ? "True" : "False",
+    ...when(ranks.length > 0, () => ({ ranks: ranks.map(rankStatus) })),
+    ...when(faultAt !== null, () => ({ fault_at: isoTimestamp(faultAt ?? 0) })),
+  };
+}

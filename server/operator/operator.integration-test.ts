@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive } from "@/server/cluster/local/process-tree";
+import type { JobRef } from "@/server/cluster/types";
+import { createDb } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seedIfEmpty } from "@/server/db/seed";
+import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { createTestDatabase } from "@/test/database";
+import { injectFault } from "./api/faults";
+import { demoJobYaml } from "./testing/jobs";
+import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
+
+/**
+ * A real multi-process local job (2 virtual nodes × 4 ranks: 2 agents, 8 trainer processes) through every
+ * fault kind: the right action, back to Running with every rank, counters and restart timeline right,
+ * nothing orphaned.
+ */
+let database: { url: string; drop: () => Promise<void> };
+let operator: LocalOperator;
+
+beforeAll(async () => {
+  database = await createTestDatabase("it_operator");
+  await migrate(database.url);
+  const db = createDb(database.url);
+  await seedIfEmpty(db);
+  await db.$disconnect();
+  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 3, gpusPerNode: 4 });
+}, 120_000);
+
+afterAll(async () => {
+  const pids = operator?.seenPids() ?? [];
+  await operator?.stop();
+  await database?.drop();
+  expect(pids.length).toBeGreaterThan(0);
+  expect(pids.filter(isAlive)).toEqual([]);
+}, 60_000);
+
+const allRanksRunning = (ref: JobRef, ranks: number) => () => {
+  const live = operator.live(ref);
+  return live?.phase === "Running" && live.ranksRunning === ranks && live.recovery === null ? live : null;
+};
+
+/** Every rank has printed a step line since its (re)start: the JobHang rule is HEALTHY everywhere. */
+const allRanksStepping = (ref: JobRef, ranks: number) => () => {
+  const live = allRanksRunning(ref, ranks)();
+  const ruleStates = live?.pods.flatMap((pod) => pod.ranks.map((rank) => rank.rule_states.JobHang)) ?? [];
+  return ruleStates.length === ranks && ruleStates.every((state) => state === "HEALTHY") ? live : null;
+};
+
+async function nextEvent(ref: JobRef, count: number) {
+  return operator.waitFor(`restart event #${count} recovered`, async () => {
+    const events = await listRestartEvents(operator.db, { namespace: ref.namespace, jobName: ref.name });
+    const event = events[count - 1];
+    return event && event.outcome !== "pending" ? event : null;
+  });
+}
+
+function rankPids(ref: JobRef): number[] {
+  return (operator.live(ref)?.pods ?? []).flatMap((pod) => pod.ranks.map((rank) => rank.pid ?? -1));
+}
+
+describe("local job recovery, end to end", () => {
+  const ref = { namespace: "hyperpod-ns-llm-research", name: "it-faults" };
+
+  it("starts every rank of a 2 × 4 job", async () => {
+    await operator.submit(demoJobYaml({ name: ref.name, nodes: 2, ranks: 4 }));
+    const live = await operator.waitFor("8 running ranks", allRanksRunning(ref, 8), 60_000);
+    expect(live.pods.map((pod) => pod.node).sort()).toHaveLength(2);
+    expect(new Set(live.pods.map((pod) => pod.node)).size).toBe(2);
+    const job = await operator.backend.getJob(ref);
+    expect(job?.status.conditions?.map((c) => c.type)).toEqual(
+      expect.arrayContaining(["Created", "PodsRunning", "Running"]),
+    );
+  });
+
+  it("restarts processes in place after a crash", async () => {
+    const before = rankPids(ref);
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "crash", rank: 5 },
+    });
+    const event = await nextEvent(ref, 1);
+    expect(event).toMatchObject({
+      faultReason: "WorkerCrash",
+      action: "PLR",
+      outcome: "recovered",
+      pods: ["it-faults-workers-1"],
+    });
+    expect(event.ranks).toEqual([4, 5, 6, 7]);
+    expect(event.detectedAt.getTime() - event.faultAt.getTime()).toBeLessThan(2000);
+    const live = await operator.waitFor("ranks back", allRanksRunning(ref, 8));
+    const after = rankPids(ref);
+    expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+    expect(live.pods.every((pod) => pod.ranks.every((rank) => rank.restarts >= 1))).toBe(true);
+    const status = (await operator.backend.getJob(ref))?.status;
+    expect(status).toMatchObject({
+      restartCount: 1,
+      restartStatus: { restartCount: 1, fullJobRestartCount: 0 },
+      latestFaultyPodInstanceList: { restartType: "PLR", faultyPodList: ["it-faults-workers-1"] },
+    });
+    expect(status?.conditions?.find((c) => c.type === "Running")?.message).toMatch(
+      /^The fault of reason WorkerCrash was remediated in \d+ milliseconds\.$/,
+    );
+  });
+
+  it("detects a hang through the log rule and restarts in place", async () => {
+    // A rule with only a recurring frequency starts counting at its first match (reference §2.4).
+    await operator.waitFor("ranks stepping", allRanksStepping(ref, 8));
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "hang", rank: 2 },
+    });
+    const event = await nextEvent(ref, 2);
+    expect(event).toMatchObject({
+      faultReason: "LogHang_JobHang",
+      action: "PLR",
+      outcome: "recovered",
+      pods: ["it-faults-workers-0"],
+    });
+    await operator.waitFor("ranks back", allRanksRunning(ref, 8));
+  });
+
+  it("faults on a NaN loss line (faultOnMatch) and restarts in place", async () => {
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "nan", rank: 6 },
+    });
+    const event = await nextEvent(ref, 3);
+    expect(event).toMatchObject({ faultReason: "LogFault_LossNaN", action: "PLR", outcome: "recovered" });
+    await operator.waitFor("ranks back", allRanksRunning(ref, 8));
+  });
+
+  it("replaces only the pod of a failed node, onto a healthy node", async () => {
+    const before = operator.live(ref);
+    const failedPod = before?.pods.find((pod) => pod.groupRank === 1);
+    const otherPod = before?.pods.find((pod) => pod.groupRank === 0);
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "node", rank: 4 },
+    });
+    const event = await nextEvent(ref, 4);
+    expect(event).toMatchObject({
+      faultReason: "NodeFault",
+      action: "POD_REPLACEMENT",
+      outcome: "recovered",
+      node: failedPod?.node,
+    });
+    const live = await operator.waitFor("ranks back", allRanksRunning(ref, 8));
+    const moved = live.pods.find((pod) => pod.groupRank === 1);
+    expect(moved?.node).not.toBe(failedPod?.node);
+    expect(live.pods.find((pod) => pod.groupRank === 0)?.node).toBe(otherPod?.node);
+    const status = (await operator.backend.getJob(ref))?.status;
+    expect(status).toMatchObject({
+      restartCount: 4,
+      restartStatus: { restartCount: 4, fullJobRestartCount: 0 },
+    });
+  });
+
+  it("deletes the job and all its processes", async () => {
+    const pids = [
+      ...rankPids(ref),
+      ...operator.backend.pods
+        .list(ref)
+        .map((pod) => operator.backend.pods.pidOf(pod.namespace, pod.name) ?? -1),
+    ];
+    await operator.backend.requestDeletion(ref);
+    await operator.waitFor("job gone", async () => (await operator.backend.getJob(ref)) === null);
+    expect(operator.backend.pods.list(ref)).toEqual([]);
+    await operator.waitFor("processes gone", () => pids.every((pid) => !isAlive(pid)), 10_000);
+  });
+});
+
+describe("escalation to a full job restart", () => {
+  const ref = { namespace: "hyperpod-ns-llm-research", name: "it-escalate" };
+
+  it("does a JLR once numRestartBeforeFullJobRestart is used up", async () => {
+    await operator.submit(
+      demoJobYaml({ name: ref.name, nodes: 2, ranks: 2, gpusPerPod: 2, restartsBeforeFullRestart: 1 }),
+    );
+    await operator.waitFor("4 running ranks", allRanksRunning(ref, 4), 60_000);
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "crash", rank: 0 },
+    });
+    expect(await nextEvent(ref, 1)).toMatchObject({ action: "PLR", outcome: "recovered" });
+    await operator.waitFor("ranks back", allRanksRunning(ref, 4));
+    const agentsBefore = operator.backend.pods
+      .list(ref)
+      .map((pod) => operator.backend.pods.pidOf(pod.namespace, pod.name));
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "crash", rank: 3 },
+    });
+    expect(await nextEvent(ref, 2)).toMatchObject({ action: "JLR", outcome: "recovered" });
+    await operator.waitFor("ranks back", allRanksRunning(ref, 4));
+    const agentsAfter = operator.backend.pods
+      .list(ref)
+      .map((pod) => operator.backend.pods.pidOf(pod.namespace, pod.name));
+    expect(agentsAfter.filter((pid) => agentsBefore.includes(pid))).toEqual([]);
+    expect((await operator.backend.getJob(ref))?.status).toMatchObject({
+      restartStatus: { restartCount: 0, fullJobRestartCount: 1 },
+      latestFaultyPodInstanceList: { restartType: "JLR" },
+    });
+  });
+});
