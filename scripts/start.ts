@@ -80,13 +80,13 @@ async function main() {
     databaseUrl: database.url,
     operatorUrl: operator.url,
   });
-  let stopDemo = () => undefined as void;
+  let stopDemo: (() => void) | null = null;
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log("stopping…");
-    stopDemo();
+    stopDemo?.();
     await Promise.all([stopChild(consoleProcess), stopChild(operator.child)]);
     await database.embedded?.stop();
     log("stopped");

@@ -1,7 +1,7 @@
 import type { ClusterEvent, ClusterNode } from "@/server/cluster/types";
 import type { AgentRank } from "./agent-client";
 import type { JobPhase, Recovery } from "./reconcilers/job-state";
-import type { Observation } from "./reconcilers/observe";
+import type { Observation, PodView } from "./reconcilers/observe";
 
 /**
  * What the operator last saw of each job, per pod and per rank: served to the console by the live-state API.
@@ -31,6 +31,20 @@ export type LiveJob = {
   updatedAt: number;
 };
 
+function toLivePod(view: PodView): LivePod {
+  const status = view.agent.kind === "status" ? view.agent.status : null;
+  return {
+    name: view.expected.name,
+    node: view.pod?.node ?? null,
+    phase: view.pod?.phase ?? "Missing",
+    groupRank: view.expected.groupRank,
+    agentState: status?.status ?? null,
+    agentReason: status?.reason ?? null,
+    agentError: view.agent.kind === "error" ? `${view.agent.error.cause}: ${view.agent.error.detail}` : null,
+    ranks: status?.ranks ?? [],
+  };
+}
+
 export function createLiveState() {
   const jobs = new Map<string, LiveJob>();
   let nodes: ClusterNode[] = [];
@@ -46,20 +60,7 @@ export function createLiveState() {
         ranksPerNode: number;
       },
     ) {
-      const pods: LivePod[] = entry.obs.pods.map((view) => {
-        const status = view.agent.kind === "status" ? view.agent.status : null;
-        return {
-          name: view.expected.name,
-          node: view.pod?.node ?? null,
-          phase: view.pod?.phase ?? "Missing",
-          groupRank: view.expected.groupRank,
-          agentState: status?.status ?? null,
-          agentReason: status?.reason ?? null,
-          agentError:
-            view.agent.kind === "error" ? `${view.agent.error.cause}: ${view.agent.error.detail}` : null,
-          ranks: status?.ranks ?? [],
-        };
-      });
+      const pods = entry.obs.pods.map(toLivePod);
       nodes = entry.obs.nodes;
       jobs.set(key, {
         namespace: entry.obs.job.ref.namespace,

@@ -5,6 +5,7 @@ import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
 import { localAgentCommand } from "./agent-command";
+import { hostEnvironment } from "./host-env";
 import { loadPodRecords, type PodRecord, savePodRecords, toClusterPod } from "./pod-records";
 import { isAlive, killTree } from "./process-tree";
 
@@ -117,7 +118,7 @@ export function createPodManager(opts: {
         cwd: opts.repoRoot,
         detached: true,
         stdio: ["ignore", log, log],
-        env: { ...process.env, ...containerEnv(input.job, input.replicaSpec), ...input.env },
+        env: { ...hostEnvironment(), ...containerEnv(input.job, input.replicaSpec), ...input.env },
       });
       if (child.pid === undefined)
         throw new AppError("UNAVAILABLE", `could not start the agent of pod ${podName}`);

@@ -115,17 +115,19 @@ export const routes: Route[] = [
   },
 ];
 
+function findRoute(method: string | undefined, pathname: string): { route: Route; params: string[] } {
+  for (const route of routes) {
+    const match = route.pattern.exec(pathname);
+    if (match && route.method === method) return { route, params: match.slice(1) };
+  }
+  throw new HttpError(404, `no route for ${method} ${pathname}`);
+}
+
 export async function handleRequest(ctx: RouteContext): Promise<void> {
   const url = new URL(ctx.req.url ?? "/", "http://operator");
   try {
-    for (const route of routes) {
-      const match = route.pattern.exec(url.pathname);
-      if (!match) continue;
-      if (route.method !== ctx.req.method) continue;
-      await route.handle(ctx, match.slice(1));
-      return;
-    }
-    throw new HttpError(404, `no route for ${ctx.req.method} ${url.pathname}`);
+    const { route, params } = findRoute(ctx.req.method, url.pathname);
+    await route.handle(ctx, params);
   } catch (error) {
     if (error instanceof HttpError) sendJson(ctx.res, error.status, { message: error.message });
     else if (error instanceof SyntaxError)

@@ -47,7 +47,7 @@ async function viewAgent(opts: {
   now: number;
 }): Promise<AgentView> {
   const { pod, failures, key, now } = opts;
-  if (!pod || pod.phase !== "Running" || !pod.agentUrl) {
+  if (pod?.phase !== "Running" || !pod.agentUrl) {
     failures.delete(key);
     return { kind: "none" };
   }

@@ -2,7 +2,7 @@ import { parseJobKey } from "@/server/cluster/types";
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import type { HandlerResult } from "@/server/operator/workqueue";
 import { event, type JobContext, type OperatorDeps, ranksPerNode } from "./deps";
-import { allCompleted, detectFault } from "./detect";
+import { allCompleted, type DetectOptions, detectFault } from "./detect";
 import { displayStatus, type JobPhase, readState, setCondition, withState } from "./job-state";
 import {
   completeJob,
@@ -36,6 +36,20 @@ function agentMessage(ctx: JobContext, podName: string): string | undefined {
   return view?.agent.kind === "status" ? view.agent.status.message : undefined;
 }
 
+async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<void> {
+  if (allCompleted(ctx.obs)) return completeJob(ctx);
+  const fault = detectFault(ctx.obs, options);
+  if (fault) await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
+}
+
+/** While agents restart, a new fault means this restart failed: it is decided afresh. */
+async function stepRecovering(ctx: JobContext, options: DetectOptions): Promise<void> {
+  const fault = ctx.state.recovery?.stage === "starting" ? detectFault(ctx.obs, options) : null;
+  if (!fault) return advanceRecovery(ctx);
+  await abandonRecovery(ctx, `a new fault (${fault.reason}) happened while restarting`);
+  await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
+}
+
 async function step(ctx: JobContext): Promise<void> {
   const { config } = ctx.deps;
   const detectOptions = {
@@ -47,19 +61,10 @@ async function step(ctx: JobContext): Promise<void> {
     case "Starting":
       await progressStart(ctx);
       return;
-    case "Running": {
-      if (allCompleted(ctx.obs)) return completeJob(ctx);
-      const fault = detectFault(ctx.obs, detectOptions);
-      if (fault) await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
-      return;
-    }
-    case "Recovering": {
-      const fault = ctx.state.recovery?.stage === "starting" ? detectFault(ctx.obs, detectOptions) : null;
-      if (!fault) return advanceRecovery(ctx);
-      await abandonRecovery(ctx, `a new fault (${fault.reason}) happened while restarting`);
-      await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
-      return;
-    }
+    case "Running":
+      return stepRunning(ctx, detectOptions);
+    case "Recovering":
+      return stepRecovering(ctx, detectOptions);
     case "Suspended":
       return resumeJob(ctx);
     case "Succeeded":
@@ -71,6 +76,33 @@ async function step(ctx: JobContext): Promise<void> {
 }
 
 const FINISHED: ReadonlySet<JobPhase> = new Set(["Succeeded", "Failed"]);
+
+async function markCreated(ctx: JobContext): Promise<void> {
+  if ((ctx.status.conditions ?? []).some((condition) => condition.type === "Created")) return;
+  ctx.status = setCondition(ctx.status, { type: "Created", status: "True", reason: "Created" }, ctx.now);
+  ctx.deps.metrics.created.inc({ namespace: ctx.job.ref.namespace });
+  await event(ctx, "Normal", "Created", "Created by the Rebound operator");
+}
+
+/** Takes this reconcile's step; returns when to look again (undefined: only on the next change). */
+async function advance(ctx: JobContext): Promise<number | undefined> {
+  const { job, now } = ctx;
+  if (job.job.spec.runPolicy?.suspend) {
+    await suspendJob(ctx);
+    return undefined;
+  }
+  if (FINISHED.has(ctx.state.phase)) return (await expireFinished(ctx)) ?? undefined;
+  const exceeded = checkDeadlines({
+    runPolicy: job.job.spec.runPolicy,
+    phase: DEADLINE_PHASE[ctx.state.phase],
+    phaseSince: ctx.state.since,
+    startTime: job.status.startTime ? Date.parse(job.status.startTime) : null,
+    now,
+  });
+  if (exceeded) await failJob(ctx, { reason: exceeded.deadline, message: exceeded.reason });
+  else await step(ctx);
+  return ctx.deps.config.pollMs;
+}
 
 export async function reconcileJob(deps: OperatorDeps, key: string): Promise<HandlerResult> {
   const ref = parseJobKey(key);
@@ -101,28 +133,8 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     deps.live.forget(key);
     return undefined;
   }
-  if (!(job.status.conditions ?? []).some((condition) => condition.type === "Created")) {
-    ctx.status = setCondition(ctx.status, { type: "Created", status: "True", reason: "Created" }, now);
-    deps.metrics.created.inc({ namespace: ref.namespace });
-    await event(ctx, "Normal", "Created", "Created by the Rebound operator");
-  }
-  let requeueAfterMs: number | undefined = deps.config.pollMs;
-  if (job.job.spec.runPolicy?.suspend) {
-    await suspendJob(ctx);
-    requeueAfterMs = undefined;
-  } else if (FINISHED.has(ctx.state.phase)) {
-    requeueAfterMs = (await expireFinished(ctx)) ?? undefined;
-  } else {
-    const exceeded = checkDeadlines({
-      runPolicy: job.job.spec.runPolicy,
-      phase: DEADLINE_PHASE[ctx.state.phase],
-      phaseSince: ctx.state.since,
-      startTime: job.status.startTime ? Date.parse(job.status.startTime) : null,
-      now,
-    });
-    if (exceeded) await failJob(ctx, { reason: exceeded.deadline, message: exceeded.reason });
-    else await step(ctx);
-  }
+  await markCreated(ctx);
+  const requeueAfterMs = await advance(ctx);
   const next = withState(ctx.status, ctx.state);
   if (JSON.stringify(next) !== JSON.stringify(job.status)) await deps.backend.updateJobStatus(ref, next);
   deps.live.update(key, {

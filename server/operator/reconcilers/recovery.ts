@@ -1,10 +1,10 @@
 import { isNodeHealthy } from "@/server/cluster/types";
 import { decideRecovery } from "@/server/domain/recovery/decide";
 import { remediatedMessage } from "@/server/domain/recovery/remediation";
-import type { ClusterView, Fault } from "@/server/domain/recovery/types";
+import type { ClusterView, Fault, RecoveryDecision } from "@/server/domain/recovery/types";
 import { completeFault, recordFault } from "@/server/services/restart-events/mutations";
 import { event, type JobContext, labels } from "./deps";
-import { setCondition } from "./job-state";
+import { type Recovery, setCondition } from "./job-state";
 import { failJob } from "./lifecycle";
 import { ensurePods, startAgents, stopAgents } from "./steps";
 
@@ -30,6 +30,37 @@ function describeFault(fault: Fault, agentMessage: string | undefined): string {
       return `The agent of pod ${fault.pods.join(", ")} did not answer (${fault.cause})`;
     default:
       return agentMessage ?? `${fault.reason} on pod ${fault.pods.join(", ")}`;
+  }
+}
+
+type RestartDecision = Exclude<RecoveryDecision, { action: "FAIL" }>;
+
+/** Which pods the restart recreates, where they may go, and the first stage. */
+function plan(
+  ctx: JobContext,
+  decision: RestartDecision,
+): Pick<Recovery, "action" | "stage" | "pods" | "avoidNodes" | "useSpare"> {
+  switch (decision.action) {
+    case "PLR":
+      return { action: "PLR", stage: "stopping", pods: [], avoidNodes: [], useSpare: null };
+    case "REPLACE_PODS":
+      return {
+        action: "REPLACE_PODS",
+        stage: "replacing",
+        pods: decision.pods,
+        avoidNodes: decision.avoidNodes,
+        useSpare: decision.useSpare,
+      };
+    case "JLR":
+      return {
+        action: "JLR",
+        stage: "replacing",
+        pods: ctx.obs.pods.map((view) => view.expected.name),
+        avoidNodes: decision.avoidNodes,
+        useSpare: null,
+      };
+    default:
+      return decision satisfies never;
   }
 }
 
@@ -75,20 +106,15 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
     return;
   }
   deps.backend.beforeRestart?.(ctx.job.ref);
-  const everyPod = ctx.obs.pods.map((view) => view.expected.name);
   ctx.state.phase = "Recovering";
   ctx.state.since = now;
   ctx.state.rendezvous = null;
   ctx.state.recovery = {
     eventId,
-    action: decision.action,
-    stage: decision.action === "PLR" ? "stopping" : "replacing",
     reason: fault.reason,
     faultAt: fault.at,
     detectedAt: now,
-    pods: decision.action === "JLR" ? everyPod : decision.action === "REPLACE_PODS" ? decision.pods : [],
-    avoidNodes: "avoidNodes" in decision ? decision.avoidNodes : [],
-    useSpare: decision.action === "REPLACE_PODS" ? decision.useSpare : null,
+    ...plan(ctx, decision),
   };
   ctx.status = setCondition(
     ctx.status,
