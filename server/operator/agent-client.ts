@@ -57,6 +57,13 @@ const post = (fetchImpl: Fetch, req: { url: string; body: unknown; timeoutMs: nu
     timeoutMs: req.timeoutMs,
   });
 
+/** The reference sends the state lower-case; accept an upper-case one from other agent builds too. */
+function lowerCaseState(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || !("status" in value) || typeof value.status !== "string")
+    return value;
+  return { ...value, status: value.status.toLowerCase() };
+}
+
 /** `fetch` is injectable so the contract test can record every exchange. */
 export function createAgentClient(opts: { timeoutMs: number; fetch?: Fetch }) {
   const fetchImpl = opts.fetch ?? fetch;
@@ -64,7 +71,7 @@ export function createAgentClient(opts: { timeoutMs: number; fetch?: Fetch }) {
     async status(base: string): Promise<AgentResult<AgentStatus>> {
       const result = await call(fetchImpl, `${base}/status`, { method: "GET", timeoutMs: opts.timeoutMs });
       if (!result.ok) return result;
-      const parsed = agentStatusSchema.safeParse(result.value);
+      const parsed = agentStatusSchema.safeParse(lowerCaseState(result.value));
       if (!parsed.success) {
         return { ok: false, error: { cause: "invalid-response", detail: z.prettifyError(parsed.error) } };
       }

@@ -114,8 +114,8 @@ describe("decideRecovery remedy by fault kind", () => {
     { name: "LogHang", fault: { ...base, node: "node-1", kind: "LogHang", rule: "hang" }, expected: "PLR" },
     { name: "LogSlow", fault: { ...base, node: "node-1", kind: "LogSlow", rule: "tflops" }, expected: "PLR" },
     { name: "LogFault", fault: { ...base, node: "node-1", kind: "LogFault", rule: "nccl" }, expected: "PLR" },
-    { name: "AgentUnreachable, healthy node", fault: unreachable("node-1"), expected: "PLR" },
-    { name: "AgentUnreachable, node unknown", fault: unreachable(), expected: "PLR" },
+    { name: "AgentUnreachable, healthy node", fault: unreachable("node-1"), expected: "REPLACE_PODS" },
+    { name: "AgentUnreachable, node unknown", fault: unreachable(), expected: "REPLACE_PODS" },
     { name: "AgentUnreachable, unhealthy node", fault: unreachable("node-3"), expected: "REPLACE_PODS" },
     {
       name: "WorkerCrash on an unhealthy node",

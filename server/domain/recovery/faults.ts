@@ -11,8 +11,8 @@ export function isOnUnhealthyNode(fault: Fault, healthyNodes: ReadonlySet<string
 
 /**
  * How a fault is remediated while the restart budget allows it. Any fault on an unhealthy node needs new pods
- * (our choice: a PLR on a dead node cannot succeed); otherwise process faults, including an agent that stopped
- * answering on a healthy node, get an in-place PLR, and lost pods are recreated.
+ * (our choice: a PLR on a dead node cannot succeed); so does an agent that stopped answering (our choice: it
+ * cannot take /stop or /start, so its pod is replaced) and a lost pod. Process faults get an in-place PLR.
  */
 export function remedyFor(fault: Fault, healthyNodes: ReadonlySet<string>): Remedy {
   if (isOnUnhealthyNode(fault, healthyNodes)) return "REPLACE_PODS";
@@ -21,8 +21,8 @@ export function remedyFor(fault: Fault, healthyNodes: ReadonlySet<string>): Reme
     case "LogHang":
     case "LogSlow":
     case "LogFault":
-    case "AgentUnreachable":
       return "PLR";
+    case "AgentUnreachable":
     case "PodGone":
     case "NodeFault":
       return "REPLACE_PODS";

@@ -42,6 +42,7 @@ export async function startLocalOperator(opts: {
   gpusPerNode: number;
   pollMs?: number;
   agentTimeoutMs?: number;
+  podStartGraceMs?: number;
   fetch?: typeof fetch;
 }): Promise<LocalOperator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-operator-"));
@@ -66,7 +67,7 @@ export async function startLocalOperator(opts: {
     config: {
       pollMs: opts.pollMs ?? 100,
       agentTimeoutMs: opts.agentTimeoutMs ?? 3000,
-      podStartGraceMs: 30_000,
+      podStartGraceMs: opts.podStartGraceMs ?? 30_000,
       stopTimeoutSeconds: 5,
     },
     log: createLogger({ service: "operator-under-test" }),

@@ -1,0 +1,124 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import { createDb, type Db } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seedIfEmpty } from "@/server/db/seed";
+import { createLogger } from "@/server/log";
+import { createAgentClient } from "@/server/operator/agent-client";
+import { createLiveState } from "@/server/operator/live-state";
+import { createOperatorMetrics } from "@/server/operator/metrics";
+import { createTestDatabase } from "@/test/database";
+import { handleRequest } from "./routes";
+
+/** The operator's HTTP API (no controller running: nothing here starts pods). */
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+let database: { url: string; drop: () => Promise<void> };
+let db: Db;
+let backend: LocalBackend;
+let server: Server;
+let base: string;
+let dataDir: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase("it_api");
+  await migrate(database.url);
+  db = createDb(database.url);
+  await seedIfEmpty(db);
+  dataDir = await mkdtemp(path.join(tmpdir(), "rebound-api-"));
+  backend = await createLocalBackend({
+    db,
+    dataDir,
+    repoRoot: ROOT,
+    nodeCount: 2,
+    gpusPerNode: 8,
+    nodeRebootMs: 0,
+  });
+  const deps = {
+    backend,
+    agents: createAgentClient({ timeoutMs: 1000 }),
+    db,
+    metrics: createOperatorMetrics(),
+    live: createLiveState(),
+    failures: new Map(),
+    clock: Date.now,
+    config: { pollMs: 100, agentTimeoutMs: 3000, podStartGraceMs: 30_000, stopTimeoutSeconds: 5 },
+    log: createLogger({ test: "api" }),
+  };
+  server = createServer((req, res) => void handleRequest({ req, res, deps, healthy: () => true }));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server?.close();
+  await backend?.stop();
+  await db?.$disconnect();
+  await database?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const submit = (body: string) => fetch(`${base}/api/v1/jobs`, { method: "POST", body });
+
+describe("POST /api/v1/jobs", () => {
+  it("rejects an invalid job with each field path and line, and stores nothing", async () => {
+    const response = await submit(await readFile(path.join(ROOT, "examples/jobs/invalid-job.yaml"), "utf8"));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as {
+      message: string;
+      errors: Array<{ path: string; line?: number }>;
+    };
+    expect(body.errors.map((error) => error.path).sort()).toEqual([
+      "spec.runPolicy.jobMaxRetryCount",
+      "spec.runPolicy.logMonitoringConfiguration[0].logPattern",
+      "spec.runPolicy.logMonitoringConfiguration[1].operator",
+      "spec.runPolicy.restartPolicy.evalPeriodSeconds",
+    ]);
+    expect(body.errors.every((error) => typeof error.line === "number")).toBe(true);
+    expect(body.message).toMatch(/^line \d+, spec\.runPolicy/m);
+    expect(await backend.listJobs()).toEqual([]);
+  });
+
+  it("rejects YAML that does not parse, naming the line", async () => {
+    const response = await submit("apiVersion: sagemaker.amazonaws.com/v1\nkind: [unclosed\n");
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: Array<{ line?: number }> }).errors[0]?.line).toBeGreaterThan(
+      0,
+    );
+    expect(await backend.listJobs()).toEqual([]);
+  });
+
+  it("accepts a valid job once, then refuses the same name", async () => {
+    const yaml = await readFile(path.join(ROOT, "examples/jobs/small-job.yaml"), "utf8");
+    const first = await submit(yaml);
+    expect(first.status).toBe(201);
+    const ref = (await first.json()) as { namespace: string; name: string };
+    expect((await backend.getJob(ref))?.job.spec.nprocPerNode).toBe("4");
+    const second = await submit(yaml);
+    expect(second.status).toBe(409);
+    expect(await backend.listJobs()).toHaveLength(1);
+    const detail = await fetch(`${base}/api/v1/jobs/${ref.namespace}/${ref.name}`);
+    expect(detail.status).toBe(200);
+    expect(await detail.json()).toMatchObject({ restarts: [], live: null });
+  });
+});
+
+describe("other routes", () => {
+  it("refuses a bad fault request with the field named", async () => {
+    const response = await fetch(`${base}/api/v1/jobs/hyperpod-ns-llm-research/small-job/faults`, {
+      method: "POST",
+      body: JSON.stringify({ kind: "meteor", rank: -1 }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toMatch(/^kind: .*; rank: /);
+  });
+
+  it("answers 404 for an unknown job and an unknown route", async () => {
+    expect((await fetch(`${base}/api/v1/jobs/hyperpod-ns-x/missing`)).status).toBe(404);
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+  });
+});
