@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { startDemoFaults, submitDemoJob } from "./lib/demo";
 import { buildConsoleIfNeeded } from "./lib/next-build";
-import { startOperator } from "./lib/operator-process";
+import { killLeftoverPods, startOperator } from "./lib/operator-process";
 import { generatePrismaClient } from "./lib/prisma-generate";
 import { stopChild, waitForHttp } from "./lib/processes";
 
@@ -88,6 +88,8 @@ async function main() {
     log("stopping…");
     stopDemo?.();
     await Promise.all([stopChild(consoleProcess), stopChild(operator.child)]);
+    const leftovers = await killLeftoverPods(dataDir);
+    if (leftovers > 0) log(`killed ${leftovers} local pod(s) the operator left behind`);
     await database.embedded?.stop();
     log("stopped");
     process.exit(code);

@@ -4,11 +4,12 @@ import path from "node:path";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const DEMO_JOB = { namespace: "hyperpod-ns-llm-research", name: "demo-llm" };
 const FAULT_KINDS = ["crash", "hang", "nan", "node"] as const;
+const jobUrl = (operatorUrl: string) => `${operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}`;
 
 /** Submits the demo job when the operator has no jobs yet (a fresh data dir). */
 export async function submitDemoJob(operatorUrl: string, log: (line: string) => void): Promise<void> {
   const jobs = (await (await fetch(`${operatorUrl}/api/v1/jobs`)).json()) as { jobs: unknown[] };
-  const existing = await fetch(`${operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}`);
+  const existing = await fetch(jobUrl(operatorUrl));
   if (jobs.jobs.length > 0 || existing.ok) return;
   const yaml = await readFile(path.join(ROOT, "examples/jobs/demo-job.yaml"), "utf8");
   const response = await fetch(`${operatorUrl}/api/v1/jobs`, { method: "POST", body: yaml });
@@ -26,7 +27,7 @@ export function startDemoFaults(opts: {
   const timer = setInterval(async () => {
     const kind = FAULT_KINDS[Math.floor(Math.random() * FAULT_KINDS.length)] ?? "crash";
     const rank = Math.floor(Math.random() * 8);
-    const url = `${opts.operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}/faults`;
+    const url = `${jobUrl(opts.operatorUrl)}/faults`;
     const response = await fetch(url, { method: "POST", body: JSON.stringify({ kind, rank }) }).catch(
       () => null,
     );

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { waitForHttp } from "./processes";
 
@@ -30,4 +30,22 @@ export async function startOperator(opts: {
   await waitForHttp({ url: `${url}/healthz`, child, timeoutMs: 60_000 });
   await writeFile(path.join(opts.dataDir, "operator.json"), JSON.stringify({ url }));
   return { child, url };
+}
+
+/**
+ * Safety net after the operator has exited: any local pod it left behind (it was killed, say) is killed
+ * with its workers. Only processes that are still a rebound-agent are touched (pids get reused).
+ */
+export async function killLeftoverPods(dataDir: string): Promise<number> {
+  const { loadPodRecords } = await import("@/server/cluster/local/pod-records");
+  const { isAlive, killTree } = await import("@/server/cluster/local/process-tree");
+  let killed = 0;
+  for (const record of loadPodRecords(path.join(dataDir, "local/pods.json"))) {
+    if (!isAlive(record.pid)) continue;
+    const cmdline = await readFile(`/proc/${record.pid}/cmdline`, "utf8").catch(() => "");
+    if (!cmdline.includes("rebound-agent")) continue;
+    killTree(record.pid, "SIGKILL");
+    killed += 1;
+  }
+  return killed;
 }

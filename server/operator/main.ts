@@ -75,15 +75,18 @@ async function main() {
   });
 
   let stopping = false;
+  // Local pods are this process's to stop: kill them first, then drain (a reconcile may be waiting on an
+  // agent), bounded, so a stop never leaves agent or worker processes behind.
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
     ready = false;
-    await controller.stop();
-    await backend.stop();
+    backend.pods.stopAll();
+    const drained = Promise.all([controller.stop(), backend.stop()]);
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5000))]);
     backend.pods.stopAll();
     server.close();
-    await db.$disconnect();
+    await db.$disconnect().catch(() => undefined);
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown());
