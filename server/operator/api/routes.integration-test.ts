@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -104,6 +105,37 @@ describe("POST /api/v1/jobs", () => {
     const detail = await fetch(`${base}/api/v1/jobs/${ref.namespace}/${ref.name}`);
     expect(detail.status).toBe(200);
     expect(await detail.json()).toMatchObject({ restarts: [], live: null });
+  });
+});
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, "bin/rebound.mjs"), ...args, "--operator", base], {
+      cwd: ROOT,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npx rebound", () => {
+  it("submit refuses an invalid job with field paths and lines, exit code 1", async () => {
+    const result = await cli(["submit", "examples/jobs/invalid-job.yaml"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/invalid-job\.yaml is not a valid job:\nline \d+, spec\.runPolicy/);
+  });
+
+  it("jobs lists what the operator knows", async () => {
+    const result = await cli(["jobs"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")[0]).toBe("NAMESPACE\tNAME\tSTATUS\tRANKS\tRESTARTS");
   });
 });
 
