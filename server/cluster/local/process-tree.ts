@@ -14,33 +14,62 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** The parent pid in a /proc/<pid>/stat line: "pid (comm) state ppid …"; comm may hold spaces and ')'. */
+export function parentFromStat(stat: string): number | null {
+  const end = stat.lastIndexOf(")");
+  // After the last ')': a space, the one-letter state, a space, then the parent pid.
+  const parent = end < 0 ? Number.NaN : Number.parseInt(stat.slice(end + 4), 10);
+  return Number.isNaN(parent) ? null : parent;
+}
+
 function parentOf(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name may contain spaces and parentheses: fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[1]);
+    return parentFromStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return null;
   }
 }
 
-export function descendants(root: number): number[] {
+function scanChildren(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
   let entries: string[];
   try {
-    entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+    entries = readdirSync("/proc");
   } catch {
-    return [];
+    return children;
   }
-  const children = new Map<number, number[]>();
   for (const entry of entries) {
     const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
     const parent = parentOf(pid);
     if (parent === null) continue;
     const list = children.get(parent) ?? [];
     list.push(pid);
     children.set(parent, list);
   }
+  return children;
+}
+
+/**
+ * One scan of /proc serves every lookup made by the same synchronous run of code (the cache is dropped at
+ * the next microtask checkpoint): reading every process's stat file is the costly part (hundreds of files
+ * while a 64-rank job runs), and callers ask for many roots in a row (every pod of a job, when sampling or
+ * stopping them all). Nothing this process does in between adds to a pod's tree (a process it spawns is
+ * its own child), and other processes fork concurrently whether the scan is a microsecond old or new.
+ */
+let scan: Map<number, number[]> | null = null;
+
+function childrenByParent(): Map<number, number[]> {
+  if (scan !== null) return scan;
+  scan = scanChildren();
+  queueMicrotask(() => {
+    scan = null;
+  });
+  return scan;
+}
+
+export function descendants(root: number): number[] {
+  const children = childrenByParent();
   const found: number[] = [];
   const stack = [...(children.get(root) ?? [])];
   while (stack.length > 0) {

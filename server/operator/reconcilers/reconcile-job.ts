@@ -101,7 +101,19 @@ async function advance(ctx: JobContext): Promise<number | undefined> {
   });
   if (exceeded) await failJob(ctx, { reason: exceeded.deadline, message: exceeded.reason });
   else await step(ctx);
-  return ctx.deps.config.pollMs;
+  return nextLook(ctx);
+}
+
+/**
+ * While a restart is under way the agents change state within tens of milliseconds (workers exit, the
+ * agent turns READY, /start is taken), so the job is looked at again soon instead of after a full poll:
+ * each poll interval spent waiting there is added to the restart as a whole.
+ */
+const RECOVERY_POLL_MS = 20;
+
+function nextLook(ctx: JobContext): number {
+  const { pollMs } = ctx.deps.config;
+  return ctx.state.phase === "Recovering" ? Math.min(pollMs, RECOVERY_POLL_MS) : pollMs;
 }
 
 export async function reconcileJob(deps: OperatorDeps, key: string): Promise<HandlerResult> {

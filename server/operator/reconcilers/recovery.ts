@@ -65,7 +65,9 @@ function plan(
 }
 
 export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?: string): Promise<void> {
-  const { deps, now } = ctx;
+  const { deps } = ctx;
+  // Detected now, once this reconcile has observed the fault (ctx.now is when it began observing).
+  const now = deps.clock();
   const decision = decideRecovery({
     runPolicy: ctx.job.job.spec.runPolicy,
     status: { restartCount: ctx.status.restartCount, restartStatus: ctx.status.restartStatus },
@@ -127,7 +129,9 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
 async function finishRecovery(ctx: JobContext): Promise<void> {
   const recovery = ctx.state.recovery;
   if (!recovery) return;
-  const { deps, now } = ctx;
+  const { deps } = ctx;
+  // Recovered now, once every agent has accepted its /start (not when this reconcile began).
+  const now = deps.clock();
   const message = remediatedMessage(recovery.reason, Math.max(0, now - recovery.faultAt));
   await completeFault(deps.db, recovery.eventId, {
     outcome: "recovered",
