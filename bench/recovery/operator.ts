@@ -6,11 +6,9 @@ import { isAlive } from "@/server/cluster/local/process-tree";
 import { type JobRef, jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
-import { createAgentClient } from "@/server/operator/agent-client";
 import { createController } from "@/server/operator/controller";
-import { createLiveState, type LiveJob } from "@/server/operator/live-state";
-import { createOperatorMetrics } from "@/server/operator/metrics";
-import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
+import type { LiveJob } from "@/server/operator/live-state";
+import { createOperatorDeps, type OperatorDeps } from "@/server/operator/reconcilers/deps";
 
 /**
  * The operator under measurement, wired as server/operator/main.ts wires it (its defaults: agent poll
@@ -67,17 +65,12 @@ export async function startBenchOperator(opts: {
     gpusPerNode: opts.gpusPerNode,
     nodeRebootMs: 0,
   });
-  const deps: OperatorDeps = {
+  const deps = createOperatorDeps({
     backend,
-    agents: createAgentClient({ timeoutMs: 2000 }),
     db,
-    metrics: createOperatorMetrics(),
-    live: createLiveState(),
-    failures: new Map(),
-    clock: Date.now,
-    config: { pollMs: opts.pollMs, agentTimeoutMs: 3000, podStartGraceMs: 30_000, stopTimeoutSeconds: 10 },
     log: createLogger({ service: "bench-operator" }),
-  };
+    config: { pollMs: opts.pollMs },
+  });
   const controller = createController(deps, { workers: 4, resyncMs: 30_000 });
   await backend.start();
   await controller.start();

@@ -9,12 +9,9 @@ import { InvalidEnvError } from "@/lib/env-schema";
 import { createLocalBackend } from "@/server/cluster/local/backend";
 import { createDb } from "@/server/db/client";
 import { createLogger } from "@/server/log";
-import { createAgentClient } from "./agent-client";
 import { handleRequest } from "./api/routes";
 import { createController } from "./controller";
-import { createLiveState } from "./live-state";
-import { createOperatorMetrics } from "./metrics";
-import type { OperatorDeps } from "./reconcilers/deps";
+import { createOperatorDeps } from "./reconcilers/deps";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -46,22 +43,12 @@ async function main() {
     gpusPerNode: env.REBOUND_LOCAL_GPUS_PER_NODE,
     nodeRebootMs: env.REBOUND_LOCAL_NODE_REBOOT_SECONDS * 1000,
   });
-  const deps: OperatorDeps = {
+  const deps = createOperatorDeps({
     backend,
-    agents: createAgentClient({ timeoutMs: Math.min(2000, env.REBOUND_AGENT_TIMEOUT_MS) }),
     db,
-    metrics: createOperatorMetrics(),
-    live: createLiveState(),
-    failures: new Map(),
-    clock: Date.now,
-    config: {
-      pollMs: env.REBOUND_AGENT_POLL_MS,
-      agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS,
-      podStartGraceMs: 30_000,
-      stopTimeoutSeconds: 10,
-    },
     log,
-  };
+    config: { pollMs: env.REBOUND_AGENT_POLL_MS, agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS },
+  });
   let ready = false;
   const server = createServer((req, res) => void handleRequest({ req, res, deps, healthy: () => ready }));
   await new Promise<void>((resolve) => server.listen(env.OPERATOR_PORT, env.OPERATOR_HOST, resolve));

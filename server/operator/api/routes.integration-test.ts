@@ -10,9 +10,7 @@ import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
 import { createLogger } from "@/server/log";
-import { createAgentClient } from "@/server/operator/agent-client";
-import { createLiveState } from "@/server/operator/live-state";
-import { createOperatorMetrics } from "@/server/operator/metrics";
+import { createOperatorDeps } from "@/server/operator/reconcilers/deps";
 import { createTestDatabase } from "@/test/database";
 import { handleRequest } from "./routes";
 
@@ -39,17 +37,7 @@ beforeAll(async () => {
     gpusPerNode: 8,
     nodeRebootMs: 0,
   });
-  const deps = {
-    backend,
-    agents: createAgentClient({ timeoutMs: 1000 }),
-    db,
-    metrics: createOperatorMetrics(),
-    live: createLiveState(),
-    failures: new Map(),
-    clock: Date.now,
-    config: { pollMs: 100, agentTimeoutMs: 3000, podStartGraceMs: 30_000, stopTimeoutSeconds: 5 },
-    log: createLogger({ test: "api" }),
-  };
+  const deps = createOperatorDeps({ backend, db, log: createLogger({ test: "api" }) });
   server = createServer((req, res) => void handleRequest({ req, res, deps, healthy: () => true }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

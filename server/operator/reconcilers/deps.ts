@@ -2,9 +2,9 @@ import type { ClusterBackend, ClusterJob } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import type { Logger } from "@/server/log";
-import type { AgentClient } from "@/server/operator/agent-client";
-import type { LiveState } from "@/server/operator/live-state";
-import type { OperatorMetrics } from "@/server/operator/metrics";
+import { type AgentClient, createAgentClient } from "@/server/operator/agent-client";
+import { createLiveState, type LiveState } from "@/server/operator/live-state";
+import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
 import type { ReboundState } from "./job-state";
 import type { FailureClock, Observation } from "./observe";
 
@@ -28,6 +28,36 @@ export type OperatorDeps = {
   config: OperatorConfig;
   log: Logger;
 };
+
+export const DEFAULT_OPERATOR_CONFIG: OperatorConfig = {
+  pollMs: 100,
+  agentTimeoutMs: 3000,
+  podStartGraceMs: 30_000,
+  stopTimeoutSeconds: 10,
+};
+
+/** The operator's wiring, shared by main.ts, the test harness and the benchmark. */
+export function createOperatorDeps(opts: {
+  backend: ClusterBackend;
+  db: Db;
+  log: Logger;
+  config?: Partial<OperatorConfig>;
+  fetch?: typeof fetch;
+}): OperatorDeps {
+  const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config };
+  return {
+    backend: opts.backend,
+    // One poll must not outlast the unreachable timeout.
+    agents: createAgentClient({ timeoutMs: Math.min(2000, config.agentTimeoutMs), fetch: opts.fetch }),
+    db: opts.db,
+    metrics: createOperatorMetrics(),
+    live: createLiveState(),
+    failures: new Map(),
+    clock: Date.now,
+    config,
+    log: opts.log,
+  };
+}
 
 /** One reconcile's working set: steps read `obs` and change `status`/`state`, which are written once at the end. */
 export type JobContext = {

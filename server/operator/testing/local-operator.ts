@@ -7,11 +7,9 @@ import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
-import { createAgentClient } from "@/server/operator/agent-client";
 import { type Controller, createController } from "@/server/operator/controller";
-import { createLiveState, type LiveJob } from "@/server/operator/live-state";
-import { createOperatorMetrics } from "@/server/operator/metrics";
-import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
+import type { LiveJob } from "@/server/operator/live-state";
+import { createOperatorDeps, type OperatorDeps } from "@/server/operator/reconcilers/deps";
 
 /**
  * A real operator with the local back end, in this process, for integration tests and benchmarks: real
@@ -56,22 +54,18 @@ export async function startLocalOperator(opts: {
     nodeRebootMs: 0,
     jobPollMs: 500,
   });
-  const deps: OperatorDeps = {
+  const deps = createOperatorDeps({
     backend,
-    agents: createAgentClient({ timeoutMs: 2000, fetch: opts.fetch }),
     db,
-    metrics: createOperatorMetrics(),
-    live: createLiveState(),
-    failures: new Map(),
-    clock: Date.now,
+    log: createLogger({ service: "operator-under-test" }),
+    fetch: opts.fetch,
     config: {
       pollMs: opts.pollMs ?? 100,
       agentTimeoutMs: opts.agentTimeoutMs ?? 3000,
       podStartGraceMs: opts.podStartGraceMs ?? 30_000,
       stopTimeoutSeconds: 5,
     },
-    log: createLogger({ service: "operator-under-test" }),
-  };
+  });
   const controller = createController(deps, { workers: 4, resyncMs: 5000 });
   await backend.start();
   await controller.start();
