@@ -9,6 +9,7 @@ import { createLogger } from "@/server/log";
 import { createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
 import { createOperatorDeps, type OperatorDeps } from "@/server/operator/reconcilers/deps";
+import { submitOrThrow, waitFor } from "@/server/operator/testing/helpers";
 
 /**
  * The operator under measurement, wired as server/operator/main.ts wires it (its defaults: agent poll
@@ -79,22 +80,9 @@ export async function startBenchOperator(opts: {
     deps,
     backend,
     db,
-    async submit(yaml) {
-      const result = await backend.submitYaml(yaml);
-      if (!result.ok)
-        throw new Error(result.reason === "invalid" ? JSON.stringify(result.errors) : result.message);
-      return result.job.ref;
-    },
+    submit: (yaml) => submitOrThrow(backend, yaml),
     live: (ref) => deps.live.get(jobKey(ref)),
-    async waitFor(what, probe, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const value = await probe();
-        if (value) return value;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    },
+    waitFor,
     seenPids: () => {
       tracker.sample();
       return [...tracker.pids];

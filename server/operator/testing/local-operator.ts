@@ -10,6 +10,7 @@ import { createLogger } from "@/server/log";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
 import { createOperatorDeps, type OperatorDeps } from "@/server/operator/reconcilers/deps";
+import { submitOrThrow, waitFor } from "./helpers";
 
 /**
  * A real operator with the local back end, in this process, for integration tests and benchmarks: real
@@ -84,22 +85,9 @@ export async function startLocalOperator(opts: {
     backend,
     controller,
     db,
-    async submit(yaml) {
-      const result = await backend.submitYaml(yaml);
-      if (!result.ok)
-        throw new Error(result.reason === "invalid" ? JSON.stringify(result.errors) : result.message);
-      return result.job.ref;
-    },
+    submit: (yaml) => submitOrThrow(backend, yaml),
     live: (ref) => deps.live.get(jobKey(ref)),
-    async waitFor(what, probe, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const value = await probe();
-        if (value) return value;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    },
+    waitFor,
     seenPids: () => [...pids],
     async stop() {
       clearInterval(sampler);
