@@ -84,8 +84,7 @@ beforeAll(async () => {
     nodes: 2,
     gpusPerNode: 2,
     fetch: recordingFetch,
-    agentTimeoutMs: 1000,
-    podStartGraceMs: 1000,
+    config: { agentTimeoutMs: 1000, podStartGraceMs: 1000, stopTimeoutSeconds: 5 },
   });
   api = createServer(
     (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true }),

@@ -24,7 +24,12 @@ beforeAll(async () => {
   const db = createDb(database.url);
   await seedIfEmpty(db);
   await db.$disconnect();
-  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 3, gpusPerNode: 4 });
+  operator = await startLocalOperator({
+    databaseUrl: database.url,
+    nodes: 3,
+    gpusPerNode: 4,
+    config: { stopTimeoutSeconds: 5 },
+  });
 }, 120_000);
 
 afterAll(async () => {

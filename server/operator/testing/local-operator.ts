@@ -2,19 +2,25 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
-import { descendants, isAlive } from "@/server/cluster/local/process-tree";
+import { isAlive } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
-import { createOperatorDeps, type OperatorDeps } from "@/server/operator/reconcilers/deps";
+import {
+  createOperatorDeps,
+  type OperatorConfig,
+  type OperatorDeps,
+} from "@/server/operator/reconcilers/deps";
 import { submitOrThrow, waitFor } from "./helpers";
 
 /**
  * A real operator with the local back end, in this process, for integration tests and benchmarks: real
- * agent processes, real workers, real PostgreSQL. Nothing here is a stand-in.
+ * agent processes, real workers, real PostgreSQL. Nothing here is a stand-in. Processes are tracked from
+ * what the operator already knows (pod agents, rank pids), not by scanning /proc, so tracking adds no
+ * latency to the operator being measured; `stop()` checks they are all gone.
  */
 export type LocalOperator = {
   deps: OperatorDeps;
@@ -28,21 +34,34 @@ export type LocalOperator = {
     probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
     timeoutMs?: number,
   ): Promise<T>;
-  /** Every process the local pods ever had (agents and their workers), for orphan checks. */
+  /** Every agent and worker process the local pods ever had, for orphan checks. */
   seenPids(): number[];
+  /** Stops everything; throws if any agent or worker process outlives it. */
   stop(): Promise<void>;
 };
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 
+function trackPids(deps: OperatorDeps, backend: LocalBackend) {
+  const pids = new Set<number>();
+  const sample = () => {
+    const agents = backend.pods.all().map((pod) => backend.pods.pidOf(pod.namespace, pod.name));
+    const ranks = deps.live
+      .list()
+      .flatMap((job) => job.pods.flatMap((pod) => pod.ranks.map((rank) => rank.pid)));
+    for (const pid of [...agents, ...ranks]) if (pid !== null) pids.add(pid);
+  };
+  const timer = setInterval(sample, 100);
+  return { sample, pids, stop: () => clearInterval(timer) };
+}
+
 export async function startLocalOperator(opts: {
   databaseUrl: string;
   nodes: number;
   gpusPerNode: number;
-  pollMs?: number;
-  agentTimeoutMs?: number;
-  podStartGraceMs?: number;
+  config?: Partial<OperatorConfig>;
   fetch?: typeof fetch;
+  service?: string;
 }): Promise<LocalOperator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-operator-"));
   const db = createDb(opts.databaseUrl);
@@ -58,27 +77,14 @@ export async function startLocalOperator(opts: {
   const deps = createOperatorDeps({
     backend,
     db,
-    log: createLogger({ service: "operator-under-test" }),
+    log: createLogger({ service: opts.service ?? "operator-under-test" }),
     fetch: opts.fetch,
-    config: {
-      pollMs: opts.pollMs ?? 100,
-      agentTimeoutMs: opts.agentTimeoutMs ?? 3000,
-      podStartGraceMs: opts.podStartGraceMs ?? 30_000,
-      stopTimeoutSeconds: 5,
-    },
+    config: opts.config,
   });
-  const controller = createController(deps, { workers: 4, resyncMs: 5000 });
+  const controller = createController(deps, { workers: 4, resyncMs: 30_000 });
   await backend.start();
   await controller.start();
-  const pids = new Set<number>();
-  const sampler = setInterval(() => {
-    for (const pod of backend.pods.all()) {
-      const pid = backend.pods.pidOf(pod.namespace, pod.name);
-      if (pid === null) continue;
-      pids.add(pid);
-      for (const child of descendants(pid)) pids.add(child);
-    }
-  }, 100);
+  const tracker = trackPids(deps, backend);
 
   return {
     deps,
@@ -88,17 +94,28 @@ export async function startLocalOperator(opts: {
     submit: (yaml) => submitOrThrow(backend, yaml),
     live: (ref) => deps.live.get(jobKey(ref)),
     waitFor,
-    seenPids: () => [...pids],
+    seenPids: () => {
+      tracker.sample();
+      return [...tracker.pids];
+    },
     async stop() {
-      clearInterval(sampler);
-      await controller.stop();
-      await backend.stop();
+      tracker.sample();
+      tracker.stop();
       backend.pods.stopAll();
-      await db.$disconnect();
-      const deadline = Date.now() + 5000;
-      while ([...pids].some(isAlive) && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      await rm(dataDir, { recursive: true, force: true });
+      try {
+        await controller.stop();
+        await backend.stop();
+        backend.pods.stopAll();
+        await db.$disconnect();
+      } finally {
+        const deadline = Date.now() + 10_000;
+        while ([...tracker.pids].some(isAlive) && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await rm(dataDir, { recursive: true, force: true });
+      }
+      const left = [...tracker.pids].filter(isAlive);
+      if (left.length > 0) throw new Error(`processes left running after stop: ${left.join(", ")}`);
     },
   };
 }
