@@ -1,6 +1,9 @@
-// `npm run build`: generate the Prisma client and build the console (what `npm start` does when needed).
+// `npm run build`: generate the Prisma client, build the console (what `npm start` does when needed) and
+// bundle the demo trainer.
+import { buildDemoTrainer } from "./lib/demo-trainer-build";
 import { buildConsoleIfNeeded } from "./lib/next-build";
 import { generatePrismaClient } from "./lib/prisma-generate";
 
 await generatePrismaClient();
 await buildConsoleIfNeeded((line) => console.log(`[rebound] ${line}`));
+await buildDemoTrainer();

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { startDemoFaults, submitDemoJob } from "./lib/demo";
+import { buildDemoTrainer } from "./lib/demo-trainer-build";
 import { buildConsoleIfNeeded } from "./lib/next-build";
 import { killLeftoverPods, startOperator } from "./lib/operator-process";
 import { generatePrismaClient } from "./lib/prisma-generate";
@@ -57,6 +58,7 @@ async function main() {
   const started = Date.now();
   if (await generatePrismaClient()) log("generated the Prisma client");
   if (!DEV) await buildConsoleIfNeeded(log);
+  await buildDemoTrainer();
 
   const { prepareDatabase } = await import("./lib/database");
   const database = await prepareDatabase({

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { buildDemoTrainer } from "@/scripts/lib/demo-trainer-build";
 import { generatePrismaClient } from "@/scripts/lib/prisma-generate";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/server/db/embedded";
 
@@ -20,6 +21,7 @@ declare module "vitest" {
 
 export async function setup(project: TestProject) {
   await generatePrismaClient();
+  await buildDemoTrainer();
   const given = process.env.TEST_DATABASE_URL;
   if (given) {
     project.provide("postgresAdminUrl", given);

@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { buildDemoTrainer } from "@/scripts/lib/demo-trainer-build";
 import { parseConfig } from "./config";
 import { type BenchEnvironment, openEnvironment } from "./environment";
 import { deleteJob } from "./job";
@@ -23,6 +24,7 @@ import { report } from "./report";
  */
 
 const config = parseConfig(process.argv.slice(2));
+await buildDemoTrainer();
 
 async function measure(operator: BenchOperator, began: number) {
   const inPlace = await startJob({ operator, config, name: "bench-inplace", fullRestarts: false });

@@ -24,7 +24,7 @@ spec:
             - name: trainer
               image: rebound/demo:latest
               command: ["npx", "rebound-agent", "--nproc-per-node", "${opts.ranks}", "--server-port", "8080", "--shutdown-timeout", "5"]
-              args: ["examples/trainer/demo-trainer.ts", "--steps", "0", "--step-ms", "${opts.stepMs ?? 100}"]
+              args: ["examples/trainer/dist/demo-trainer.mjs", "--steps", "0", "--step-ms", "${opts.stepMs ?? 100}"]
               resources:
                 limits:
                   nvidia.com/gpu: ${opts.gpusPerPod ?? opts.ranks}
