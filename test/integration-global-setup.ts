@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { buildKubeTestCluster } from "@/e2e/kube/cluster";
 import { buildDemoTrainer } from "@/scripts/lib/demo-trainer-build";
 import { generatePrismaClient } from "@/scripts/lib/prisma-generate";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/server/db/embedded";
@@ -22,6 +23,9 @@ declare module "vitest" {
 export async function setup(project: TestProject) {
   await generatePrismaClient();
   await buildDemoTrainer();
+  // The Kubernetes test cluster (e2e/kube): a no-op when built from the current sources; the first build
+  // compiles kube-apiserver from Go modules (minutes), so it happens here, outside any test timeout.
+  await buildKubeTestCluster({ log: (line) => console.log(`[kube] ${line}`) });
   const given = process.env.TEST_DATABASE_URL;
   if (given) {
     project.provide("postgresAdminUrl", given);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterNode } from "@/server/cluster/types";
-import { pickNode } from "./scheduler";
+import { pickNode } from "./placement";
 
 const node = (name: string, health = "Schedulable"): ClusterNode => ({
   name,

@@ -1,9 +1,9 @@
 import { type ClusterNode, isNodeHealthy } from "@/server/cluster/types";
 
 /**
- * The local back end's scheduler: a healthy node with room for the pod's GPUs, never an avoided one; the
- * preferred node when it fits, else the node with the most free GPUs (spreading pods, so one node failure
- * takes down as few pods as possible). null: nothing fits now.
+ * Where a pod goes (both back ends place pods themselves, see README "Choices"): a healthy node with room
+ * for the pod's GPUs, never an avoided one; the preferred node when it fits, else the node with the most
+ * free GPUs (spreading pods, so one node failure takes down as few pods as possible). null: nothing fits.
  */
 export function pickNode(opts: {
   nodes: readonly ClusterNode[];

@@ -16,6 +16,17 @@ export const operatorEnv = createEnv({
     REBOUND_AGENT_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(100),
     REBOUND_AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
     REBOUND_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+    /** kubernetes: a kubeconfig file; unset = KUBECONFIG's default rules, or in-cluster credentials. */
+    REBOUND_KUBECONFIG: z.string().min(1).optional(),
+    REBOUND_LEADER_ELECTION: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((value) => value === "true"),
+    REBOUND_LEASE_NAMESPACE: z.string().min(1).default("rebound-system"),
+    REBOUND_LEASE_NAME: z.string().min(1).default("rebound-operator"),
+    REBOUND_LEASE_DURATION_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
+    /** The leader-election identity (the Deployment sets it from the pod name). */
+    POD_NAME: z.string().min(1).optional(),
   },
   runtimeEnv: process.env,
   emptyStringAsUndefined: true,

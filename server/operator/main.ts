@@ -4,13 +4,17 @@
  * live-state API on OPERATOR_PORT (8081). SIGTERM/SIGINT: stop taking work, drain, stop local pods, exit.
  */
 import { createServer } from "node:http";
+import { hostname } from "node:os";
 import path from "node:path";
 import { InvalidEnvError } from "@/lib/env-schema";
-import { createLocalBackend } from "@/server/cluster/local/backend";
-import { createDb } from "@/server/db/client";
-import { createLogger } from "@/server/log";
+import type { KubernetesBackend } from "@/server/cluster/kubernetes/backend";
+import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
+import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import { createDb, type Db } from "@/server/db/client";
+import { createLogger, type Logger } from "@/server/log";
 import { handleRequest } from "./api/routes";
-import { createController } from "./controller";
+import { type Controller, createController } from "./controller";
+import type { OperatorEnv } from "./env";
 import { createOperatorDeps } from "./reconcilers/deps";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -27,14 +31,21 @@ async function loadEnv() {
   }
 }
 
-async function main() {
-  const env = await loadEnv();
-  const log = createLogger({ service: "rebound-operator" });
-  if (env.REBOUND_CLUSTER !== "local") {
-    console.error("rebound-operator: REBOUND_CLUSTER=kubernetes is not available yet; use local");
-    process.exit(2);
+type Backend =
+  | { kind: "local"; backend: LocalBackend; stopPods: () => void }
+  | { kind: "kubernetes"; backend: KubernetesBackend; stopPods: () => void };
+
+async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Backend> {
+  if (env.REBOUND_CLUSTER === "kubernetes") {
+    const { createKubernetesBackend } = await import("@/server/cluster/kubernetes/backend");
+    const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
+    const backend = await createKubernetesBackend({
+      kubeConfig: loadKubeConfig(env.REBOUND_KUBECONFIG),
+      log: log.child({ component: "kubernetes" }),
+      mode: "operator",
+    });
+    return { kind: "kubernetes", backend, stopPods: () => undefined };
   }
-  const db = createDb(env.DATABASE_URL);
   const backend = await createLocalBackend({
     db,
     dataDir: path.resolve(ROOT, env.REBOUND_DATA_DIR),
@@ -43,6 +54,36 @@ async function main() {
     gpusPerNode: env.REBOUND_LOCAL_GPUS_PER_NODE,
     nodeRebootMs: env.REBOUND_LOCAL_NODE_REBOOT_SECONDS * 1000,
   });
+  return { kind: "local", backend, stopPods: () => backend.pods.stopAll() };
+}
+
+/** With leader election only the Lease holder runs the controller; the others keep their caches warm. */
+async function startLeaderElection(
+  env: OperatorEnv,
+  log: Logger,
+  controller: Controller,
+  exit: (code: number) => void,
+): Promise<LeaderElection> {
+  const { startLeaderElection: start } = await import("@/server/cluster/kubernetes/leader");
+  const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
+  return start({
+    kubeConfig: loadKubeConfig(env.REBOUND_KUBECONFIG),
+    namespace: env.REBOUND_LEASE_NAMESPACE,
+    name: env.REBOUND_LEASE_NAME,
+    identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
+    leaseDurationSeconds: env.REBOUND_LEASE_DURATION_SECONDS,
+    log,
+    onStarted: () => void controller.start(),
+    // Whatever this replica was doing may now be done by the new leader: stop at once.
+    onLost: () => exit(1),
+  });
+}
+
+async function main() {
+  const env = await loadEnv();
+  const log = createLogger({ service: "rebound-operator" });
+  const db = createDb(env.DATABASE_URL);
+  const { backend, stopPods } = await createBackend(env, log, db);
   const deps = createOperatorDeps({
     backend,
     db,
@@ -54,30 +95,37 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(env.OPERATOR_PORT, env.OPERATOR_HOST, resolve));
   await backend.start();
   const controller = createController(deps, { workers: env.REBOUND_WORKERS, resyncMs: 30_000 });
-  await controller.start();
+
+  let stopping = false;
+  let election: LeaderElection | null = null;
+  // Local pods are this process's to stop: kill them first, then drain (a reconcile may be waiting on an
+  // agent), bounded, so a stop never leaves agent or worker processes behind.
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    ready = false;
+    stopPods();
+    const drained = Promise.all([controller.stop(), backend.stop(), election?.stop()]);
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    stopPods();
+    server.close();
+    await db.$disconnect().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGINT", () => void shutdown(0));
+
+  if (env.REBOUND_CLUSTER === "kubernetes" && env.REBOUND_LEADER_ELECTION) {
+    election = await startLeaderElection(env, log, controller, (code) => void shutdown(code));
+  } else {
+    await controller.start();
+  }
   ready = true;
   log.info("operator ready", {
     url: `http://${env.OPERATOR_HOST}:${env.OPERATOR_PORT}`,
     backend: backend.kind,
+    leaderElection: election !== null,
   });
-
-  let stopping = false;
-  // Local pods are this process's to stop: kill them first, then drain (a reconcile may be waiting on an
-  // agent), bounded, so a stop never leaves agent or worker processes behind.
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    ready = false;
-    backend.pods.stopAll();
-    const drained = Promise.all([controller.stop(), backend.stop()]);
-    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    backend.pods.stopAll();
-    server.close();
-    await db.$disconnect().catch(() => undefined);
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown());
-  process.on("SIGINT", () => void shutdown());
 }
 
 main().catch((error: unknown) => {

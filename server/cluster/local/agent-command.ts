@@ -57,3 +57,29 @@ export function localAgentCommand(opts: {
     },
   };
 }
+
+type Container = { command?: unknown; args?: unknown; env?: unknown };
+
+const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+
+/** The command line of the container that runs the agent (else the first container's). */
+export function containerArgv(containers: readonly unknown[]): string[] {
+  for (const container of containers as Container[]) {
+    const argv = [...strings(container.command), ...strings(container.args)];
+    if (argv.some((token) => /rebound-agent|hyperpodrun/.test(token))) return argv;
+  }
+  const first = containers[0] as Container | undefined;
+  return first ? [...strings(first.command), ...strings(first.args)] : [];
+}
+
+/** Literal `env` values of the containers (valueFrom references have no meaning for a local process). */
+export function containerEnv(containers: readonly unknown[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const container of containers as Container[]) {
+    if (!Array.isArray(container.env)) continue;
+    for (const item of container.env as Array<{ name?: unknown; value?: unknown }>) {
+      if (typeof item.name === "string" && typeof item.value === "string") env[item.name] = item.value;
+    }
+  }
+  return env;
+}

@@ -4,11 +4,11 @@ import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { findFreePort } from "@/server/db/embedded";
+import { pickNode } from "../placement";
 import { createEventLog } from "./events";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
 import { createNodePool, type NodePool } from "./nodes";
 import { createPodManager, type PodManager } from "./pods";
-import { pickNode } from "./scheduler";
 
 export type LocalFaultKind = "crash" | "hang" | "nan" | "slow";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
-import { localAgentCommand } from "./agent-command";
+import { containerArgv, containerEnv, localAgentCommand } from "./agent-command";
 import { hostEnvironment } from "./host-env";
 import { loadPodRecords, type PodRecord, savePodRecords, toClusterPod } from "./pod-records";
 import { isAlive, killTree } from "./process-tree";
@@ -31,30 +31,9 @@ export type PodManager = {
   dispose(): void;
 };
 
-type Container = { command?: unknown; args?: unknown; env?: unknown };
-
-function containerArgv(job: ClusterJob, replicaSpec: string): string[] {
+function templateContainers(job: ClusterJob, replicaSpec: string): unknown[] {
   const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
-  const containers = (spec?.template.spec.containers ?? []) as Container[];
-  const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
-  for (const container of containers) {
-    const argv = [...strings(container.command), ...strings(container.args)];
-    if (argv.some((token) => /rebound-agent|hyperpodrun/.test(token))) return argv;
-  }
-  const first = containers[0];
-  return first ? [...strings(first.command), ...strings(first.args)] : [];
-}
-
-function containerEnv(job: ClusterJob, replicaSpec: string): Record<string, string> {
-  const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
-  const env: Record<string, string> = {};
-  for (const container of (spec?.template.spec.containers ?? []) as Container[]) {
-    if (!Array.isArray(container.env)) continue;
-    for (const item of container.env as Array<{ name?: unknown; value?: unknown }>) {
-      if (typeof item.name === "string" && typeof item.value === "string") env[item.name] = item.value;
-    }
-  }
-  return env;
+  return spec?.template.spec.containers ?? [];
 }
 
 export function createPodManager(opts: {
@@ -101,7 +80,7 @@ export function createPodManager(opts: {
 
   return {
     async create(input) {
-      const argv = containerArgv(input.job, input.replicaSpec);
+      const argv = containerArgv(templateContainers(input.job, input.replicaSpec));
       const podName = `${input.job.ref.name}-${input.replicaSpec}-${input.index}`;
       const podDir = path.join(opts.dataDir, "pods", input.job.ref.namespace, podName);
       mkdirSync(podDir, { recursive: true });
@@ -118,7 +97,11 @@ export function createPodManager(opts: {
         cwd: opts.repoRoot,
         detached: true,
         stdio: ["ignore", log, log],
-        env: { ...hostEnvironment(), ...containerEnv(input.job, input.replicaSpec), ...input.env },
+        env: {
+          ...hostEnvironment(),
+          ...containerEnv(templateContainers(input.job, input.replicaSpec)),
+          ...input.env,
+        },
       });
       if (child.pid === undefined)
         throw new AppError("UNAVAILABLE", `could not start the agent of pod ${podName}`);

@@ -1,0 +1,426 @@
+import {
+  CoreV1Api,
+  type CoreV1Event,
+  CustomObjectsApi,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Node,
+  type V1Pod,
+} from "@kubernetes/client-node";
+import { pickNode } from "@/server/cluster/placement";
+import type { ClusterBackend, ClusterJob, ClusterNode, JobRef } from "@/server/cluster/types";
+import { isNodeHealthy, jobKey } from "@/server/cluster/types";
+import {
+  JOB_API_VERSION,
+  JOB_GROUP,
+  JOB_KIND,
+  JOB_PLURAL,
+  JOB_VERSION,
+} from "@/server/domain/job-spec/job-spec.schema";
+import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
+import type { Logger } from "@/server/log";
+import { createInformer, type Informer, type KubeObject, type ObjectList } from "./informer";
+import {
+  buildPod,
+  DEFAULT_AGENT_PORT,
+  JOB_FINALIZER,
+  type JobObject,
+  LABEL_JOB,
+  nodeFingerprint,
+  podGpuRequest,
+  toClusterEvent,
+  toClusterJob,
+  toClusterNode,
+  toClusterPod,
+} from "./objects";
+
+/**
+ * The kubernetes back end: HyperPodPyTorchJob custom resources, real pods, real nodes. Reads come from
+ * informer caches (jobs, pods, nodes, the jobs' events), never a request per call; writes go to the API
+ * server (status through the status subresource with conflict retry) and into the cache at once.
+ * `mode: "console"` only reads: no finalizers, no writes.
+ */
+
+export type KubernetesBackendOptions = {
+  kubeConfig: KubeConfig;
+  log: Logger;
+  mode: "operator" | "console";
+  agentPort?: number;
+  /** Rendezvous port on rank 0's pod (torch's default). */
+  masterPort?: number;
+  informers?: { watchTimeoutSeconds?: number; stallMs?: number };
+  clock?: () => number;
+};
+
+export type KubernetesBackend = ClusterBackend & {
+  readonly kind: "kubernetes";
+  readonly informers: {
+    jobs: Informer<JobObject & KubeObject>;
+    pods: Informer<V1Pod & KubeObject>;
+    nodes: Informer<V1Node & KubeObject>;
+    events: Informer<CoreV1Event & KubeObject>;
+  };
+  /** The job objects as stored, including ones our schema rejects (console-only mode shows them). */
+  rawJobs(): JobObject[];
+  podLogs(ref: JobRef, pod: string, opts: { tailLines: number; container?: string }): Promise<string>;
+};
+
+const CONFLICT_RETRIES = 5;
+const JOB_API = { group: JOB_GROUP, version: JOB_VERSION, plural: JOB_PLURAL };
+const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+
+const statusCode = (error: unknown): number | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" ? code : undefined;
+};
+
+/** Ignores "already gone" (404) and, for creates, "already there" (409). */
+async function tolerate(codes: number[], call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (!codes.includes(statusCode(error) ?? 0)) throw error;
+  }
+}
+
+/** Runs `write` again (up to CONFLICT_RETRIES times) while the API server answers 409 Conflict. */
+async function retryOnConflict(what: string, write: (attempt: number) => Promise<void>): Promise<void> {
+  for (let attempt = 0; attempt < CONFLICT_RETRIES; attempt += 1) {
+    try {
+      return await write(attempt);
+    } catch (error) {
+      if (statusCode(error) !== 409) throw error;
+    }
+  }
+  throw new Error(`${what}: still conflicting after ${CONFLICT_RETRIES} attempts`);
+}
+
+const isTerminal = (pod: V1Pod) =>
+  pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed" || !!pod.metadata?.deletionTimestamp;
+
+export async function createKubernetesBackend(opts: KubernetesBackendOptions): Promise<KubernetesBackend> {
+  const { kubeConfig, log } = opts;
+  const clock = opts.clock ?? Date.now;
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const agentPort = opts.agentPort ?? DEFAULT_AGENT_PORT;
+  const writer = opts.mode === "operator";
+  const listeners = new Set<(ref: JobRef | null) => void>();
+  const emit = (ref: JobRef | null) => {
+    for (const listener of listeners) listener(ref);
+  };
+  const nodeSeen = new Map<string, { fingerprint: string; changedAt: number }>();
+  const servicesMade = new Set<string>();
+  const informerOptions = { kubeConfig, log, ...opts.informers };
+
+  const jobs = createInformer<JobObject & KubeObject>({
+    ...informerOptions,
+    name: "jobs",
+    watchPath: `/apis/${JOB_GROUP}/${JOB_VERSION}/${JOB_PLURAL}`,
+    list: async () => (await custom.listClusterCustomObject(JOB_API)) as ObjectList<JobObject & KubeObject>,
+    onEvent: (_type, object) =>
+      emit(
+        object ? { namespace: object.metadata?.namespace ?? "", name: object.metadata?.name ?? "" } : null,
+      ),
+  });
+  // Every pod, not only the jobs': placement counts the GPUs that other pods hold on a node.
+  const pods = createInformer<V1Pod & KubeObject>({
+    ...informerOptions,
+    name: "pods",
+    watchPath: "/api/v1/pods",
+    list: () => core.listPodForAllNamespaces() as Promise<ObjectList<V1Pod & KubeObject>>,
+    onEvent: (_type, pod) => {
+      const job = pod?.metadata?.labels?.[LABEL_JOB];
+      if (job) emit({ namespace: pod.metadata?.namespace ?? "", name: job });
+      else if (!pod) emit(null);
+    },
+  });
+  const nodeView = (node: V1Node): ClusterNode => {
+    const name = node.metadata?.name ?? "";
+    const seen = nodeSeen.get(name);
+    const view = toClusterNode(node, seen?.changedAt ?? clock());
+    const fingerprint = nodeFingerprint(view);
+    if (seen?.fingerprint === fingerprint) return view;
+    const changedAt = seen ? clock() : view.changedAt;
+    nodeSeen.set(name, { fingerprint, changedAt });
+    return { ...view, changedAt };
+  };
+  const nodes = createInformer<V1Node & KubeObject>({
+    ...informerOptions,
+    name: "nodes",
+    watchPath: "/api/v1/nodes",
+    list: () => core.listNode() as Promise<ObjectList<V1Node & KubeObject>>,
+    // Heartbeats change nodes every few seconds; only a change of health, readiness or GPUs wakes jobs.
+    onEvent: (type, node) => {
+      if (!node) return emit(null);
+      const before = nodeSeen.get(node.metadata?.name ?? "")?.fingerprint;
+      if (type === "DELETED") nodeSeen.delete(node.metadata?.name ?? "");
+      else if (before === nodeFingerprint(nodeView(node))) return;
+      emit(null);
+    },
+  });
+  const eventSelector = { fieldSelector: `involvedObject.kind=${JOB_KIND}` };
+  const events = createInformer<CoreV1Event & KubeObject>({
+    ...informerOptions,
+    name: "events",
+    watchPath: "/api/v1/events",
+    query: eventSelector,
+    list: () =>
+      core.listEventForAllNamespaces(eventSelector) as Promise<ObjectList<CoreV1Event & KubeObject>>,
+  });
+
+  const jobObject = (ref: JobRef) => jobs.get(jobKey(ref));
+
+  const ensureFinalizer = async (object: JobObject) => {
+    const finalizers = object.metadata?.finalizers ?? [];
+    if (!writer || object.metadata?.deletionTimestamp || finalizers.includes(JOB_FINALIZER)) return;
+    const patched = (await custom.patchNamespacedCustomObject(
+      {
+        ...JOB_API,
+        namespace: object.metadata?.namespace ?? "",
+        name: object.metadata?.name ?? "",
+        body: {
+          metadata: {
+            finalizers: [...finalizers, JOB_FINALIZER],
+            resourceVersion: object.metadata?.resourceVersion,
+          },
+        },
+      },
+      MERGE_PATCH,
+    )) as JobObject & KubeObject;
+    jobs.upsert(patched);
+  };
+
+  const toJob = (object: JobObject): ClusterJob | null => {
+    const result = toClusterJob(object);
+    if (result.ok) return result.job;
+    log.warn("ignoring a job our schema rejects", {
+      job: `${object.metadata?.namespace}/${object.metadata?.name}`,
+      errors: result.errors.slice(0, 5),
+    });
+    return null;
+  };
+
+  const gpusInUse = () => {
+    const used = new Map<string, number>();
+    for (const pod of pods.list()) {
+      const node = pod.spec?.nodeName;
+      if (node && !isTerminal(pod)) used.set(node, (used.get(node) ?? 0) + podGpuRequest(pod));
+    }
+    return used;
+  };
+
+  const listNodes = () => nodes.list().map(nodeView);
+
+  // On a failed or unreachable node the kubelet cannot confirm a pod's end: it is deleted at once so its
+  // replacement (same name) can be created; on a healthy node the agent gets its graceful stop.
+  const mustForceDelete = (pod: V1Pod | undefined) => {
+    if (!pod || pod.status?.phase === "Failed") return true;
+    const node = listNodes().find((candidate) => candidate.name === pod.spec?.nodeName);
+    return !node || !isNodeHealthy(node);
+  };
+
+  const ensureService = async (job: ClusterJob) => {
+    const key = jobKey(job.ref);
+    if (servicesMade.has(key)) return;
+    await tolerate([409], () =>
+      core.createNamespacedService({
+        namespace: job.ref.namespace,
+        body: {
+          metadata: {
+            name: job.ref.name,
+            namespace: job.ref.namespace,
+            labels: { [LABEL_JOB]: job.ref.name },
+            ownerReferences: [
+              {
+                apiVersion: JOB_API_VERSION,
+                kind: JOB_KIND,
+                name: job.ref.name,
+                uid: job.uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: {
+            clusterIP: "None",
+            selector: { [LABEL_JOB]: job.ref.name },
+            publishNotReadyAddresses: true,
+          },
+        },
+      }),
+    );
+    servicesMade.add(key);
+  };
+
+  const readJob = async (ref: JobRef): Promise<(JobObject & KubeObject) | null> => {
+    try {
+      return (await custom.getNamespacedCustomObject({ ...JOB_API, ...ref })) as JobObject & KubeObject;
+    } catch (error) {
+      if (statusCode(error) === 404) return null;
+      throw error;
+    }
+  };
+
+  // The cached object first; after a conflict, the API server's latest.
+  const replaceStatus = (ref: JobRef, status: JobStatus) =>
+    retryOnConflict(`status of ${jobKey(ref)}`, async (attempt) => {
+      const object = (attempt === 0 ? jobObject(ref) : undefined) ?? (await readJob(ref));
+      if (!object) return;
+      const updated = await custom.replaceNamespacedCustomObjectStatus({
+        ...JOB_API,
+        ...ref,
+        body: { ...object, status },
+      });
+      jobs.upsert(updated as JobObject & KubeObject);
+    });
+
+  const removeFinalizer = (ref: JobRef) =>
+    retryOnConflict(`finalizer of ${jobKey(ref)}`, async () => {
+      const metadata = (await readJob(ref))?.metadata;
+      if (!metadata?.finalizers?.includes(JOB_FINALIZER)) return;
+      const body = {
+        metadata: {
+          finalizers: metadata.finalizers.filter((name) => name !== JOB_FINALIZER),
+          resourceVersion: metadata.resourceVersion,
+        },
+      };
+      await tolerate([404], () =>
+        custom.patchNamespacedCustomObject({ ...JOB_API, ...ref, body }, MERGE_PATCH),
+      );
+    });
+
+  return {
+    kind: "kubernetes",
+    informers: { jobs, pods, nodes, events },
+    async start() {
+      await Promise.all([jobs.start(), pods.start(), nodes.start(), events.start()]);
+    },
+    async stop() {
+      for (const informer of [jobs, pods, nodes, events]) informer.stop();
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    rawJobs: () => jobs.list(),
+    async listJobs() {
+      return jobs.list().flatMap((object) => toJob(object) ?? []);
+    },
+    async getJob(ref) {
+      const object = jobObject(ref);
+      if (!object) return null;
+      await ensureFinalizer(object);
+      return toJob(object);
+    },
+    updateJobStatus: replaceStatus,
+    async requestDeletion(ref) {
+      await tolerate([404], () => custom.deleteNamespacedCustomObject({ ...JOB_API, ...ref }));
+    },
+    async finalizeDeletion(ref) {
+      await tolerate([404], () => core.deleteNamespacedService({ ...ref }));
+      servicesMade.delete(jobKey(ref));
+      await removeFinalizer(ref);
+    },
+    async listPods(ref) {
+      return pods
+        .list()
+        .filter(
+          (pod) =>
+            pod.metadata?.namespace === ref.namespace && pod.metadata?.labels?.[LABEL_JOB] === ref.name,
+        )
+        .map((pod) => toClusterPod(pod, agentPort));
+    },
+    async createPod(input) {
+      const node = pickNode({
+        nodes: listNodes(),
+        used: gpusInUse(),
+        gpus: input.gpus,
+        avoid: input.avoidNodes,
+        prefer: input.preferNode,
+      });
+      if (!node) return null;
+      await ensureService(input.job);
+      const body = buildPod({ job: input.job, replicaSpec: input.replicaSpec, index: input.index, node });
+      try {
+        const created = (await core.createNamespacedPod({
+          namespace: input.job.ref.namespace,
+          body,
+        })) as V1Pod & KubeObject;
+        pods.upsert(created);
+        return toClusterPod(created, agentPort);
+      } catch (error) {
+        // The pod of that name is still terminating: the next reconcile tries again.
+        if (statusCode(error) === 409) return null;
+        throw error;
+      }
+    },
+    async deletePod(ref, name) {
+      const pod = pods.get(`${ref.namespace}/${name}`);
+      const force = mustForceDelete(pod);
+      await tolerate([404], () =>
+        core.deleteNamespacedPod({
+          namespace: ref.namespace,
+          name,
+          ...(force ? { gracePeriodSeconds: 0 } : {}),
+        }),
+      );
+      if (pod) pods.remove(pod);
+    },
+    async listNodes() {
+      return listNodes();
+    },
+    async recordEvent(ref, event) {
+      const object = jobObject(ref);
+      if (!writer || !object) return;
+      const now = new Date(clock());
+      await core.createNamespacedEvent({
+        namespace: ref.namespace,
+        body: {
+          metadata: {
+            name: `${ref.name}.${now.getTime().toString(16)}${Math.random().toString(16).slice(2, 6)}`,
+          },
+          involvedObject: {
+            apiVersion: JOB_API_VERSION,
+            kind: JOB_KIND,
+            name: ref.name,
+            namespace: ref.namespace,
+            uid: object.metadata?.uid,
+          },
+          type: event.type,
+          reason: event.reason,
+          message: event.message,
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+          source: { component: "rebound-operator" },
+          reportingComponent: "rebound-operator",
+        },
+      });
+    },
+    async listEvents(ref) {
+      return events
+        .list()
+        .filter(
+          (event) =>
+            event.involvedObject?.namespace === ref.namespace && event.involvedObject?.name === ref.name,
+        )
+        .map(toClusterEvent)
+        .sort((a, b) => a.at - b.at);
+    },
+    // torch.distributed's store listens on rank 0's pod; each pod has its own network namespace.
+    async rendezvous(rank0) {
+      const pod = pods.get(`${rank0.namespace}/${rank0.name}`);
+      const addr = pod?.status?.podIP ?? `${rank0.name}.${rank0.job}.${rank0.namespace}.svc`;
+      return { addr, port: String(opts.masterPort ?? 29500) };
+    },
+    async podLogs(ref, pod, logOpts) {
+      return core.readNamespacedPodLog({
+        namespace: ref.namespace,
+        name: pod,
+        tailLines: logOpts.tailLines,
+        ...(logOpts.container ? { container: logOpts.container } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import {
+  ApiextensionsV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { JOB_CRD_NAME, JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job-spec.schema";
+import { createLogger } from "@/server/log";
+import { demoJobYaml } from "@/server/operator/testing/jobs";
+import { createKubernetesBackend, type KubernetesBackend } from "./backend";
+import { createConsoleView, detectClusterMode } from "./console-view";
+import { CRD_OWNER_ANNOTATION, LABEL_JOB } from "./objects";
+import { type KubeEnv, kwokNode, startKubeEnv, waitUntil } from "./testing/kube-env";
+import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy";
+
+/**
+ * Informers against a real apiserver whose connections a test proxy breaks (cut, or silently stalled), and
+ * the console's read side in console-only mode: a job run by someone else's operator, read from caches.
+ */
+const NAMESPACE = "hyperpod-ns-vision";
+const log = createLogger({ service: "informer-it" });
+const quiet = { ...log, info: () => undefined, warn: () => undefined };
+
+let env: KubeEnv;
+let proxy: TcpProxy;
+let backend: KubernetesBackend;
+
+/** The same credentials, through the proxy. */
+function viaProxy(kubeConfig: KubeConfig, port: number): KubeConfig {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error("no cluster");
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: [{ ...cluster, server: `https://127.0.0.1:${port}` }],
+    users: kubeConfig.getUsers(),
+    contexts: kubeConfig.getContexts(),
+    currentContext: kubeConfig.getCurrentContext(),
+  });
+  return copy;
+}
+
+beforeAll(async () => {
+  env = await startKubeEnv({ nodes: ["kwok-a"], gpusPerNode: 8, namespaces: [NAMESPACE] });
+  const server = new URL(env.cluster.server);
+  proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port) });
+  backend = await createKubernetesBackend({
+    kubeConfig: viaProxy(env.kubeConfig, proxy.port),
+    log: quiet,
+    mode: "console",
+    informers: { watchTimeoutSeconds: 300, stallMs: 1500 },
+  });
+  await backend.start();
+}, 600_000);
+
+afterAll(async () => {
+  await backend?.stop();
+  await proxy?.stop();
+  await env?.stop();
+}, 60_000);
+
+const hasNode = (name: string) => async () => (await backend.listNodes()).some((node) => node.name === name);
+
+describe("informers", () => {
+  it("see changes again after every connection is cut", async () => {
+    const watches = backend.informers.nodes.stats.watches;
+    expect(proxy.open()).toBeGreaterThan(0);
+    proxy.cutAll();
+    await env.core.createNode({ body: kwokNode("after-cut", 8) });
+    await waitUntil("the node created after the cut", hasNode("after-cut"), 15_000);
+    expect(backend.informers.nodes.stats.watches).toBeGreaterThan(watches);
+  });
+
+  it("replace a watch that went silent without closing", async () => {
+    const stalls = backend.informers.nodes.stats.stalls;
+    proxy.stallAll();
+    await env.core.createNode({ body: kwokNode("after-stall", 8) });
+    await waitUntil("the node created after the stall", hasNode("after-stall"), 15_000);
+    expect(backend.informers.nodes.stats.stalls).toBeGreaterThan(stalls);
+  });
+
+  it("report a node's health label change as a node fault", async () => {
+    await env.core.patchNode(
+      {
+        name: "kwok-a",
+        body: { metadata: { labels: { "sagemaker.amazonaws.com/node-health-status": "Unschedulable" } } },
+      },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    const node = await waitUntil("kwok-a unhealthy", async () =>
+      (await backend.listNodes()).find(
+        (candidate) => candidate.name === "kwok-a" && candidate.health === "Unschedulable",
+      ),
+    );
+    expect(node.changedAt).toBeGreaterThan(Date.now() - 15_000);
+  });
+});
+
+describe("console-only mode (someone else's operator)", () => {
+  it("lists jobs, their pods and nodes from the caches, without a request per read", async () => {
+    // AWS's CRD carries no Rebound ownership annotation: the console must not act as the operator.
+    const api = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
+    const crd = await api.readCustomResourceDefinition({ name: JOB_CRD_NAME });
+    expect(crd.metadata?.annotations?.[CRD_OWNER_ANNOTATION]).toBe("rebound");
+    await api.patchCustomResourceDefinition(
+      { name: JOB_CRD_NAME, body: { metadata: { annotations: { [CRD_OWNER_ANNOTATION]: null } } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    expect(await detectClusterMode(env.kubeConfig)).toBe("console-only");
+
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const api2 = { group: JOB_GROUP, version: JOB_VERSION, plural: JOB_PLURAL, namespace: NAMESPACE };
+    const body = parse(
+      demoJobYaml({ name: "aws-job", nodes: 1, ranks: 8, gpusPerPod: 8 }).replace(
+        "hyperpod-ns-llm-research",
+        NAMESPACE,
+      ),
+    );
+    await custom.createNamespacedCustomObject({ ...api2, body });
+    const status = {
+      restartCount: 2,
+      conditions: [
+        { type: "Created", status: "True", lastTransitionTime: new Date().toISOString() },
+        {
+          type: "Running",
+          status: "True",
+          message: "The fault of reason NodeFault was remediated in 150000 milliseconds.",
+          lastTransitionTime: new Date().toISOString(),
+        },
+      ],
+    };
+    const stored = (await custom.getNamespacedCustomObject({ ...api2, name: "aws-job" })) as object;
+    await custom.replaceNamespacedCustomObjectStatus({
+      ...api2,
+      name: "aws-job",
+      body: { ...stored, status },
+    });
+    await env.core.createNamespacedPod({
+      namespace: NAMESPACE,
+      body: {
+        metadata: { name: "aws-job-worker-0", labels: { [LABEL_JOB]: "aws-job" } },
+        spec: {
+          nodeName: "after-cut",
+          containers: [
+            { name: "trainer", image: "trainer:latest", resources: { limits: { "nvidia.com/gpu": "8" } } },
+          ],
+        },
+      },
+    });
+
+    const view = createConsoleView(backend, "console-only");
+    const job = await waitUntil("the job and its pod in the cache", () => {
+      const found = view.job({ namespace: NAMESPACE, name: "aws-job" });
+      return found?.status === "Running" && found.pods.length === 1 ? found : null;
+    });
+    expect(job).toMatchObject({
+      restartCount: 2,
+      nodes: 1,
+      ranks: 8,
+      gpus: 8,
+      statusMessage: expect.stringContaining("NodeFault"),
+    });
+    const node = (await view.nodes()).find((candidate) => candidate.name === "after-cut");
+    expect(node).toMatchObject({ gpus: 8, gpusUsed: 8, jobs: [`${NAMESPACE}/aws-job`] });
+
+    const lists = backend.informers.jobs.stats.lists + backend.informers.pods.stats.lists;
+    for (let read = 0; read < 50; read += 1) {
+      view.jobs();
+      await view.nodes();
+    }
+    expect(backend.informers.jobs.stats.lists + backend.informers.pods.stats.lists).toBe(lists);
+  });
+});

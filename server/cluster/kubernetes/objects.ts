@@ -1,0 +1,233 @@
+import type { CoreV1Event, V1Node, V1Pod } from "@kubernetes/client-node";
+import type {
+  ClusterEvent,
+  ClusterJob,
+  ClusterNode,
+  ClusterPod,
+  NodeHealth,
+  PodPhase,
+} from "@/server/cluster/types";
+import { JOB_API_VERSION, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
+import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
+import { parseJobObject } from "@/server/domain/job-spec/parse-job";
+
+/**
+ * Pure conversions between Kubernetes objects and the back-end-neutral shapes of server/cluster/types.ts,
+ * and the pod the operator creates for one replica. No I/O: unit-tested without an API server.
+ */
+
+export const LABEL_JOB = "HPJob";
+export const LABEL_REPLICA_SPEC = "rebound.dev/replica-spec";
+export const LABEL_REPLICA_INDEX = "rebound.dev/replica-index";
+/** Tests and out-of-cluster set-ups say where a pod's agent listens; otherwise pod IP : agent port. */
+export const ANNOTATION_AGENT_URL = "rebound.dev/agent-url";
+export const LABEL_NODE_HEALTH = "sagemaker.amazonaws.com/node-health-status";
+export const JOB_FINALIZER = "rebound.dev/cleanup";
+export const GPU_RESOURCE = "nvidia.com/gpu";
+export const DEFAULT_AGENT_PORT = 8080;
+/** Marks a CRD as installed by Rebound, so an installer never replaces AWS's (or anyone else's) CRD. */
+export const CRD_OWNER_ANNOTATION = "rebound.dev/owned-by";
+export const CRD_OWNER = "rebound";
+
+/** The custom resource as stored: the validated job plus what the API server adds. */
+export type JobObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string | Date;
+    deletionTimestamp?: string | Date;
+    finalizers?: string[];
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: unknown;
+  status?: JobStatus;
+};
+
+const SERVER_METADATA = [
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "finalizers",
+  "managedFields",
+  "ownerReferences",
+  "selfLink",
+] as const;
+
+const toMs = (value: string | Date | undefined): number =>
+  value === undefined ? 0 : value instanceof Date ? value.getTime() : Date.parse(value);
+
+/** A job as the operator sees it; null (with the reasons) when the object does not satisfy our schema. */
+export function toClusterJob(
+  object: JobObject,
+): { ok: true; job: ClusterJob } | { ok: false; errors: string[] } {
+  const metadata = { ...(object.metadata ?? {}) } as Record<string, unknown>;
+  for (const key of SERVER_METADATA) delete metadata[key];
+  const parsed = parseJobObject({
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata,
+    spec: object.spec,
+  });
+  if (!parsed.ok) return { ok: false, errors: parsed.errors.map((error) => error.message) };
+  return {
+    ok: true,
+    job: {
+      ref: { namespace: object.metadata?.namespace ?? "default", name: object.metadata?.name ?? "" },
+      uid: object.metadata?.uid ?? "",
+      generation: object.metadata?.generation ?? 1,
+      createdAt: new Date(toMs(object.metadata?.creationTimestamp)),
+      job: parsed.job,
+      status: object.status ?? {},
+      deleting: object.metadata?.deletionTimestamp !== undefined,
+    },
+  };
+}
+
+const PHASES: ReadonlySet<string> = new Set(["Pending", "Running", "Succeeded", "Failed", "Unknown"]);
+
+function finishedAt(pod: V1Pod): number | null {
+  const times = (pod.status?.containerStatuses ?? []).flatMap((status) => {
+    const at = status.state?.terminated?.finishedAt;
+    return at ? [toMs(at)] : [];
+  });
+  return times.length > 0 ? Math.max(...times) : null;
+}
+
+function phaseOf(pod: V1Pod): PodPhase {
+  // A pod being deleted is no longer one the job can use: it counts as failed from then on.
+  if (pod.metadata?.deletionTimestamp) return "Failed";
+  const raw = pod.status?.phase ?? "Pending";
+  return PHASES.has(raw) ? (raw as PodPhase) : "Unknown";
+}
+
+function agentUrlOf(pod: V1Pod, agentPort: number): string | null {
+  const annotated = pod.metadata?.annotations?.[ANNOTATION_AGENT_URL];
+  if (annotated) return annotated;
+  const ip = pod.status?.podIP;
+  if (!ip) return null;
+  return `http://${ip.includes(":") ? `[${ip}]` : ip}:${agentPort}`;
+}
+
+export function toClusterPod(pod: V1Pod, agentPort = DEFAULT_AGENT_PORT): ClusterPod {
+  const labels = pod.metadata?.labels ?? {};
+  const phase = phaseOf(pod);
+  const finished = phase === "Failed" || phase === "Succeeded";
+  return {
+    name: pod.metadata?.name ?? "",
+    namespace: pod.metadata?.namespace ?? "",
+    job: labels[LABEL_JOB] ?? "",
+    replicaSpec: labels[LABEL_REPLICA_SPEC] ?? "",
+    index: Number(labels[LABEL_REPLICA_INDEX] ?? 0),
+    node: pod.spec?.nodeName ?? null,
+    phase,
+    agentUrl: agentUrlOf(pod, agentPort),
+    createdAt: toMs(pod.metadata?.creationTimestamp),
+    finishedAt: finished ? (finishedAt(pod) ?? toMs(pod.metadata?.deletionTimestamp)) : null,
+  };
+}
+
+/** Node health: the HyperPod label (absent = Schedulable), NodeReady, and GPUs from allocatable. */
+export function toClusterNode(node: V1Node, changedAt: number): ClusterNode {
+  const ready = (node.status?.conditions ?? []).some(
+    (condition) => condition.type === "Ready" && condition.status === "True",
+  );
+  const gpus = Number(node.status?.allocatable?.[GPU_RESOURCE] ?? node.status?.capacity?.[GPU_RESOURCE] ?? 0);
+  const health = (node.metadata?.labels?.[LABEL_NODE_HEALTH] ?? "Schedulable") as NodeHealth | string;
+  const cordoned = node.spec?.unschedulable === true;
+  return {
+    name: node.metadata?.name ?? "",
+    health: cordoned && health === "Schedulable" ? "Unschedulable" : health,
+    ready,
+    gpus: Number.isFinite(gpus) ? gpus : 0,
+    changedAt,
+  };
+}
+
+/** What makes a node change matter to the operator (so heartbeats alone do not wake every job). */
+export const nodeFingerprint = (node: ClusterNode): string => `${node.health}|${node.ready}|${node.gpus}`;
+
+export function toClusterEvent(event: CoreV1Event): ClusterEvent {
+  const at =
+    event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata?.creationTimestamp;
+  return {
+    type: event.type === "Warning" ? "Warning" : "Normal",
+    reason: event.reason ?? "",
+    message: event.message ?? "",
+    at: toMs(at as string | Date | undefined),
+  };
+}
+
+export const podName = (job: string, replicaSpec: string, index: number) => `${job}-${replicaSpec}-${index}`;
+
+/** GPUs a pod asks for: the sum of its containers' nvidia.com/gpu limits (or requests). */
+export function podGpuRequest(pod: V1Pod): number {
+  let total = 0;
+  for (const container of pod.spec?.containers ?? []) {
+    const value =
+      container.resources?.limits?.[GPU_RESOURCE] ?? container.resources?.requests?.[GPU_RESOURCE];
+    total += Number(value ?? 0) || 0;
+  }
+  return total;
+}
+
+/**
+ * The pod for one replica: the replica spec's template, plus our labels, the job as controlling owner,
+ * a stable hostname under the job's headless Service, the node we placed it on, and restartPolicy Never
+ * (restarts are the operator's decision, not the kubelet's).
+ */
+export function buildPod(input: {
+  job: ClusterJob;
+  replicaSpec: string;
+  index: number;
+  node: string;
+}): V1Pod {
+  const { job } = input;
+  const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === input.replicaSpec);
+  if (!spec) throw new Error(`job ${job.ref.name} has no replica spec "${input.replicaSpec}"`);
+  const template = spec.template as {
+    metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    spec: Record<string, unknown>;
+  };
+  const name = podName(job.ref.name, input.replicaSpec, input.index);
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: job.ref.namespace,
+      labels: {
+        ...(template.metadata?.labels ?? {}),
+        [LABEL_JOB]: job.ref.name,
+        [LABEL_REPLICA_SPEC]: input.replicaSpec,
+        [LABEL_REPLICA_INDEX]: String(input.index),
+      },
+      annotations: { ...(template.metadata?.annotations ?? {}) },
+      ownerReferences: [
+        {
+          apiVersion: JOB_API_VERSION,
+          kind: JOB_KIND,
+          name: job.ref.name,
+          uid: job.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      ...(template.spec as unknown as V1Pod["spec"] & object),
+      nodeName: input.node,
+      // A DNS name <pod>.<job>.<namespace>.svc under the job's headless Service (labels are ≤ 63 chars).
+      ...(name.length <= 63 && job.ref.name.length <= 63 ? { hostname: name, subdomain: job.ref.name } : {}),
+      restartPolicy: "Never",
+    },
+  };
+}
