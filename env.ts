@@ -15,6 +15,10 @@ export const env = createEnv({
     REBOUND_DATA_DIR: z.string().min(1).default(".data"),
     REBOUND_SEED: z.enum(["auto", "never"]).default("auto"),
     OPERATOR_PORT: portSchema.default(8081),
+    /** local: the embedded back end (npm start runs the operator); kubernetes: read a real cluster. */
+    REBOUND_CLUSTER: z.enum(["local", "kubernetes"]).default("local"),
+    /** kubernetes: a kubeconfig file; unset = KUBECONFIG's rules, or in-cluster credentials. */
+    REBOUND_KUBECONFIG: z.string().min(1).optional(),
     /** The operator's live-state API, for the console (npm start sets it). */
     REBOUND_OPERATOR_URL: z.url().optional(),
     /** auto: submit the demo job when the local back end has no jobs; never: leave it empty. */

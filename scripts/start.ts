@@ -35,7 +35,7 @@ function startConsole(opts: {
   port: number;
   hostname: string;
   databaseUrl: string;
-  operatorUrl: string;
+  operatorUrl: string | undefined;
 }): ChildProcess {
   return spawn(
     path.join(ROOT, "node_modules/.bin/next"),
@@ -45,7 +45,7 @@ function startConsole(opts: {
       env: {
         ...process.env,
         DATABASE_URL: opts.databaseUrl,
-        REBOUND_OPERATOR_URL: opts.operatorUrl,
+        ...(opts.operatorUrl ? { REBOUND_OPERATOR_URL: opts.operatorUrl } : {}),
         NEXT_TELEMETRY_DISABLED: "1",
         NODE_ENV: DEV ? "development" : "production",
       },
@@ -69,18 +69,26 @@ async function main() {
   });
 
   const dataDir = path.resolve(ROOT, env.REBOUND_DATA_DIR);
-  const operator = await startOperator({ databaseUrl: database.url, port: env.OPERATOR_PORT, dataDir }).catch(
-    async (error: unknown) => {
-      await database.embedded?.stop();
-      throw error;
-    },
+  // On Kubernetes the operator runs in the cluster (deploy/); the console reads the cluster itself.
+  const operator =
+    env.REBOUND_CLUSTER === "local"
+      ? await startOperator({ databaseUrl: database.url, port: env.OPERATOR_PORT, dataDir }).catch(
+          async (error: unknown) => {
+            await database.embedded?.stop();
+            throw error;
+          },
+        )
+      : null;
+  log(
+    operator
+      ? `operator (local back end) on ${operator.url}`
+      : "console only: reading the Kubernetes cluster from REBOUND_KUBECONFIG / KUBECONFIG / in-cluster",
   );
-  log(`operator (local back end) on ${operator.url}`);
   const consoleProcess = startConsole({
     port: env.PORT,
     hostname: env.HOSTNAME,
     databaseUrl: database.url,
-    operatorUrl: operator.url,
+    operatorUrl: operator?.url ?? env.REBOUND_OPERATOR_URL,
   });
   let stopDemo: (() => void) | null = null;
   let stopping = false;
@@ -89,7 +97,7 @@ async function main() {
     stopping = true;
     log("stopping…");
     stopDemo?.();
-    await Promise.all([stopChild(consoleProcess), stopChild(operator.child)]);
+    await Promise.all([stopChild(consoleProcess), operator ? stopChild(operator.child) : undefined]);
     const leftovers = await killLeftoverPods(dataDir);
     if (leftovers > 0) log(`killed ${leftovers} local pod(s) the operator left behind`);
     await database.embedded?.stop();
@@ -98,10 +106,10 @@ async function main() {
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  for (const [name, child] of [
-    ["console", consoleProcess],
-    ["operator", operator.child],
-  ] as const) {
+  const children: Record<string, ChildProcess> = operator
+    ? { console: consoleProcess, operator: operator.child }
+    : { console: consoleProcess };
+  for (const [name, child] of Object.entries(children)) {
     child.on("exit", (code) => {
       if (stopping) return;
       console.error(`rebound: the ${name} exited unexpectedly (${code})`);
@@ -114,7 +122,7 @@ async function main() {
     child: consoleProcess,
     timeoutMs: 60_000,
   });
-  if (env.REBOUND_DEMO === "auto") {
+  if (operator && env.REBOUND_DEMO === "auto") {
     await submitDemoJob(operator.url, log);
     stopDemo = startDemoFaults({
       operatorUrl: operator.url,

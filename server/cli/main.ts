@@ -4,6 +4,8 @@
  *   rebound jobs                                    list jobs with status and ranks
  *   rebound fault <job> <crash|hang|nan|slow|node> [--rank N]   inject a fault (local back end)
  *   rebound delete <job>                            delete a job
+ *   rebound install [--dry-run] [--kubeconfig F]   install Rebound on a Kubernetes cluster (deploy/), or only
+ *                                                   the console when the CRD belongs to another operator
  * Options: -n/--namespace NS (default: the job's, or hyperpod-ns-llm-research for the demo), --operator URL.
  */
 import { readFileSync } from "node:fs";
@@ -11,6 +13,7 @@ import { parseArgs } from "node:util";
 import { operatorUrl } from "./operator-url";
 
 const USAGE = `usage: rebound submit <job.yaml> | jobs | fault <job> <crash|hang|nan|slow|node> [--rank N] | delete <job>
+       rebound install [--dry-run] [--kubeconfig FILE]
 options: -n, --namespace NS   --operator URL`;
 
 type Call = { base: string; namespace: string };
@@ -92,6 +95,19 @@ async function remove(call: Call, job: string | undefined) {
   console.log(`deleting ${call.namespace}/${job}`);
 }
 
+async function installOnCluster(opts: { kubeconfig?: string; dryRun: boolean }) {
+  const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
+  const { install } = await import("@/server/cluster/kubernetes/install");
+  const deployDir = new URL("../../deploy", import.meta.url).pathname;
+  const plan = await install({
+    kubeConfig: loadKubeConfig(opts.kubeconfig),
+    deployDir,
+    dryRun: opts.dryRun,
+    log: (line) => console.log(line),
+  });
+  console.log(`${opts.dryRun ? "dry run: " : ""}${plan.objects.length} objects (${plan.mode})`);
+}
+
 async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -99,6 +115,8 @@ async function main() {
       namespace: { type: "string", short: "n" },
       operator: { type: "string" },
       rank: { type: "string" },
+      kubeconfig: { type: "string" },
+      "dry-run": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -120,6 +138,8 @@ async function main() {
       return fault(call, { job: rest[0], kind: rest[1], rank: values.rank });
     case "delete":
       return remove(call, rest[0]);
+    case "install":
+      return installOnCluster({ kubeconfig: values.kubeconfig, dryRun: values["dry-run"] ?? false });
     default:
       fail(`unknown command ${command}\n${USAGE}`);
   }

@@ -39,8 +39,17 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
   if (env.REBOUND_CLUSTER === "kubernetes") {
     const { createKubernetesBackend } = await import("@/server/cluster/kubernetes/backend");
     const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
+    const { detectClusterMode } = await import("@/server/cluster/kubernetes/console-view");
+    const kubeConfig = loadKubeConfig(env.REBOUND_KUBECONFIG);
+    // Two operators must never drive the same jobs: on AWS's CRD, only the console runs (console-only mode).
+    if ((await detectClusterMode(kubeConfig)) === "console-only") {
+      console.error(
+        "rebound-operator: the HyperPodPyTorchJob CRD belongs to another operator (AWS's HyperPod training operator?); not starting. Run the console alone (deploy/console-only).",
+      );
+      process.exit(2);
+    }
     const backend = await createKubernetesBackend({
-      kubeConfig: loadKubeConfig(env.REBOUND_KUBECONFIG),
+      kubeConfig,
       log: log.child({ component: "kubernetes" }),
       mode: "operator",
     });

@@ -104,6 +104,8 @@ export async function startKubeEnv(opts: {
   nodes: string[];
   gpusPerNode: number;
   namespaces: string[];
+  /** Install our CRD (default true). */
+  crd?: boolean;
   log?: (line: string) => void;
 }): Promise<KubeEnv> {
   await buildKubeTestCluster({ log: opts.log });
@@ -112,7 +114,7 @@ export async function startKubeEnv(opts: {
   try {
     const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
     const core = kubeConfig.makeApiClient(CoreV1Api);
-    await installCrd(kubeConfig);
+    if (opts.crd !== false) await installCrd(kubeConfig);
     for (const name of opts.namespaces) await core.createNamespace({ body: { metadata: { name } } });
     await createKwokNodes(core, opts.nodes, opts.gpusPerNode);
     return {

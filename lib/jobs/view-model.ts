@@ -1,0 +1,89 @@
+/**
+ * What the console's job views receive (from the tRPC jobs router, over SSE for live updates): plain,
+ * serialisable data, shared by the server that builds it and the components that draw it.
+ */
+
+/** A rank's health as the console colours it. */
+export const RANK_HEALTH = [
+  "healthy",
+  "waiting",
+  "slow",
+  "hanging",
+  "faulted",
+  "restarting",
+  "straggler",
+] as const;
+export type RankHealth = (typeof RANK_HEALTH)[number];
+
+export type RankView = {
+  rank: number;
+  localRank: number;
+  pod: string;
+  node: string | null;
+  health: RankHealth;
+  /** The agent's run state for this rank: starting, running, exited, crashed, stopped. */
+  state: string;
+  pid: number | null;
+  step: number | null;
+  loss: number | null;
+  throughput: number | null;
+  lastLine: string | null;
+  /** Epoch ms of the last line. */
+  lastLineAt: number | null;
+  restarts: number;
+  /** Log-rule name → WAITING | HEALTHY | SLOW | HANGING | FAULTED. */
+  ruleStates: Record<string, string>;
+  /** Throughput (or step) well below its peers' (see server/domain/console/straggler.ts). */
+  straggler: boolean;
+};
+
+export type PodView = {
+  name: string;
+  node: string | null;
+  phase: string;
+  agentState: string | null;
+  /** Global ranks on this pod, in local-rank order. */
+  ranks: number[];
+};
+
+export type NodeView = {
+  name: string;
+  health: string;
+  ready: boolean;
+  healthy: boolean;
+  gpus: number;
+  gpusUsed: number;
+  pods: string[];
+};
+
+export type TopologyView = { nodes: NodeView[]; pods: PodView[]; ranks: RankView[] };
+
+export type RestartAction = "PLR" | "POD_REPLACEMENT" | "JLR" | "FAIL";
+
+export type TimelineEntry = {
+  id: string;
+  reason: string;
+  message: string;
+  action: RestartAction;
+  outcome: "pending" | "recovered" | "failed";
+  ranks: number[];
+  pods: string[];
+  node: string | null;
+  faultAt: number;
+  detectedAt: number;
+  recoveredAt: number | null;
+  /** detectedAt − faultAt */
+  detectionMs: number;
+  /** recoveredAt − detectedAt (null while pending or when it failed) */
+  recoveryMs: number | null;
+};
+
+export type JobTotals = {
+  faults: number;
+  /** Mean time to recover (fault → recovered) over recovered faults, ms; null with none. */
+  mttrMs: number | null;
+  /** Sum of fault → recovered (or → now while pending) over the job's life, ms. */
+  downtimeMs: number;
+  /** 1 − downtime / time since the job started; null before it started. */
+  goodput: number | null;
+};
