@@ -57,7 +57,7 @@ export async function planInstall(kubeConfig: KubeConfig, deployDir: string): Pr
   return { mode, kustomization, objects: kustomizationObjects(kustomization) };
 }
 
-const describe = (object: KubernetesObject) =>
+const nameOf = (object: KubernetesObject) =>
   `${object.kind}/${object.metadata?.namespace ? `${object.metadata.namespace}/` : ""}${object.metadata?.name}`;
 
 export async function install(opts: {
@@ -82,7 +82,7 @@ export async function install(opts: {
       true,
       PatchStrategy.ServerSideApply,
     );
-    opts.log(`${opts.dryRun ? "would apply" : "applied"} ${describe(object)}`);
+    opts.log(`${opts.dryRun ? "would apply" : "applied"} ${nameOf(object)}`);
   }
   return plan;
 }
