@@ -91,6 +91,8 @@ export type ClusterBackend = {
   listJobs(): Promise<ClusterJob[]>;
   getJob(ref: JobRef): Promise<ClusterJob | null>;
   updateJobStatus(ref: JobRef, status: JobStatus): Promise<void>;
+  /** Sets `spec.runPolicy.suspend` (the console's suspend/resume); false when the job does not exist. */
+  setSuspended(ref: JobRef, suspend: boolean): Promise<boolean>;
   /** Asks for the job to be deleted (ttlSecondsAfterFinished, the console's delete). */
   requestDeletion(ref: JobRef): Promise<void>;
   /** Removes a job whose deletion was requested, after its pods are gone. */
@@ -99,6 +101,8 @@ export type ClusterBackend = {
   listPods(ref: JobRef): Promise<ClusterPod[]>;
   createPod(input: CreatePodInput): Promise<ClusterPod | null>;
   deletePod(ref: JobRef, podName: string): Promise<void>;
+  /** The last `tailLines` lines of the pod's output (its agent's, which carries every rank's lines). */
+  podLogs(ref: JobRef, podName: string, tailLines: number): Promise<string>;
 
   listNodes(): Promise<ClusterNode[]>;
 

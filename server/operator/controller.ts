@@ -29,6 +29,7 @@ export function createController(
     },
   });
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeRequests: (() => void) | undefined;
   let resync: NodeJS.Timeout | undefined;
 
   const queueAll = async () => {
@@ -40,6 +41,7 @@ export function createController(
   return {
     queue,
     async start() {
+      unsubscribeRequests = deps.requests.onAdded((key) => queue.add(key));
       unsubscribe = deps.backend.onChange((ref) => {
         if (ref) queue.add(jobKey(ref));
         else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);
@@ -53,6 +55,7 @@ export function createController(
     async stop() {
       clearInterval(resync);
       unsubscribe?.();
+      unsubscribeRequests?.();
       await queue.shutdown();
     },
   };

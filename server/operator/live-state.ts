@@ -1,4 +1,5 @@
 import type { ClusterEvent, ClusterNode } from "@/server/cluster/types";
+import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import type { AgentRank } from "./agent-client";
 import type { JobPhase, Recovery } from "./reconcilers/job-state";
 import type { Observation, PodView } from "./reconcilers/observe";
@@ -21,6 +22,12 @@ export type LivePod = {
 export type LiveJob = {
   namespace: string;
   name: string;
+  /** Epoch ms the job was created. */
+  createdAt: number;
+  gpus: number;
+  /** `kueue.x-k8s.io/priority-class` and `kueue.x-k8s.io/queue-name` labels, when set. */
+  priorityClass: string | null;
+  queue: string | null;
   phase: JobPhase;
   status: string;
   recovery: Recovery | null;
@@ -62,9 +69,15 @@ export function createLiveState() {
     ) {
       const pods = entry.obs.pods.map(toLivePod);
       nodes = entry.obs.nodes;
+      const { job } = entry.obs;
+      const labels = job.job.metadata.labels ?? {};
       jobs.set(key, {
-        namespace: entry.obs.job.ref.namespace,
-        name: entry.obs.job.ref.name,
+        namespace: job.ref.namespace,
+        name: job.ref.name,
+        createdAt: job.createdAt.getTime(),
+        gpus: jobTotals(job.job).gpus,
+        priorityClass: labels["kueue.x-k8s.io/priority-class"] ?? null,
+        queue: labels["kueue.x-k8s.io/queue-name"] ?? null,
         phase: entry.phase,
         status: entry.status,
         recovery: entry.recovery,

@@ -6,6 +6,7 @@ import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { createTestDatabase } from "@/test/database";
+import { runJobAction } from "./api/actions";
 import { injectFault } from "./api/faults";
 import { demoJobYaml } from "./testing/jobs";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
@@ -218,5 +219,73 @@ describe("escalation to a full job restart", () => {
       restartStatus: { restartCount: 0, fullJobRestartCount: 1 },
       latestFaultyPodInstanceList: { restartType: "JLR" },
     });
+  });
+});
+
+describe("actions people ask for", () => {
+  const ref = { namespace: "hyperpod-ns-llm-research", name: "it-actions" };
+
+  it("restarts in place on request, recorded as ManualRestart and not counted as a fault", async () => {
+    await operator.submit(demoJobYaml({ name: ref.name, nodes: 2, ranks: 2, gpusPerPod: 2 }));
+    await operator.waitFor("4 running ranks", allRanksRunning(ref, 4), 60_000);
+    const before = rankPids(ref);
+    await runJobAction(operator.deps, ref, { action: "restart-rank", rank: 3, by: "engineer@rebound.local" });
+    const event = await nextEvent(ref, 1);
+    expect(event).toMatchObject({
+      faultReason: "ManualRestart",
+      action: "PLR",
+      outcome: "recovered",
+      ranks: [3],
+    });
+    expect(event.message).toMatch(/^The fault of reason ManualRestart was remediated in \d+ milliseconds\.$/);
+    const events = await operator.backend.listEvents(ref);
+    expect(events.find((e) => e.reason === "ManualRestart")?.message).toBe(
+      "restart-rank requested by engineer@rebound.local",
+    );
+    await operator.waitFor("ranks back", allRanksRunning(ref, 4));
+    expect(rankPids(ref).filter((pid) => before.includes(pid))).toEqual([]);
+    expect((await operator.backend.getJob(ref))?.status.restartCount ?? 0).toBe(0);
+  });
+
+  it("replaces one pod on request and keeps the other", async () => {
+    const agents = () =>
+      operator.backend.pods.list(ref).map((pod) => operator.backend.pods.pidOf(pod.namespace, pod.name));
+    const [first, second] = agents();
+    await runJobAction(operator.deps, ref, {
+      action: "restart-pod",
+      pod: `${ref.name}-workers-1`,
+      by: "lead@rebound.local",
+    });
+    expect(await nextEvent(ref, 2)).toMatchObject({
+      faultReason: "ManualRestart",
+      action: "POD_REPLACEMENT",
+      outcome: "recovered",
+    });
+    await operator.waitFor("ranks back", allRanksRunning(ref, 4));
+    const [firstAfter, secondAfter] = agents();
+    expect(firstAfter).toBe(first);
+    expect(secondAfter).not.toBe(second);
+  });
+
+  it("refuses a rank or pod the job does not have, and changes nothing", async () => {
+    await expect(
+      runJobAction(operator.deps, ref, { action: "restart-rank", rank: 9, by: "x" }),
+    ).rejects.toThrow("rank: the job has ranks 0-3, got 9");
+    await expect(
+      runJobAction(operator.deps, ref, { action: "restart-pod", pod: "nope", by: "x" }),
+    ).rejects.toThrow("pod: nope is not one of the job's pods");
+    expect(operator.deps.requests.take(`${ref.namespace}/${ref.name}`)).toBeUndefined();
+  });
+
+  it("suspends (pods deleted) and resumes (running again)", async () => {
+    await runJobAction(operator.deps, ref, { action: "suspend", by: "x" });
+    await operator.waitFor(
+      "suspended without pods",
+      () => operator.live(ref)?.phase === "Suspended" && operator.backend.pods.list(ref).length === 0,
+    );
+    await runJobAction(operator.deps, ref, { action: "resume", by: "x" });
+    await operator.waitFor("running again", allRanksRunning(ref, 4), 60_000);
+    await operator.backend.requestDeletion(ref);
+    await operator.waitFor("job gone", async () => (await operator.backend.getJob(ref)) === null);
   });
 });

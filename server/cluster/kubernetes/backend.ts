@@ -63,7 +63,6 @@ export type KubernetesBackend = ClusterBackend & {
   };
   /** The job objects as stored, including ones our schema rejects (console-only mode shows them). */
   rawJobs(): JobObject[];
-  podLogs(ref: JobRef, pod: string, opts: { tailLines: number; container?: string }): Promise<string>;
 };
 
 const CONFLICT_RETRIES = 5;
@@ -314,6 +313,18 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       return toJob(object);
     },
     updateJobStatus: replaceStatus,
+    async setSuspended(ref, suspend) {
+      try {
+        const body = { spec: { runPolicy: { suspend } } };
+        jobs.upsert(
+          (await custom.patchNamespacedCustomObject({ ...JOB_API, ...ref, body }, MERGE_PATCH)) as never,
+        );
+        return true;
+      } catch (error) {
+        if (statusCode(error) === 404) return false;
+        throw error;
+      }
+    },
     async requestDeletion(ref) {
       await tolerate([404], () => custom.deleteNamespacedCustomObject({ ...JOB_API, ...ref }));
     },
@@ -414,13 +425,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       const addr = pod?.status?.podIP ?? `${rank0.name}.${rank0.job}.${rank0.namespace}.svc`;
       return { addr, port: String(opts.masterPort ?? 29500) };
     },
-    async podLogs(ref, pod, logOpts) {
-      return core.readNamespacedPodLog({
-        namespace: ref.namespace,
-        name: pod,
-        tailLines: logOpts.tailLines,
-        ...(logOpts.container ? { container: logOpts.container } : {}),
-      });
-    },
+    podLogs: (ref, pod, tailLines) =>
+      core.readNamespacedPodLog({ namespace: ref.namespace, name: pod, tailLines }),
   };
 }

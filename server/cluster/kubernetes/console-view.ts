@@ -161,6 +161,6 @@ export function createConsoleView(backend: KubernetesBackend, mode: ClusterMode)
       }));
     },
     events: (ref) => backend.listEvents(ref),
-    logs: (ref, pod, tailLines) => backend.podLogs(ref, pod, { tailLines }),
+    logs: (ref, pod, tailLines) => backend.podLogs(ref, pod, tailLines),
   };
 }

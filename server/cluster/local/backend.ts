@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
@@ -42,6 +43,30 @@ async function countRealGpus(): Promise<number> {
       resolve(error ? 0 : stdout.split("\n").filter((line) => line.startsWith("GPU ")).length);
     });
   });
+}
+
+const TAIL_BYTES = 1024 * 1024;
+
+/** The last lines of a file, reading at most its last megabyte; "" when it does not exist. */
+async function readTail(file: string, lines: number): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, "r");
+    const { size } = await handle.stat();
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return buffer
+      .toString("utf8")
+      .split("\n")
+      .slice(-lines - 1)
+      .join("\n");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw error;
+  } finally {
+    await handle?.close();
+  }
 }
 
 export async function createLocalBackend(opts: LocalBackendOptions): Promise<LocalBackend> {
@@ -94,6 +119,13 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     listJobs: () => jobs.list(),
     getJob: (ref) => jobs.get(ref),
     updateJobStatus: (ref, status) => jobs.updateStatus(ref, status),
+    async setSuspended(ref, suspend) {
+      const found = await jobs.setSuspended(ref, suspend);
+      emit(ref);
+      return found;
+    },
+    podLogs: (ref, podName, tailLines) =>
+      readTail(path.join(localDir, "pods", ref.namespace, podName, "agent.log"), tailLines),
     async requestDeletion(ref) {
       await jobs.requestDeletion(ref);
       emit(ref);

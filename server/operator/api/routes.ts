@@ -6,6 +6,7 @@ import { formatJobSpecErrors } from "@/server/domain/job-spec/job-spec-errors";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { jobActionSchema, runJobAction } from "./actions";
 import { injectFault, injectFaultInputSchema } from "./faults";
 import { HttpError, readBody, sendJson, sendText } from "./http-utils";
 
@@ -21,6 +22,9 @@ type Route = {
 type RouteContext = { req: IncomingMessage; res: ServerResponse; deps: OperatorDeps; healthy: () => boolean };
 
 const JOB = "([a-z0-9-]{1,63})/([a-z0-9-]{1,63})";
+
+const describeIssues = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) =>
+  issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ");
 
 function asLocal(backend: ClusterBackend): LocalBackend {
   if (backend.kind !== "local")
@@ -95,17 +99,35 @@ export const routes: Route[] = [
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/faults$`),
     handle: async (ctx, params) => {
       const parsed = injectFaultInputSchema.safeParse(JSON.parse((await readBody(ctx.req)) || "{}"));
-      if (!parsed.success)
-        throw new HttpError(
-          400,
-          parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
-        );
+      if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
       const backend = asLocal(ctx.deps.backend);
       sendJson(
         ctx.res,
         202,
         injectFault({ backend, live: ctx.deps.live, ref: refOf(params), input: parsed.data }),
       );
+    },
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/actions$`),
+    handle: async (ctx, params) => {
+      const parsed = jobActionSchema.safeParse(JSON.parse((await readBody(ctx.req)) || "{}"));
+      if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
+      await runJobAction(ctx.deps, refOf(params), parsed.data);
+      sendJson(ctx.res, 202, { accepted: parsed.data.action });
+    },
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/logs$`),
+    handle: async (ctx, params) => {
+      const url = new URL(ctx.req.url ?? "/", "http://operator");
+      const pod = url.searchParams.get("pod") ?? "";
+      const tail = Math.min(5000, Math.max(1, Number(url.searchParams.get("tail") ?? 500) || 500));
+      if (!pod.startsWith(`${params[1]}-`))
+        throw new HttpError(400, `pod: ${pod || "(none)"} is not one of the job's pods`);
+      sendJson(ctx.res, 200, { pod, text: await ctx.deps.backend.podLogs(refOf(params), pod, tail) });
     },
   },
   {

@@ -5,6 +5,7 @@ import type { Logger } from "@/server/log";
 import { type AgentClient, createAgentClient } from "@/server/operator/agent-client";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
+import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
 import type { ReboundState } from "./job-state";
 import type { FailureClock, Observation } from "./observe";
 
@@ -24,6 +25,7 @@ export type OperatorDeps = {
   metrics: OperatorMetrics;
   live: LiveState;
   failures: FailureClock;
+  requests: ManualRequests;
   clock: () => number;
   config: OperatorConfig;
   log: Logger;
@@ -53,6 +55,7 @@ export function createOperatorDeps(opts: {
     metrics: createOperatorMetrics(),
     live: createLiveState(),
     failures: new Map(),
+    requests: createManualRequests(),
     clock: Date.now,
     config,
     log: opts.log,

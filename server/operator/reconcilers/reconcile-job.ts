@@ -1,4 +1,4 @@
-import { parseJobKey } from "@/server/cluster/types";
+import { jobKey, parseJobKey } from "@/server/cluster/types";
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import type { HandlerResult } from "@/server/operator/workqueue";
 import { event, type JobContext, type OperatorDeps, ranksPerNode } from "./deps";
@@ -14,7 +14,7 @@ import {
   suspendJob,
 } from "./lifecycle";
 import { observe } from "./observe";
-import { abandonRecovery, advanceRecovery, beginRecovery } from "./recovery";
+import { abandonRecovery, advanceRecovery, beginManualRestart, beginRecovery } from "./recovery";
 
 /**
  * reconcile(key): read the job as it is now, look at its pods, nodes and agents, take the next step, write
@@ -38,6 +38,8 @@ function agentMessage(ctx: JobContext, podName: string): string | undefined {
 
 async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<void> {
   if (allCompleted(ctx.obs)) return completeJob(ctx);
+  const request = ctx.deps.requests.take(jobKey(ctx.job.ref));
+  if (request) return beginManualRestart(ctx, request);
   const fault = detectFault(ctx.obs, options);
   if (fault) await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
 }

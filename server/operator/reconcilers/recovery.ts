@@ -3,10 +3,13 @@ import { decideRecovery } from "@/server/domain/recovery/decide";
 import { remediatedMessage } from "@/server/domain/recovery/remediation";
 import type { ClusterView, Fault, RecoveryDecision } from "@/server/domain/recovery/types";
 import { completeFault, recordFault } from "@/server/services/restart-events/mutations";
+import type { ManualRestart } from "../requests";
 import { event, type JobContext, labels } from "./deps";
 import { type Recovery, setCondition } from "./job-state";
 import { failJob } from "./lifecycle";
 import { ensurePods, startAgents, stopAgents } from "./steps";
+
+export const MANUAL_REASON = "ManualRestart";
 
 /**
  * A fault's life: detected → decided (PLR, pod replacement, full job restart, or fail) → carried out in
@@ -121,6 +124,79 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
   ctx.status = setCondition(
     ctx.status,
     { type: "Running", status: "False", reason: fault.reason, message },
+    now,
+  );
+  await advanceRecovery(ctx);
+}
+
+/** What a person's restart does: PLR of every process, one pod replaced (then PLR), or every pod recreated. */
+function manualPlan(
+  ctx: JobContext,
+  request: ManualRestart,
+): Pick<Recovery, "action" | "stage" | "pods"> & {
+  ranks: number[];
+  node: string | null;
+} {
+  switch (request.kind) {
+    case "restart-rank":
+      return { action: "PLR", stage: "stopping", pods: [], ranks: [request.rank], node: null };
+    case "restart-pod": {
+      const node = ctx.obs.pods.find((view) => view.expected.name === request.pod)?.pod?.node ?? null;
+      return { action: "REPLACE_PODS", stage: "replacing", pods: [request.pod], ranks: [], node };
+    }
+    case "restart-job":
+      return {
+        action: "JLR",
+        stage: "replacing",
+        pods: ctx.obs.pods.map((view) => view.expected.name),
+        ranks: [],
+        node: null,
+      };
+    default:
+      return request satisfies never;
+  }
+}
+
+/**
+ * A restart someone asked for (the console's actions): recorded on the restart timeline with reason
+ * ManualRestart, carried out like a fault's, but not counted against the restart policy: it is not a fault.
+ */
+export async function beginManualRestart(ctx: JobContext, request: ManualRestart): Promise<void> {
+  const { deps } = ctx;
+  const now = deps.clock();
+  const plan = manualPlan(ctx, request);
+  const message = `${request.kind} requested by ${request.by}`;
+  await event(ctx, "Normal", MANUAL_REASON, message);
+  const eventId = await recordFault(deps.db, {
+    namespace: ctx.job.ref.namespace,
+    jobName: ctx.job.ref.name,
+    ranks: plan.ranks,
+    pods: plan.pods,
+    node: plan.node,
+    reason: MANUAL_REASON,
+    faultAt: new Date(now),
+    detectedAt: new Date(now),
+    action: plan.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : plan.action,
+    message,
+  });
+  deps.backend.beforeRestart?.(ctx.job.ref);
+  ctx.state.phase = "Recovering";
+  ctx.state.since = now;
+  ctx.state.rendezvous = null;
+  ctx.state.recovery = {
+    eventId,
+    reason: MANUAL_REASON,
+    faultAt: now,
+    detectedAt: now,
+    action: plan.action,
+    stage: plan.stage,
+    pods: plan.pods,
+    avoidNodes: [],
+    useSpare: null,
+  };
+  ctx.status = setCondition(
+    ctx.status,
+    { type: "Running", status: "False", reason: MANUAL_REASON, message },
     now,
   );
   await advanceRecovery(ctx);
