@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { MainNav, SessionMenu } from "@/components/shell/main-nav";
 import { TRPCReactProvider } from "@/lib/trpc/client";
 import "./globals.css";
 
@@ -12,17 +13,14 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <header className="shell-header">
-          <a className="shell-brand" href="/">
-            Rebound
-          </a>
-          <nav className="shell-nav" aria-label="Main">
-            <a href="/" aria-current="page">
-              Overview
-            </a>
-          </nav>
-        </header>
         <TRPCReactProvider>
+          <header className="shell-header">
+            <a className="shell-brand" href="/">
+              Rebound
+            </a>
+            <MainNav />
+            <SessionMenu />
+          </header>
           <main className="shell-main">{children}</main>
         </TRPCReactProvider>
       </body>

@@ -138,7 +138,7 @@ function main(): void {
     `training started rank=${torch.rank} local_rank=${torch.localRank} world_size=${torch.worldSize} restart=${torch.restartCount}\n`,
   );
   if (resumed !== null) process.stdout.write(`resuming from checkpoint at step ${resumed}\n`);
-  setTimeout(() => tick(t), options.stepMs);
+  setTimeout(() => tick(t), options.startupMs + options.stepMs);
 }
 
 try {

@@ -23,9 +23,14 @@ describe("parseDemoFault", () => {
 
 describe("parseTrainerArgs", () => {
   it("reads both flag forms and the environment defaults", () => {
-    expect(parseTrainerArgs(["--steps", "5", "--step-ms=20"], { REBOUND_FAULT_FILE: "/f" })).toEqual({
+    expect(
+      parseTrainerArgs(["--steps", "5", "--step-ms=20", "--startup-ms", "1500"], {
+        REBOUND_FAULT_FILE: "/f",
+      }),
+    ).toEqual({
       steps: 5,
       stepMs: 20,
+      startupMs: 1500,
       checkpointDir: "/tmp/rebound-demo-ckpt",
       checkpointEvery: 10,
       controlFile: "/f",

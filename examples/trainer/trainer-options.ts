@@ -2,6 +2,8 @@
  * Flags and torch environment of the demo trainer. `--flag value` and `--flag=value` both work.
  *   --steps N              steps to run, then print "training finished" and exit 0 (default 0 = forever)
  *   --step-ms MS           time per step (default 200)
+ *   --startup-ms MS        start-up before the first step, as a real trainer loads its model and checkpoint
+ *                          (default 0)
  *   --checkpoint-dir DIR   default $REBOUND_CHECKPOINT_DIR or /tmp/rebound-demo-ckpt
  *   --checkpoint-every N   rank 0 saves every N steps (default 10)
  *   --control-file PATH    fault-injection control file (default $REBOUND_FAULT_FILE)
@@ -11,6 +13,7 @@
 export type TrainerOptions = {
   steps: number;
   stepMs: number;
+  startupMs: number;
   checkpointDir: string;
   checkpointEvery: number;
   controlFile: string | null;
@@ -45,6 +48,9 @@ const FLAGS: Record<string, Setter> = {
   "step-ms": (o, v) => {
     o.stepMs = intFlag("step-ms", v, 1);
   },
+  "startup-ms": (o, v) => {
+    o.startupMs = intFlag("startup-ms", v, 0);
+  },
   "checkpoint-dir": (o, v) => {
     o.checkpointDir = v;
   },
@@ -76,6 +82,7 @@ export function parseTrainerArgs(argv: readonly string[], env: Env): TrainerOpti
   const options: TrainerOptions = {
     steps: 0,
     stepMs: 200,
+    startupMs: 0,
     checkpointDir: env.REBOUND_CHECKPOINT_DIR || "/tmp/rebound-demo-ckpt",
     checkpointEvery: 10,
     controlFile: env.REBOUND_FAULT_FILE || null,

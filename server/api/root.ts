@@ -1,10 +1,14 @@
 import { authRouter } from "@/server/api/routers/auth/router";
+import { clusterRouter } from "@/server/api/routers/cluster/router";
+import { jobsRouter } from "@/server/api/routers/jobs/router";
 import { teamsRouter } from "@/server/api/routers/teams/router";
 import { createCallerFactory, createTRPCRouter } from "@/server/api/trpc";
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
   teams: teamsRouter,
+  jobs: jobsRouter,
+  cluster: clusterRouter,
 });
 
 export type AppRouter = typeof appRouter;

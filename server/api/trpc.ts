@@ -13,6 +13,11 @@ function describeZodIssues(error: ZodError): string {
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
+  // SSE subscriptions: a ping keeps idle streams alive; a client that hears nothing for 10 s reconnects.
+  sse: {
+    ping: { enabled: true, intervalMs: 3000 },
+    client: { reconnectAfterInactivityMs: 10_000 },
+  },
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     return {

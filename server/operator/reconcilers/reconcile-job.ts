@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { jobKey, parseJobKey } from "@/server/cluster/types";
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import type { HandlerResult } from "@/server/operator/workqueue";
@@ -150,7 +151,9 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   await markCreated(ctx);
   const requeueAfterMs = await advance(ctx);
   const next = withState(ctx.status, ctx.state);
-  if (JSON.stringify(next) !== JSON.stringify(job.status)) await deps.backend.updateJobStatus(ref, next);
+  // Compared as values: the API server returns a custom resource's keys sorted, so the strings differ
+  // even when nothing changed (and a write per reconcile would cost an etcd write and a watch event).
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(next)), job.status)) await deps.backend.updateJobStatus(ref, next);
   deps.live.update(key, {
     obs: ctx.obs,
     phase: ctx.state.phase,

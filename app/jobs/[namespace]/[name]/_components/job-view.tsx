@@ -1,0 +1,158 @@
+"use client";
+
+import { type ReactNode, useState } from "react";
+import { MetricChart } from "@/components/charts/metric-chart";
+import { RestartTimeline } from "@/components/charts/restart-timeline";
+import { formatDuration } from "@/components/jobs/format";
+import { RankTable } from "@/components/jobs/rank-table";
+import { RankTopology } from "@/components/jobs/rank-topology";
+import { useNow } from "@/components/jobs/use-now";
+import { ErrorState, LoadingState } from "@/components/ui/query-state";
+import type { JobPage } from "@/server/services/jobs/queries";
+import { JobActions } from "./job-actions";
+import { useMetricHistory } from "./metric-history";
+import { RankPanel } from "./rank-panel";
+import { type LiveState, useLiveJob } from "./use-live-job";
+
+const LIVE_LABEL: Record<LiveState, string> = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting… (showing the last data received)",
+};
+
+function JobHeader(props: { page: JobPage; now: number; state: LiveState; actions: ReactNode }) {
+  const { page, now, state } = props;
+  const healthy = page.topology.ranks.filter((rank) => rank.health === "healthy").length;
+  return (
+    <div className="page-header">
+      <div>
+        <h1>{page.name}</h1>
+        <ul className="facts" aria-label="Job facts">
+          <li>
+            Status <strong data-testid="job-status">{page.status}</strong>
+          </li>
+          <li>
+            Team <strong>{page.team ?? "—"}</strong>
+          </li>
+          <li>
+            Priority <strong>{page.priorityClass ?? "—"}</strong>
+          </li>
+          <li>
+            GPUs <strong>{page.gpus}</strong>
+          </li>
+          <li>
+            Ranks healthy{" "}
+            <strong data-testid="ranks-healthy">
+              {healthy}/{page.topology.ranks.length}
+            </strong>
+          </li>
+          <li>
+            Age <strong>{formatDuration(now - page.createdAt)}</strong>
+          </li>
+          {page.recovering ? (
+            <li>
+              Recovering <strong>{page.recovering}</strong>
+            </li>
+          ) : null}
+        </ul>
+      </div>
+      <div className="stack">
+        <span className="live-status" role="status" data-state={state}>
+          {LIVE_LABEL[state]}
+        </span>
+        {props.actions}
+      </div>
+    </div>
+  );
+}
+
+export function JobView(props: { namespace: string; name: string }) {
+  const ref = { namespace: props.namespace, name: props.name };
+  const { page, initial, state } = useLiveJob(ref);
+  const [selected, setSelected] = useState<number | null>(null);
+  const now = useNow();
+  const history = useMetricHistory(page?.topology.ranks, selected);
+
+  if (!page) {
+    if (initial.isError)
+      return (
+        <ErrorState
+          title={`Could not load ${props.name}`}
+          message={initial.error.message}
+          onRetry={() => initial.refetch()}
+        />
+      );
+    return <LoadingState label={props.name} />;
+  }
+  const canAct = initial.data?.canAct ?? false;
+  const mode = initial.data?.mode ?? "local";
+  const selectedRank =
+    selected === null ? null : (page.topology.ranks.find((rank) => rank.rank === selected) ?? null);
+  return (
+    <div className="stack">
+      <JobHeader
+        page={page}
+        now={now}
+        state={state}
+        actions={canAct ? <JobActions job={ref} suspended={page.status === "Suspended"} /> : null}
+      />
+
+      <section className="card" aria-labelledby="topology-heading">
+        <h2 id="topology-heading">Topology</h2>
+        <RankTopology
+          topology={page.topology}
+          selectedRank={selected}
+          onSelectRank={setSelected}
+          describedBy="rank-table-caption"
+        />
+      </section>
+
+      {selectedRank ? (
+        <RankPanel job={ref} rank={selectedRank} canAct={canAct} canInject={mode === "local"} />
+      ) : null}
+
+      <section className="card" aria-labelledby="ranks-heading">
+        <h2 id="ranks-heading">Ranks</h2>
+        <RankTable
+          ranks={page.topology.ranks}
+          now={now}
+          selectedRank={selected}
+          onSelectRank={setSelected}
+          captionId="rank-table-caption"
+        />
+      </section>
+
+      <section className="card" aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Restart timeline</h2>
+        <RestartTimeline entries={page.timeline} totals={page.totals} now={now} />
+      </section>
+
+      <div className="grid-2">
+        <section className="card" aria-label="Loss">
+          <MetricChart title="Loss" unit="" series={history.loss} />
+        </section>
+        <section className="card" aria-label="Throughput">
+          <MetricChart title="Throughput" unit="samples/s" series={history.throughput} />
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="events-heading">
+        <h2 id="events-heading">Events</h2>
+        <ol className="muted">
+          {page.events
+            .slice()
+            .reverse()
+            .slice(0, 20)
+            .map((event) => (
+              <li key={`${event.at}-${event.reason}-${event.message}`}>
+                <strong className={event.type === "Warning" ? "badge badge-warn" : "badge"}>
+                  {event.reason}
+                </strong>{" "}
+                {event.message}
+              </li>
+            ))}
+        </ol>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useMemo, useState } from "react";
+import { formatDuration } from "@/components/jobs/format";
+import { type Column, DataTable } from "@/components/ui/data-table";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
+import { useTRPC } from "@/lib/trpc/client";
+import type { JobRow } from "@/server/services/jobs/queries";
+import { filterJobs, type JobFilters, statusTone } from "./jobs-filter";
+
+const columns: ReadonlyArray<Column<JobRow>> = [
+  {
+    id: "name",
+    header: "Job",
+    cell: (job) => <Link href={`/jobs/${job.namespace}/${job.name}`}>{job.name}</Link>,
+  },
+  {
+    id: "status",
+    header: "Status",
+    cell: (job) => <span className={`badge badge-${statusTone(job.status)}`}>{job.status}</span>,
+  },
+  { id: "team", header: "Team", cell: (job) => job.team ?? "—" },
+  { id: "namespace", header: "Namespace", cell: (job) => <code>{job.namespace}</code> },
+  { id: "priority", header: "Priority", cell: (job) => job.priorityClass ?? "—" },
+  { id: "gpus", header: "GPUs", numeric: true, cell: (job) => job.gpus },
+  {
+    id: "ranks",
+    header: "Ranks healthy",
+    numeric: true,
+    cell: (job) => `${job.ranksHealthy}/${job.ranksTotal}`,
+  },
+  {
+    id: "restarts",
+    header: "Restarts (PLR/pod/JLR)",
+    numeric: true,
+    cell: (job) => `${job.restarts.plr}/${job.restarts.podReplacement}/${job.restarts.jlr}`,
+  },
+  { id: "age", header: "Age", numeric: true, cell: (job) => formatDuration(Date.now() - job.createdAt) },
+];
+
+const unique = (values: Array<string | null>) =>
+  [...new Set(values.filter((v): v is string => v !== null))].sort();
+
+export function JobsList() {
+  const trpc = useTRPC();
+  const jobs = useQuery({ ...trpc.jobs.list.queryOptions(), refetchInterval: 2000 });
+  const [filters, setFilters] = useState<JobFilters>({ team: "", status: "", namespace: "" });
+  const rows = useMemo(() => filterJobs(jobs.data ?? [], filters), [jobs.data, filters]);
+
+  if (jobs.isPending) return <LoadingState label="jobs" />;
+  if (jobs.isError)
+    return (
+      <ErrorState title="Could not load jobs" message={jobs.error.message} onRetry={() => jobs.refetch()} />
+    );
+  const options = {
+    team: unique(jobs.data.map((job) => job.team)),
+    status: unique(jobs.data.map((job) => job.status)),
+    namespace: unique(jobs.data.map((job) => job.namespace)),
+  };
+  return (
+    <section className="card" aria-label="Jobs">
+      <div className="filters">
+        {(["team", "status", "namespace"] as const).map((key) => (
+          <label key={key}>
+            {key[0]?.toUpperCase()}
+            {key.slice(1)}
+            <select
+              value={filters[key]}
+              onChange={(event) => setFilters({ ...filters, [key]: event.target.value })}
+            >
+              <option value="">All</option>
+              {options[key].map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </label>
+        ))}
+      </div>
+      {rows.length === 0 ? (
+        <EmptyState>{jobs.data.length === 0 ? "No jobs yet." : "No job matches these filters."}</EmptyState>
+      ) : (
+        <DataTable
+          label="Jobs"
+          columns={columns}
+          rows={rows}
+          rowKey={(job) => `${job.namespace}/${job.name}`}
+        />
+      )}
+    </section>
+  );
+}

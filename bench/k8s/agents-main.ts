@@ -1,0 +1,30 @@
+import { loadKubeConfig } from "@/server/cluster/kubernetes/config";
+import { startStandInAgents } from "@/server/cluster/kubernetes/testing/stand-in-agents";
+import { createLogger } from "@/server/log";
+import { checkStandInProtocol } from "./stand-in-check";
+
+/**
+ * The stand-in agents' own process (bench/k8s/agents.ts starts it): its CPU is the cost of answering the
+ * operator's polls, kept apart from the bench's timing and from the operator. Talks over IPC:
+ * `{ type: "fault", namespace, pod }` and `{ type: "count" }` are answered with `{ type: "reply", … }`.
+ * Exits when the channel closes (the bench ended or died).
+ */
+type Request = { type: "fault"; namespace: string; pod: string } | { type: "count" };
+
+const kubeconfig = process.argv[2];
+if (!kubeconfig) throw new Error("usage: agents-main.ts <kubeconfig>");
+const log = createLogger({ service: "stand-in-agents" });
+await checkStandInProtocol();
+const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig), log });
+
+process.on("message", (message: Request) => {
+  const reply =
+    message.type === "fault"
+      ? { ok: agents.fault({ namespace: message.namespace, pod: message.pod }) }
+      : { count: agents.count(), started: agents.started() };
+  process.send?.({ type: "reply", ...reply });
+});
+process.on("disconnect", () => {
+  void agents.stop().finally(() => process.exit(0));
+});
+process.send?.({ type: "ready" });

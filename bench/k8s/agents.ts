@@ -1,0 +1,69 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type ProcWatch, watchProc } from "./proc";
+
+/** Starts bench/k8s/agents-main.ts (the stand-in agents) in a child process and talks to it over IPC. */
+export type AgentsProcess = {
+  pid: number;
+  proc: ProcWatch;
+  counts(): Promise<{ count: number; started: number }>;
+  stop(): Promise<void>;
+};
+
+const MAIN = fileURLToPath(new URL("./agents-main.ts", import.meta.url));
+const READY_TIMEOUT_MS = 60_000;
+
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+function request<T>(child: ChildProcess, message: object): Promise<T> {
+  return new Promise((resolve) => {
+    child.once("message", (reply) => resolve(reply as T));
+    child.send(message);
+  });
+}
+
+export async function startAgentsProcess(opts: {
+  kubeconfigPath: string;
+  logFile: string;
+}): Promise<AgentsProcess> {
+  const child = fork(MAIN, [opts.kubeconfigPath], {
+    execArgv: ["--import", import.meta.resolve("tsx")],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  const log = createWriteStream(opts.logFile);
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const stop = async () => {
+    if (child.connected) child.disconnect();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited(child);
+    clearTimeout(timer);
+    process.off("exit", killOnExit);
+  };
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the stand-in agents did not start")), READY_TIMEOUT_MS);
+    child.once("message", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the stand-in agents exited (${code}); see ${opts.logFile}`));
+    });
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return {
+    pid: child.pid ?? -1,
+    proc: watchProc(child.pid ?? -1),
+    counts: () => request(child, { type: "count" }),
+    stop,
+  };
+}

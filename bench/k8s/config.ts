@@ -1,0 +1,71 @@
+import { parseArgs } from "node:util";
+
+/**
+ * The benchmark's knobs (defaults are the set-up DESIGN.md's target names):
+ *   --nodes 256 --gpus-per-node 8   the job: 256 pods × 8 ranks = 2,048 ranks, one pod per KWOK node
+ *   --spare-nodes 2                 more KWOK nodes, free, where a failed node's pod can go
+ *   --faults 5                      node failures measured (fewer when --budget-s runs out)
+ *   --budget-s 600                  wall-clock budget for the whole run, set-up included
+ *   --steady-s 10                   a quiet window with the job Running, before the first fault
+ *   --poll-ms 0                     the operator's REBOUND_AGENT_POLL_MS; 0 = its default
+ *   --operator-node-args="--max-old-space-size=256"   node flags for the operator: by default the same heap
+ *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none)
+ *   --operator-log PATH            keep the operator's log there (default: in the run's temp dir, removed)
+ *   --verbose                       the cluster's and the operator's logs on stderr
+ */
+export type BenchConfig = {
+  nodes: number;
+  gpusPerNode: number;
+  spareNodes: number;
+  faults: number;
+  budgetMs: number;
+  steadyMs: number;
+  pollMs: number | null;
+  operatorNodeArgs: string[];
+  operatorLog: string | null;
+  verbose: boolean;
+};
+
+const DEFAULTS = {
+  nodes: "256",
+  "gpus-per-node": "8",
+  "spare-nodes": "2",
+  faults: "5",
+  "budget-s": "600",
+  "steady-s": "10",
+  "poll-ms": "0",
+} as const;
+
+type Flag = keyof typeof DEFAULTS;
+
+export function parseConfig(argv: string[]): BenchConfig {
+  const options = {
+    ...(Object.fromEntries(
+      Object.entries(DEFAULTS).map(([name, value]) => [name, { type: "string" as const, default: value }]),
+    ) as Record<Flag, { type: "string"; default: string }>),
+    "operator-node-args": { type: "string" as const, default: "--max-old-space-size=256" },
+    "operator-log": { type: "string" as const },
+    verbose: { type: "boolean" as const, default: false },
+  };
+  const { values } = parseArgs({ args: argv, options });
+  const int = (name: Flag, min: number) => {
+    const text = values[name] ?? DEFAULTS[name];
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min)
+      throw new Error(`--${name}: expected an integer >= ${min}, got ${text}`);
+    return value;
+  };
+  const pollMs = int("poll-ms", 0);
+  return {
+    nodes: int("nodes", 1),
+    gpusPerNode: int("gpus-per-node", 1),
+    spareNodes: int("spare-nodes", 1),
+    faults: int("faults", 1),
+    budgetMs: int("budget-s", 60) * 1000,
+    steadyMs: int("steady-s", 0) * 1000,
+    pollMs: pollMs === 0 ? null : Math.max(20, pollMs),
+    operatorNodeArgs: (values["operator-node-args"] ?? "").split(" ").filter((arg) => arg !== ""),
+    operatorLog: values["operator-log"] ?? null,
+    verbose: values.verbose === true,
+  };
+}

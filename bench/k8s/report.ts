@@ -1,0 +1,317 @@
+import { round, type Summary, summarize } from "../recovery/stats";
+import { type AuditEntry, firstCompleted, requestsOf } from "./audit";
+import type { BenchConfig } from "./config";
+import { type BenchEnvironment, OPERATOR_USER } from "./environment";
+import type { FaultSample } from "./faults";
+import type { OperatorCounters } from "./operator";
+import type { ProcSample } from "./proc";
+
+/** Turns the run into a table (stdout) and the final `BENCH k8s <json>` line (numbers only). */
+
+export type Snapshot = {
+  at: number;
+  operator: ProcSample | null;
+  agents: ProcSample | null;
+  cluster: ProcSample | null;
+  counters: OperatorCounters | null;
+};
+
+export type ReportInput = {
+  config: BenchConfig;
+  env: BenchEnvironment;
+  job: { createdAt: number; runningAt: number };
+  /** Operator started, no job yet. */
+  idle: Snapshot;
+  steadyFrom: Snapshot;
+  steadyTo: Snapshot;
+  end: Snapshot;
+  faults: FaultSample[];
+  audit: AuditEntry[];
+  elapsedMs: number;
+};
+
+type Row = { key: string; label: string; summary: Summary; target?: { text: string; met: boolean } };
+
+const ADMIN_USER = "rebound-admin";
+const REPLACEMENT_TARGET_MS = 2000;
+const RSS_TARGET_MB = 400;
+
+/** The replacement pods' creation as the apiserver logged it, from the label patch's answer. */
+function apiserverReplacementMs(input: ReportInput, sample: FaultSample): number {
+  const patch = firstCompleted(input.audit, {
+    user: ADMIN_USER,
+    verb: "patch",
+    resource: "nodes",
+    name: sample.node,
+    after: sample.patchSentAt - 5,
+  });
+  if (!patch) return Number.NaN;
+  const creates = sample.pods.map((pod) =>
+    firstCompleted(input.audit, {
+      user: OPERATOR_USER,
+      verb: "create",
+      resource: "pods",
+      name: pod,
+      after: patch.stageAt,
+    }),
+  );
+  if (creates.some((entry) => entry === undefined)) return Number.NaN;
+  return Math.max(...creates.map((entry) => entry?.stageAt ?? Number.NaN)) - patch.stageAt;
+}
+
+/** One fault's steps, ms after the label patch was answered (audit clock; detection and Running: the operator's). */
+function faultSteps(input: ReportInput, sample: FaultSample): number[] {
+  const patch = firstCompleted(input.audit, {
+    user: ADMIN_USER,
+    verb: "patch",
+    resource: "nodes",
+    name: sample.node,
+    after: sample.patchSentAt - 5,
+  });
+  const t0 = patch?.stageAt ?? sample.patchDoneAt;
+  const pod = sample.pods[0] ?? "";
+  const call = (verb: string, resource: string, name: string) =>
+    (firstCompleted(input.audit, { user: OPERATOR_USER, verb, resource, name, after: t0 })?.stageAt ??
+      Number.NaN) - t0;
+  const warning = input.audit.find(
+    (entry) =>
+      entry.stage === "ResponseComplete" &&
+      entry.user === OPERATOR_USER &&
+      entry.verb === "create" &&
+      entry.resource === "events" &&
+      entry.stageAt >= t0,
+  );
+  return [
+    sample.event.detectedAt.getTime() - t0,
+    (warning?.stageAt ?? Number.NaN) - t0,
+    call("delete", "pods", pod),
+    call("create", "pods", pod),
+    sample.runningAt - t0,
+  ];
+}
+
+function faultTable(input: ReportInput): string[] {
+  const heads = ["detected", "Warning event", "old pod deleted", "new pod created", "Running"];
+  const lines = [
+    `${"per fault, ms after the label patch".padEnd(40)}${heads.map((h) => h.padStart(17)).join("")}`,
+  ];
+  for (const sample of input.faults) {
+    const steps = faultSteps(input, sample);
+    lines.push(`${`  ${sample.node}`.padEnd(40)}${steps.map((ms) => cell(ms, 17)).join("")}`);
+  }
+  return lines;
+}
+
+function rows(input: ReportInput): Row[] {
+  const { faults } = input;
+  const replacement = summarize(faults.map((s) => s.replacedAt - s.patchSentAt));
+  return [
+    {
+      key: "node_fault_to_replacement_pod",
+      label: "node unhealthy → replacement pod (bench's watch)",
+      summary: replacement,
+      target: { text: `p99 < ${REPLACEMENT_TARGET_MS}`, met: replacement.p99 < REPLACEMENT_TARGET_MS },
+    },
+    {
+      key: "node_fault_to_replacement_pod_apiserver",
+      label: "  the same, apiserver's audit clock",
+      summary: summarize(faults.map((s) => apiserverReplacementMs(input, s)).filter(Number.isFinite)),
+    },
+    {
+      key: "node_fault_to_detected",
+      label: "node unhealthy → fault detected (operator)",
+      summary: summarize(faults.map((s) => s.event.detectedAt.getTime() - s.patchSentAt)),
+    },
+    {
+      key: "node_fault_to_running",
+      label: "node unhealthy → job Running again",
+      summary: summarize(faults.map((s) => s.runningAt - s.patchSentAt)),
+    },
+  ];
+}
+
+const cpuPct = (from: ProcSample | null, to: ProcSample | null) =>
+  from && to && to.at > from.at ? ((to.cpuS - from.cpuS) / ((to.at - from.at) / 1000)) * 100 : Number.NaN;
+
+function reconcileRate(from: Snapshot, to: Snapshot) {
+  const a = from.counters;
+  const b = to.counters;
+  if (!a || !b || to.at <= from.at) return { perSecond: Number.NaN, meanMs: Number.NaN };
+  const count = b.reconciles - a.reconciles;
+  return {
+    perSecond: count / ((to.at - from.at) / 1000),
+    meanMs: count > 0 ? ((b.reconcileSeconds - a.reconcileSeconds) / count) * 1000 : Number.NaN,
+  };
+}
+
+function figures(input: ReportInput) {
+  const { steadyFrom, steadyTo, end, job } = input;
+  const operator = end.operator;
+  const measured = requestsOf(input.audit, { user: OPERATOR_USER, from: job.createdAt, to: end.at });
+  const steady = requestsOf(input.audit, { user: OPERATOR_USER, from: steadyFrom.at, to: steadyTo.at });
+  const faultWindow = requestsOf(input.audit, { user: OPERATOR_USER, from: steadyTo.at, to: end.at });
+  return {
+    rssMb: operator?.rssMb ?? Number.NaN,
+    idleRssMb: input.idle.operator?.rssMb ?? Number.NaN,
+    quietRssMb: steadyTo.operator?.rssMb ?? Number.NaN,
+    // The kernel's high-water mark, or the highest sample if higher (it cannot be).
+    peakRssMb: Math.max(operator?.hwmMb ?? Number.NaN, input.env.operator.proc.peakRssMb()),
+    cpuS: operator?.cpuS ?? Number.NaN,
+    cpuSteadyPct: cpuPct(steadyFrom.operator, steadyTo.operator),
+    cpuFaultsPct: cpuPct(steadyTo.operator, end.operator),
+    agentsSteadyPct: cpuPct(steadyFrom.agents, steadyTo.agents),
+    clusterSteadyPct: cpuPct(steadyFrom.cluster, steadyTo.cluster),
+    steadyReconciles: reconcileRate(steadyFrom, steadyTo),
+    faultReconciles: reconcileRate(steadyTo, end),
+    errors: end.counters ? { reconcile: end.counters.errors, poll: end.counters.pollErrors } : null,
+    measured,
+    steady,
+    faultWindow,
+  };
+}
+
+type Figures = ReturnType<typeof figures>;
+
+const num = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "-");
+const cell = (value: number, width: number) => num(value).padStart(width);
+
+function latencyTable(all: Row[]): string[] {
+  const lines = [
+    `${"ms".padEnd(50)}${"n".padStart(4)}${"p50".padStart(7)}${"p99".padStart(7)}${"max".padStart(7)}  target`,
+  ];
+  for (const { label, summary, target } of all) {
+    const verdict = target ? `${target.text} ${target.met ? "met" : "MISSED"}` : "";
+    lines.push(
+      `${label.padEnd(50)}${String(summary.n).padStart(4)}${cell(summary.p50, 7)}${cell(summary.p99, 7)}${cell(summary.max, 7)}  ${verdict}`,
+    );
+  }
+  return lines;
+}
+
+function operatorTable(input: ReportInput, f: Figures): string[] {
+  const rssMet = f.peakRssMb < RSS_TARGET_MB;
+  const runS = (input.end.at - input.job.createdAt) / 1000;
+  const kinds = f.measured.byKind.slice(0, 8).map(([kind, count]) => `${kind} ${count}`);
+  return [
+    `${"operator (its own process)".padEnd(50)}value`,
+    `${"RSS at the end / peak (VmHWM), MB".padEnd(50)}${num(f.rssMb)} / ${num(f.peakRssMb)}  peak < ${RSS_TARGET_MB} ${rssMet ? "met" : "MISSED"}`,
+    `${"RSS with no job yet / job Running, quiet, MB".padEnd(50)}${num(f.idleRssMb)} / ${num(f.quietRssMb)}`,
+    rssTimeline(input),
+    `${"CPU s, whole run (start-up included)".padEnd(50)}${num(f.cpuS, 1)}`,
+    `${"CPU % of a core: job Running, quiet".padEnd(50)}${num(f.cpuSteadyPct)}`,
+    `${"CPU % of a core: during the faults".padEnd(50)}${num(f.cpuFaultsPct)}`,
+    `${"reconciles/s, mean ms: quiet".padEnd(50)}${num(f.steadyReconciles.perSecond, 1)}, ${num(f.steadyReconciles.meanMs)}`,
+    `${"reconciles/s, mean ms: during the faults".padEnd(50)}${num(f.faultReconciles.perSecond, 1)}, ${num(f.faultReconciles.meanMs)}`,
+    `${"reconcile errors, agent poll errors".padEnd(50)}${f.errors ? `${f.errors.reconcile}, ${f.errors.poll}` : "-"}`,
+    `${`API requests/s, job created → end (${num(runS)} s)`.padEnd(50)}${num(f.measured.perSecond, 1)} (${f.measured.count})`,
+    `${"API requests/s: quiet / during the faults".padEnd(50)}${num(f.steady.perSecond, 1)} / ${num(f.faultWindow.perSecond, 1)}`,
+    `  by verb: ${kinds.join(", ")}`,
+    `  pod creates answered: ${createAnswers(input)}`,
+    `${"stand-in agents CPU % of a core, quiet".padEnd(50)}${num(f.agentsSteadyPct)}`,
+    `${"apiserver+etcd+KWOK CPU % of a core, quiet".padEnd(50)}${num(f.clusterSteadyPct)}`,
+  ];
+}
+
+/** The job's first pods as the apiserver saw them: how many, over how long, and each one's server time. */
+function startCreates(input: ReportInput) {
+  const creates = input.audit.filter(
+    (entry) =>
+      entry.stage === "ResponseComplete" &&
+      entry.user === OPERATOR_USER &&
+      entry.verb === "create" &&
+      entry.resource === "pods" &&
+      entry.receivedAt >= input.job.createdAt &&
+      entry.stageAt <= input.job.runningAt,
+  );
+  if (creates.length === 0) return { count: 0, spanMs: Number.NaN, serverMs: Number.NaN };
+  const first = Math.min(...creates.map((entry) => entry.receivedAt));
+  const last = Math.max(...creates.map((entry) => entry.stageAt));
+  const server = creates.reduce((sum, entry) => sum + (entry.stageAt - entry.receivedAt), 0);
+  return { count: creates.length, spanMs: last - first, serverMs: server / creates.length };
+}
+
+/** How the apiserver answered the operator's pod creates, e.g. "201 ×261, 409 ×1". */
+function createAnswers(input: ReportInput): string {
+  const codes = new Map<string, number>();
+  for (const entry of input.audit) {
+    if (entry.stage !== "ResponseComplete" || entry.user !== OPERATOR_USER) continue;
+    if (entry.verb !== "create" || entry.resource !== "pods") continue;
+    const code = String(entry.code ?? "?");
+    codes.set(code, (codes.get(code) ?? 0) + 1);
+  }
+  return [...codes.entries()].map(([code, count]) => `${code} ×${count}`).join(", ");
+}
+
+/** The operator's RSS at about a dozen moments from the job's creation to the end. */
+function rssTimeline(input: ReportInput): string {
+  const from = input.job.createdAt;
+  const samples = input.env.operator.proc.samples().filter((sample) => sample.at >= from);
+  const step = Math.max(1, Math.ceil(samples.length / 12));
+  const picked = samples.filter((_, index) => index % step === 0 || index === samples.length - 1);
+  return `  RSS MB over time (s after the job was created): ${picked
+    .map((sample) => `+${num((sample.at - from) / 1000)} ${num(sample.rssMb)}`)
+    .join(", ")}`;
+}
+
+function header(input: ReportInput): string[] {
+  const { config } = input;
+  const steps = input.env.steps.map(([name, ms]) => `${name.split(" (")[0]} ${num(ms / 1000, 1)} s`);
+  const creates = startCreates(input);
+  return [
+    `Kubernetes back end: ${config.nodes * config.gpusPerNode} ranks (${config.nodes} KWOK nodes × ${config.gpusPerNode} GPUs, +${config.spareNodes} spare), operator poll ${config.pollMs ?? "default"} ms${config.operatorNodeArgs.length > 0 ? ` (node ${config.operatorNodeArgs.join(" ")})` : ""}, ${input.faults.length} node faults, ${Math.round(input.elapsedMs / 1000)} s`,
+    `set-up: ${steps.join(" · ")} · job created → Running ${num((input.job.runningAt - input.job.createdAt) / 1000, 1)} s`,
+    `  of which the operator's ${creates.count} pod creates span ${num(creates.spanMs / 1000, 1)} s (${num(creates.spanMs / Math.max(1, creates.count), 1)} ms apart, ${num(creates.serverMs, 1)} ms each in the apiserver)`,
+  ];
+}
+
+function benchJson(input: ReportInput, all: Row[], f: Figures): Record<string, number> {
+  const json: Record<string, number> = {};
+  for (const { key, summary } of all) {
+    json[`${key}_p50_ms`] = round(summary.p50);
+    json[`${key}_p99_ms`] = round(summary.p99);
+    json[`${key}_max_ms`] = round(summary.max);
+  }
+  const { config } = input;
+  Object.assign(json, {
+    operator_rss_mb: round(f.rssMb),
+    operator_peak_rss_mb: round(f.peakRssMb),
+    operator_idle_rss_mb: round(f.idleRssMb),
+    operator_quiet_rss_mb: round(f.quietRssMb),
+    operator_cpu_s: round(f.cpuS),
+    operator_cpu_quiet_pct: round(f.cpuSteadyPct),
+    operator_cpu_faults_pct: round(f.cpuFaultsPct),
+    operator_reconciles_per_s_quiet: round(f.steadyReconciles.perSecond),
+    operator_reconcile_mean_ms_quiet: round(f.steadyReconciles.meanMs),
+    operator_reconcile_mean_ms_faults: round(f.faultReconciles.meanMs),
+    operator_api_requests_per_s: round(f.measured.perSecond),
+    operator_api_requests_per_s_quiet: round(f.steady.perSecond),
+    operator_api_requests_per_s_faults: round(f.faultWindow.perSecond),
+    operator_api_requests: f.measured.count,
+    stand_in_agents_cpu_quiet_pct: round(f.agentsSteadyPct),
+    cluster_cpu_quiet_pct: round(f.clusterSteadyPct),
+    job_start_ms: input.job.runningAt - input.job.createdAt,
+    job_start_pod_creates_span_ms: round(startCreates(input).spanMs),
+    nodes: config.nodes,
+    spare_nodes: config.spareNodes,
+    gpus_per_node: config.gpusPerNode,
+    ranks: config.nodes * config.gpusPerNode,
+    faults: input.faults.length,
+    run_s: Math.round(input.elapsedMs / 1000),
+  });
+  if (config.pollMs !== null) json.operator_poll_ms = config.pollMs;
+  return Object.fromEntries(Object.entries(json).filter(([, value]) => Number.isFinite(value)));
+}
+
+export function report(input: ReportInput): void {
+  const all = rows(input);
+  const f = figures(input);
+  const lines = [
+    ...header(input),
+    "",
+    ...latencyTable(all),
+    ...faultTable(input),
+    "",
+    ...operatorTable(input, f),
+  ];
+  process.stdout.write(`${lines.join("\n")}\nBENCH k8s ${JSON.stringify(benchJson(input, all, f))}\n`);
+}

@@ -1,0 +1,68 @@
+"use client";
+
+import { memo, useMemo } from "react";
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatClock, formatNumber } from "@/components/jobs/format";
+import { type ChartSeries, mergeSeries, seriesKey, timeTicks } from "./chart-data";
+
+/** Line colours: the accent for the aggregate, then hues distinct from it (all ≥ 4.5:1 on the panel). */
+export const SERIES_COLORS = ["#4ea1ff", "#bc8cff", "#ff9b50", "#39c5cf", "#3fb950", "#d29922"];
+
+type MetricLinesProps = { series: readonly ChartSeries[]; unit: string; height: number };
+
+/**
+ * The recharts part of MetricChart, memoised on its (stable, deferred) series so it re-renders only when
+ * a new sample arrives. No animation, explicit ticks and no recharts Legend (both measure text in the DOM
+ * on every update): a re-render of ~200 rows stays well under the 50 ms long-task budget.
+ */
+export const MetricLines = memo(function MetricLines({ series, unit, height }: MetricLinesProps) {
+  const rows = useMemo(() => mergeSeries(series), [series]);
+  const ticks = useMemo(() => timeTicks(rows[0]?.t ?? 0, rows.at(-1)?.t ?? 0), [rows]);
+  const suffix = unit ? ` ${unit}` : "";
+  return (
+    <div aria-hidden="true" style={{ height }}>
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer={false}>
+          <CartesianGrid stroke="var(--panel-border)" vertical={false} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={["dataMin", "dataMax"]}
+            ticks={ticks}
+            interval={0}
+            tickFormatter={formatClock}
+            stroke="var(--muted)"
+            fontSize={11}
+          />
+          <YAxis
+            width={64}
+            tickFormatter={(value: number) => formatNumber(value, 3)}
+            stroke="var(--muted)"
+            fontSize={11}
+            interval={0}
+            domain={["auto", "auto"]}
+          />
+          <Tooltip
+            isAnimationActive={false}
+            labelFormatter={(t) => formatClock(Number(t))}
+            formatter={(value) => `${formatNumber(Number(value), 4)}${suffix}`}
+            contentStyle={{ background: "var(--panel)", border: "1px solid var(--panel-border)" }}
+          />
+          {series.map((one, index) => (
+            <Line
+              key={one.name}
+              dataKey={seriesKey(index)}
+              name={one.name}
+              stroke={SERIES_COLORS[index % SERIES_COLORS.length]}
+              strokeWidth={index === 0 ? 2.5 : 1.5}
+              dot={false}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+});

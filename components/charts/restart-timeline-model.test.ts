@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { TimelineEntry } from "@/lib/jobs/view-model";
+import { timelineRows } from "./restart-timeline-model";
+
+const entry = (id: string, faultAt: number, overrides: Partial<TimelineEntry> = {}): TimelineEntry => ({
+  id,
+  reason: "RankCrashed",
+  message: "rank 3 exited with code 1",
+  action: "PLR",
+  outcome: "recovered",
+  ranks: [3],
+  pods: ["w-0"],
+  node: "node-0",
+  faultAt,
+  detectedAt: faultAt + 200,
+  recoveredAt: faultAt + 1200,
+  detectionMs: 200,
+  recoveryMs: 1000,
+  ...overrides,
+});
+
+describe("timelineRows", () => {
+  it("stacks offset, detection and recovery from the earliest fault, oldest first", () => {
+    const data = timelineRows([entry("b", 5000), entry("a", 1000)], { now: 10_000 });
+    expect(data.origin).toBe(1000);
+    expect(data.rows.map((row) => row.id)).toEqual(["a", "b"]);
+    expect(data.rows[1]).toMatchObject({
+      offset: 4000,
+      detection: 200,
+      recovery: 1000,
+      label: "PLR · RankCrashed",
+    });
+    expect(data.end).toBe(5200);
+  });
+
+  it("runs pending and failed recoveries to now", () => {
+    const data = timelineRows(
+      [
+        entry("p", 1000, { outcome: "pending", recoveredAt: null, action: "POD_REPLACEMENT" }),
+        entry("f", 2000, { outcome: "failed", recoveredAt: null, action: "FAIL" }),
+      ],
+      { now: 9000 },
+    );
+    expect(data.rows.map((row) => row.recovery)).toEqual([7800, 6800]);
+    expect(data.rows[0]?.label).toBe("Pod replacement · RankCrashed");
+    expect(data.end).toBe(8000);
+  });
+
+  it("keeps the most recent entries, never negative spans, and handles none", () => {
+    const many = Array.from({ length: 60 }, (_, i) => entry(`e${i}`, i * 10_000));
+    const data = timelineRows(many, { now: 1e6, limit: 50 });
+    expect(data.rows).toHaveLength(50);
+    expect(data.rows[0]?.id).toBe("e10");
+    const skewed = timelineRows([entry("s", 1000, { detectedAt: 900 })], { now: 5000 });
+    expect(skewed.rows[0]?.detection).toBe(0);
+    expect(timelineRows([], { now: 5 })).toEqual({ origin: 5, end: 0, rows: [] });
+  });
+});

@@ -1,0 +1,91 @@
+"use client";
+
+import { useMemo, useState } from "react";
+import { EmptyState } from "@/components/ui/query-state";
+import type { JobTotals, TimelineEntry } from "@/lib/jobs/view-model";
+import styles from "./charts.module.css";
+import { timelineRows } from "./restart-timeline-model";
+import { chartHeight, SPAN_COLORS, TimelineChart } from "./timeline-chart";
+import { entrySentence } from "./timeline-text";
+import { TotalsStrip } from "./totals-strip";
+import { usePacedValue } from "./use-paced-value";
+import { useStableValue } from "./use-stable-value";
+
+export type RestartTimelineProps = {
+  entries: readonly TimelineEntry[];
+  totals: JobTotals;
+  /** Epoch ms; pending recoveries run to it (pass the page's 1 Hz clock). */
+  now: number;
+};
+
+/** Changes exactly when a chart row would: an entry added, resolved or re-timed. */
+function entriesKey(entries: readonly TimelineEntry[]): string {
+  return entries.map((e) => `${e.id}:${e.outcome}:${e.faultAt}:${e.detectedAt}:${e.recoveredAt}`).join("|");
+}
+
+function ChartKey() {
+  return (
+    <div className={styles.key} aria-hidden="true">
+      <span style={{ color: SPAN_COLORS.detection }}>■ Detection</span>
+      <span style={{ color: SPAN_COLORS.recovery }}>■ Recovery</span>
+      <span style={{ color: SPAN_COLORS.recovery }}>▨ Recovering</span>
+      <span style={{ color: SPAN_COLORS.failed }}>■ Failed</span>
+    </div>
+  );
+}
+
+/**
+ * The job's faults on a time axis, one bar per fault: detection (fault → detected) then recovery
+ * (detected → recovered, or → now while pending), labelled by action and reason, with the totals above.
+ * The chart is aria-hidden; the same entries are an ordered list, always read by screen readers and shown
+ * to everyone with the "Show as list" toggle. Entries are keyed by id, so updates never reshuffle them.
+ *
+ * Cost per 1 Hz tick: the chart's data is kept identical while no entry changed and none is open, so
+ * recharts re-renders only when something moved, and then in a task of its own (use-paced-value.ts).
+ */
+export function RestartTimeline({ entries, totals, now }: RestartTimelineProps) {
+  const [asList, setAsList] = useState(false);
+  const stable = useStableValue(entries, entriesKey(entries));
+  const open = stable.some((entry) => entry.outcome !== "recovered");
+  const chartNow = open ? now : 0;
+  const chart = useMemo(
+    () => ({ ...timelineRows(stable, { now: chartNow }), now: chartNow }),
+    [stable, chartNow],
+  );
+  const pacedChart = usePacedValue(chart);
+  const ordered = useMemo(() => [...stable].sort((a, b) => a.faultAt - b.faultAt), [stable]);
+  const empty = entries.length === 0;
+  return (
+    <div className={styles.timeline}>
+      <div className={styles.timelineHeader}>
+        <TotalsStrip totals={totals} />
+        {empty ? null : (
+          <button
+            type="button"
+            className={styles.toggle}
+            aria-pressed={asList}
+            onClick={() => setAsList((v) => !v)}
+          >
+            {asList ? "Show chart" : "Show as list"}
+          </button>
+        )}
+      </div>
+      {empty ? <EmptyState>No faults so far.</EmptyState> : null}
+      {empty || asList ? null : (
+        <>
+          {pacedChart ? (
+            <TimelineChart chart={pacedChart} />
+          ) : (
+            <div style={{ height: chartHeight(chart.rows.length) }} />
+          )}
+          <ChartKey />
+        </>
+      )}
+      <ol className={asList ? styles.entryList : styles.srOnly} aria-label="Faults and recoveries">
+        {ordered.map((entry) => (
+          <li key={entry.id}>{entrySentence(entry, now)}</li>
+        ))}
+      </ol>
+    </div>
+  );
+}

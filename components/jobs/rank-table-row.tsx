@@ -1,0 +1,37 @@
+import { memo } from "react";
+import type { RankView } from "@/lib/jobs/view-model";
+import styles from "./jobs.module.css";
+import { type CellContext, RANK_COLUMNS } from "./rank-table-columns";
+
+type RankTableRowProps = { rank: RankView; rowIndex: number; selected: boolean; ctx: CellContext };
+
+/**
+ * One rank's row. Memoised on its props (the rank object, the clock and the callback), so scrolling
+ * re-renders only the rows that enter the window.
+ */
+export const RankTableRow = memo(function RankTableRow({ rank, rowIndex, selected, ctx }: RankTableRowProps) {
+  return (
+    <tr
+      aria-rowindex={rowIndex}
+      aria-selected={selected || undefined}
+      className={selected ? styles.selectedRow : undefined}
+      onClick={ctx.onSelectRank ? () => ctx.onSelectRank?.(rank.rank) : undefined}
+    >
+      {RANK_COLUMNS.map((column) => (
+        <td key={column.id} className={column.numeric ? styles.num : undefined} title={column.title?.(rank)}>
+          {column.cell(rank, ctx)}
+        </td>
+      ))}
+    </tr>
+  );
+}, sameRow);
+
+function sameRow(a: RankTableRowProps, b: RankTableRowProps): boolean {
+  return (
+    a.rank === b.rank &&
+    a.rowIndex === b.rowIndex &&
+    a.selected === b.selected &&
+    a.ctx.now === b.ctx.now &&
+    a.ctx.onSelectRank === b.ctx.onSelectRank
+  );
+}

@@ -1,0 +1,99 @@
+"use client";
+
+import { type MouseEvent, useMemo, useRef, useState } from "react";
+import { EmptyState } from "@/components/ui/query-state";
+import type { TopologyView } from "@/lib/jobs/view-model";
+import { HealthLegend } from "./health-legend";
+import { countHealth, healthSummary } from "./health-style";
+import styles from "./jobs.module.css";
+import { RankTooltip } from "./rank-tooltip";
+import { rankAt, type TopologyCell, type TopologyLayout, topologyLayout } from "./topology-layout";
+import { useElementWidth } from "./use-element-width";
+import { useTopologyCanvas } from "./use-topology-canvas";
+
+export type RankTopologyProps = {
+  topology: TopologyView;
+  onSelectRank?: (rank: number) => void;
+  selectedRank?: number | null;
+  /** id of an element describing the accessible alternative (the rank table's caption). */
+  describedBy?: string;
+  /** Height budget in CSS px; cells shrink to fit it (default 560). */
+  maxHeight?: number;
+};
+
+const TOOLTIP_WIDTH = 300;
+const TOOLTIP_OFFSET = 8;
+
+/** Tooltip to the right of the cell, or to its left when it would overflow the canvas. */
+function tooltipAnchor(cell: TopologyCell, layout: TopologyLayout) {
+  const flip = cell.x + layout.cellSize + TOOLTIP_OFFSET + TOOLTIP_WIDTH > layout.width;
+  const x = flip ? cell.x - TOOLTIP_OFFSET : cell.x + layout.cellSize + TOOLTIP_OFFSET;
+  return { x, y: cell.y, flip };
+}
+
+function cellsByRank(layout: TopologyLayout | null): Map<number, TopologyCell> {
+  return new Map(layout?.cells.map((cell) => [cell.rank, cell]));
+}
+
+function lookup(cells: ReadonlyMap<number, TopologyCell>, rank: number | null | undefined) {
+  return rank === null || rank === undefined ? undefined : cells.get(rank);
+}
+
+function cellAt(layout: TopologyLayout | null, event: MouseEvent<HTMLCanvasElement>): TopologyCell | null {
+  if (!layout) return null;
+  const box = event.currentTarget.getBoundingClientRect();
+  return rankAt(layout, event.clientX - box.left, event.clientY - box.top);
+}
+
+/**
+ * The job's ranks as a node → pod → rank map on one <canvas>: a 2,048-rank job is one element, drawn in a
+ * couple of milliseconds, and a 1 Hz update re-runs only the O(n log n) layout and O(n) paint, never React
+ * per cell. Hover shows a tooltip; click selects a rank. The canvas is role="img" with a per-health count
+ * summary; the rank table is the accessible alternative (point `describedBy` at its caption).
+ */
+export function RankTopology(props: RankTopologyProps) {
+  const { topology, onSelectRank, selectedRank, describedBy, maxHeight } = props;
+  const wrapperRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const width = useElementWidth(wrapperRef);
+  const [hovered, setHovered] = useState<number | null>(null);
+
+  const layout = useMemo(
+    () => (width > 0 ? topologyLayout(topology, width, maxHeight) : null),
+    [topology, width, maxHeight],
+  );
+  const cellByRank = useMemo(() => cellsByRank(layout), [layout]);
+  const counts = useMemo(() => countHealth(topology.ranks), [topology.ranks]);
+  const hoveredCell = lookup(cellByRank, hovered);
+  const selectedCell = lookup(cellByRank, selectedRank);
+  useTopologyCanvas({ canvasRef, layout, ranks: topology.ranks, highlight: [selectedCell, hoveredCell] });
+
+  const empty = topology.ranks.length === 0;
+  const hoveredRank = hoveredCell && topology.ranks[hoveredCell.index];
+  const anchor = hoveredCell && layout ? tooltipAnchor(hoveredCell, layout) : null;
+  return (
+    <div className={styles.topology}>
+      {empty ? null : <HealthLegend counts={counts} />}
+      {/* Always mounted: its width is measured once, possibly before the first ranks arrive. */}
+      <div ref={wrapperRef} className={styles.canvasWrap}>
+        {empty ? <EmptyState>No ranks yet: the job's pods have not started.</EmptyState> : null}
+        <canvas
+          hidden={empty}
+          ref={canvasRef}
+          role="img"
+          aria-label={`Rank topology, ${healthSummary(counts, topology.ranks.length)}`}
+          aria-describedby={describedBy}
+          className={hoveredCell ? styles.canvasPointer : undefined}
+          style={layout ? { width: layout.width, height: layout.height } : { width: 0, height: 0 }}
+          onPointerMove={(event) => setHovered(cellAt(layout, event)?.rank ?? null)}
+          onPointerLeave={() => setHovered(null)}
+          onClick={(event) => {
+            const cell = cellAt(layout, event);
+            if (cell) onSelectRank?.(cell.rank);
+          }}
+        />
+        {hoveredRank && anchor ? <RankTooltip rank={hoveredRank} {...anchor} /> : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+import { LoadingState } from "@/components/ui/query-state";
+import { useTRPC } from "@/lib/trpc/client";
+
+/** Job and cluster views need a signed-in user (the server refuses them otherwise, too). */
+export function RequireSignIn({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const pathname = usePathname();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  if (me.isPending) return <LoadingState label="your session" />;
+  if (!me.data) {
+    return (
+      <div className="state">
+        <p>Sign in to see jobs and the cluster.</p>
+        <Link className="button" href={`/sign-in?next=${encodeURIComponent(pathname)}`}>
+          Sign in
+        </Link>
+      </div>
+    );
+  }
+  return children;
+}

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type TestInfo, test } from "@playwright/test";
+import { trpcMutation } from "./fixtures/trpc";
+import { JobPagePo, signIn } from "./pages/job-page";
+
+/**
+ * The screens ML engineers live in, against npm start's stack (real operator, real agents, real workers):
+ * inject a crash from the UI, watch the rank fault and recover, and the restart show up on the timeline,
+ * without reloading; a viewer sees no restart action and the server refuses it.
+ */
+const NAMESPACE = "hyperpod-ns-llm-research";
+const JOB = "demo-llm";
+const OPERATOR = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 1}`;
+
+test.describe.configure({ mode: "serial" });
+
+/** Screenshots are kept as files under test-results/e2e/ (and attached to the report). */
+async function saveScreenshot(testInfo: TestInfo, name: string, take: () => Promise<Buffer>) {
+  await take();
+  await testInfo.attach(name, { path: testInfo.outputPath(`${name}.png`), contentType: "image/png" });
+}
+
+test.beforeAll(async ({ request }) => {
+  const existing = await request.get(`${OPERATOR}/api/v1/jobs/${NAMESPACE}/${JOB}`);
+  if (existing.status() === 200) return;
+  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
+    data: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
+  });
+  expect(submitted.status()).toBe(201);
+});
+
+test("an engineer injects a crash from the job page and watches the rank recover", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  await signIn(page, "engineer@rebound.local");
+  await expect(page.getByRole("link", { name: JOB })).toBeVisible({ timeout: 30_000 });
+  await saveScreenshot(testInfo, "jobs-list", () =>
+    page.screenshot({ path: testInfo.outputPath("jobs-list.png"), fullPage: true }),
+  );
+
+  const job = new JobPagePo(page);
+  await job.goto(NAMESPACE, JOB);
+  await expect(page.getByTestId("ranks-healthy")).toHaveText("8/8", { timeout: 60_000 });
+  const restartsBefore = await job.timelineEntries().count();
+
+  await job.selectRank(5);
+  await expect(job.selectedHealth()).toHaveText("healthy");
+  await job.confirm("Inject crash");
+  await expect(job.selectedHealth()).toHaveText(/faulted|restarting/, { timeout: 10_000 });
+  await expect(job.selectedHealth()).toHaveText("healthy", { timeout: 30_000 });
+  await expect(job.timelineEntries()).toHaveCount(restartsBefore + 1, { timeout: 30_000 });
+  const entry = job.timelineEntries().last();
+  await expect(entry).toContainText("WorkerCrash");
+  await expect(entry).toContainText(/detected in \d/);
+  await expect(entry).toContainText(/recovered in \d/);
+  await saveScreenshot(testInfo, "job-page", () =>
+    page.screenshot({ path: testInfo.outputPath("job-page.png"), fullPage: true }),
+  );
+  await saveScreenshot(testInfo, "timeline", () =>
+    page
+      .getByRole("region", { name: "Restart timeline" })
+      .screenshot({ path: testInfo.outputPath("timeline.png") }),
+  );
+});
+
+test("a viewer cannot see restart actions, and the server refuses them", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  await signIn(page, "viewer@rebound.local");
+  const job = new JobPagePo(page);
+  await job.goto(NAMESPACE, JOB);
+  await expect(page.getByTestId("ranks-healthy")).toHaveText(/\d+\/8/);
+  await expect(page.getByRole("button", { name: "Restart job" })).toHaveCount(0);
+  await job.selectRank(1);
+  await expect(page.getByRole("button", { name: "Restart rank" })).toHaveCount(0);
+
+  const request = await playwright.request.newContext({ baseURL });
+  await trpcMutation(request, "auth.signIn", { email: "viewer@rebound.local", password: "rebound-demo" });
+  const refused = await trpcMutation(request, "jobs.act", {
+    job: { namespace: NAMESPACE, name: JOB },
+    input: { action: "restart-job" },
+  });
+  expect(refused.status()).toBe(403);
+  await request.dispose();
+});
+
+for (const [name, path] of [
+  ["jobs list", "/jobs"],
+  ["job page", `/jobs/${NAMESPACE}/${JOB}`],
+  ["cluster", "/cluster"],
+  ["sign-in", "/sign-in"],
+] as const) {
+  test(`the ${name} has no serious or critical accessibility violations`, async ({ page }) => {
+    if (path !== "/sign-in") await signIn(page, "engineer@rebound.local");
+    await page.goto(path);
+    await page.waitForLoadState("networkidle").catch(() => undefined);
+    await expect(page.locator("main")).not.toContainText("Loading", { timeout: 20_000 });
+    const results = await new AxeBuilder({ page }).analyze();
+    const serious = results.violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    );
+    expect(
+      serious.map(
+        (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+      ),
+    ).toEqual([]);
+  });
+}

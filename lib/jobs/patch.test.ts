@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import type { JobPage } from "@/server/services/jobs/queries";
+import { applyPatch, diffPage } from "./patch";
+import type { RankView } from "./view-model";
+
+const rank = (n: number, over: Partial<RankView> = {}): RankView => ({
+  rank: n,
+  localRank: n % 4,
+  pod: `job-workers-${Math.floor(n / 4)}`,
+  node: "node-0",
+  health: "healthy",
+  state: "running",
+  pid: 100 + n,
+  step: 10,
+  loss: 2.5,
+  throughput: 1500,
+  lastLine: "step=10",
+  lastLineAt: 1000,
+  restarts: 0,
+  ruleStates: { JobHang: "HEALTHY" },
+  straggler: false,
+  ...over,
+});
+
+const page = (ranks: RankView[], over: Partial<JobPage> = {}): JobPage => ({
+  namespace: "ns",
+  name: "job",
+  team: "t",
+  teamId: "1",
+  status: "Running",
+  phase: "Running",
+  priorityClass: null,
+  gpus: 8,
+  restartCount: 0,
+  recovering: null,
+  createdAt: 0,
+  topology: { nodes: [], pods: [], ranks },
+  timeline: [],
+  totals: { faults: 0, mttrMs: null, downtimeMs: 0, goodput: 1 },
+  events: [],
+  logRules: [],
+  updatedAt: 1,
+  ...over,
+});
+
+describe("job page diffs", () => {
+  it("starts with a snapshot, then sends only the ranks and parts that changed", () => {
+    const first = page([rank(0), rank(1), rank(2)]);
+    expect(diffPage(null, first)).toEqual({ kind: "snapshot", page: first });
+    const second = page([rank(0), rank(1, { health: "faulted", state: "crashed" }), rank(2)], {
+      status: "Recovering",
+      updatedAt: 2,
+    });
+    const patch = diffPage(first, second);
+    expect(patch).toEqual({
+      kind: "patch",
+      ranks: [second.topology.ranks[1]],
+      parts: { status: "Recovering" },
+    });
+    expect(applyPatch(first, patch ?? { kind: "snapshot", page: first })).toEqual({
+      ...second,
+      updatedAt: 1,
+    });
+  });
+
+  it("sends nothing when only the observation time moved", () => {
+    const first = page([rank(0)]);
+    expect(diffPage(first, { ...first, updatedAt: 99 })).toBeNull();
+  });
+
+  it("sends a snapshot when the job's size changed", () => {
+    const first = page([rank(0)]);
+    const grown = page([rank(0), rank(1)]);
+    expect(diffPage(first, grown)).toEqual({ kind: "snapshot", page: grown });
+  });
+
+  it("keeps a 2,048-rank patch small when one rank changes", () => {
+    const ranks = Array.from({ length: 2048 }, (_, n) => rank(n));
+    const before = page(ranks);
+    const after = page(ranks.map((r) => (r.rank === 777 ? { ...r, step: 11 } : r)));
+    const patch = diffPage(before, after);
+    expect(patch?.kind === "patch" && patch.ranks.map((r) => r.rank)).toEqual([777]);
+    expect(JSON.stringify(patch).length).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,64 @@
+import { diffPage } from "@/lib/jobs/patch";
+import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
+import { getClusterSource } from "@/server/cluster/source";
+import { canActOn, runJobAction } from "@/server/services/jobs/actions";
+import { type JobPage, jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
+import { jobActInputSchema, jobLogsInputSchema, jobRefSchema } from "./jobs.schema";
+
+/** How often a watched job page is looked at; changes within one interval go out as one diff. */
+const WATCH_INTERVAL_MS = 250;
+
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+export const jobsRouter = createTRPCRouter({
+  list: protectedProcedure.query(async ({ ctx }) => listJobRows(ctx.db, await getClusterSource())),
+
+  page: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
+    const source = await getClusterSource();
+    const [page, canAct] = await Promise.all([
+      jobPage(ctx.db, source, input),
+      canActOn(ctx.db, ctx.user, input.namespace),
+    ]);
+    return { page, canAct, mode: source.mode };
+  }),
+
+  /** Live updates (SSE): the page first, then small diffs, at most one per WATCH_INTERVAL_MS. */
+  watch: protectedProcedure.input(jobRefSchema).subscription(async function* ({ ctx, input, signal }) {
+    const source = await getClusterSource();
+    let previous: JobPage | null = null;
+    while (!signal?.aborted) {
+      const next = await jobPage(ctx.db, source, input);
+      const patch = diffPage(previous, next);
+      previous = next;
+      if (patch) yield patch;
+      await sleep(WATCH_INTERVAL_MS, signal);
+    }
+  }),
+
+  logs: protectedProcedure.input(jobLogsInputSchema).query(async ({ ctx, input }) => {
+    const source = await getClusterSource();
+    const page = await jobPage(ctx.db, source, input.job);
+    return rankLogs(source, input.job, {
+      pod: input.pod,
+      localRank: input.localRank,
+      tail: input.tail,
+      rules: page.logRules,
+    });
+  }),
+
+  act: protectedProcedure.input(jobActInputSchema).mutation(async ({ ctx, input }) => {
+    await runJobAction(ctx.db, await getClusterSource(), {
+      user: ctx.user,
+      ref: input.job,
+      input: input.input,
+    });
+    return { ok: true };
+  }),
+});

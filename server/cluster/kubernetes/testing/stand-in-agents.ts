@@ -1,0 +1,387 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  CoreV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+} from "@kubernetes/client-node";
+import type { z } from "zod";
+import { readJsonBody } from "@/server/agent/http-body";
+import {
+  AGENT_VERSION,
+  type AgentStatus,
+  type AgentStatusName,
+  type RankStatus,
+  RESTART_MODE,
+  type StartRequest,
+  startRequestSchema,
+  stopRequestSchema,
+  updateRequestSchema,
+} from "@/server/agent/protocol";
+import { isoTimestamp } from "@/server/agent/state";
+import { parseBody } from "@/server/agent/validation-detail";
+import type { Logger } from "@/server/log";
+import { createInformer, type KubeObject, objectKey } from "../informer";
+import { ANNOTATION_AGENT_URL, LABEL_JOB, podGpuRequest } from "../objects";
+
+/**
+ * Lightweight stand-ins for the agents of many KWOK pods, all in one process (bench:k8s: 256 pods on a
+ * 2-core machine, where a real agent per pod would not fit). Each job pod (label HPJob) bound to a node gets
+ * an HTTP server on a free loopback port that speaks the real agent protocol (server/agent/protocol.ts,
+ * reference §2.2): GET /status, POST /start, /stop, /update, /shutdown, with the real agent's state machine
+ * (READY → RUNNING on /start; RUNNING/FAULTED → STOPPING → READY on /stop) but no worker processes: every
+ * local rank (one per GPU the pod asks for) simply "runs". The pod is annotated with the server's address
+ * (rebound.dev/agent-url), which the operator honours; a deleted pod's server is closed. bench/k8s/stand-in-check.ts
+ * drives one through every state with the operator's own agent client before each bench:k8s run.
+ */
+
+export type StandInAgents = {
+  /** Agents serving now. */
+  count(): number;
+  /** Agents started since the beginning (replacement pods included). */
+  started(): number;
+  urlOf(namespace: string, pod: string): string | null;
+  stateOf(namespace: string, pod: string): AgentStatusName | null;
+  /** Turns a RUNNING agent FAULTED (as a crashed worker would); false when the pod has no running agent. */
+  fault(input: { namespace: string; pod: string; reason?: string; message?: string }): boolean;
+  stop(): Promise<void>;
+};
+
+/** One pod's agent, without the network: the state machine and the /status body it answers. */
+export type StandInAgent = {
+  state(): AgentStatusName;
+  status(): AgentStatus;
+  /** The /status body as JSON, rebuilt only after a change (the operator polls it many times a second). */
+  statusJson(): string;
+  start(body: StartRequest): CommandResult;
+  stop(): CommandResult;
+  update(body: { rank: number; ipVersion?: string | null }): CommandResult;
+  shutdown(): CommandResult;
+  fault(reason: string, message: string): boolean;
+  /** Cancels a pending STOPPING → READY. */
+  dispose(): void;
+};
+
+type CommandResult = { ok: true } | { ok: false; status: number; detail: string };
+type Upper = "INIT" | "READY" | "RUNNING" | "COMPLETED" | "FAULTED" | "STOPPING" | "SHUTDOWN";
+
+const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+const MAX_BODY_BYTES = 1024 * 1024;
+
+const refuse = (from: AgentStatusName, command: string): CommandResult => ({
+  ok: false,
+  status: 409,
+  detail: `Cannot ${command} in state ${from.toUpperCase()}`,
+});
+
+function rankEntry(input: {
+  localRank: number;
+  rank: number;
+  restarts: number;
+  rules: string[];
+}): RankStatus {
+  return {
+    local_rank: input.localRank,
+    rank: input.rank,
+    pid: null,
+    state: "running",
+    exit_code: null,
+    signal: null,
+    last_line: null,
+    last_line_at: null,
+    step: null,
+    loss: null,
+    throughput: null,
+    rule_states: Object.fromEntries(input.rules.map((rule) => [rule, "HEALTHY" as const])),
+    rule_metrics: {},
+    restarts: input.restarts,
+  };
+}
+
+export function createStandInAgent(opts: {
+  ranks: number;
+  /** How long STOPPING lasts before READY (the real agent waits for its workers to exit). */
+  stopDelayMs: number;
+  clock?: () => number;
+}): StandInAgent {
+  const clock = opts.clock ?? Date.now;
+  let state: AgentStatusName = "ready";
+  const transitions: Partial<Record<Upper, string>> = { READY: isoTimestamp(clock()) };
+  let detail: { reason?: string; message?: string; fault_at?: string } = {};
+  let assignment: { assigned_rank?: string; ipversion?: string; progress?: Record<string, unknown> } = {};
+  let ranks: RankStatus[] = [];
+  let attempts = 0;
+  let cached: string | null = null;
+  let stopTimer: NodeJS.Timeout | undefined;
+
+  const enter = (next: AgentStatusName) => {
+    state = next;
+    transitions[next.toUpperCase() as Upper] = isoTimestamp(clock());
+    cached = null;
+  };
+  const setRanks = (rankState: RankStatus["state"]) => {
+    ranks = ranks.map((rank) => ({ ...rank, state: rankState }));
+  };
+
+  const status = (): AgentStatus => ({
+    status: state,
+    transitions: { ...transitions },
+    ...detail,
+    restartMode: RESTART_MODE,
+    ...(assignment.ipversion !== undefined ? { ipversion: assignment.ipversion } : {}),
+    ...(assignment.progress !== undefined ? { progress: assignment.progress } : {}),
+    agent_version: AGENT_VERSION,
+    ...(assignment.assigned_rank !== undefined ? { assigned_rank: assignment.assigned_rank } : {}),
+    spare: "False",
+    ...(ranks.length > 0 ? { ranks } : {}),
+  });
+
+  return {
+    state: () => state,
+    status,
+    statusJson() {
+      cached ??= JSON.stringify(status());
+      return cached;
+    },
+    start(body) {
+      if (state !== "ready") return refuse(state, "start");
+      const rules = (body.log_monitoring_configuration ?? []).map((rule) => rule.name);
+      ranks = Array.from({ length: opts.ranks }, (_, localRank) =>
+        rankEntry({ localRank, rank: body.rank * opts.ranks + localRank, restarts: attempts, rules }),
+      );
+      attempts += 1;
+      assignment = {
+        assigned_rank: String(body.rank),
+        ipversion: body.ipVersion ?? undefined,
+        progress: body.progress ?? {},
+      };
+      detail = { reason: "Running" };
+      enter("running");
+      return { ok: true };
+    },
+    stop() {
+      if (state !== "running" && state !== "faulted" && state !== "completed") return refuse(state, "stop");
+      enter("stopping");
+      setRanks("stopped");
+      clearTimeout(stopTimer);
+      stopTimer = setTimeout(() => {
+        detail = {};
+        enter("ready");
+      }, opts.stopDelayMs);
+      return { ok: true };
+    },
+    update(body) {
+      if (state === "shutdown") return refuse(state, "update");
+      assignment = {
+        ...assignment,
+        assigned_rank: String(body.rank),
+        ipversion: body.ipVersion ?? undefined,
+      };
+      cached = null;
+      return { ok: true };
+    },
+    shutdown() {
+      if (state === "shutdown") return { ok: true };
+      clearTimeout(stopTimer);
+      setRanks("stopped");
+      enter("shutdown");
+      return { ok: true };
+    },
+    fault(reason, message) {
+      if (state !== "running") return false;
+      const at = clock();
+      detail = { reason, message, fault_at: isoTimestamp(at) };
+      ranks = ranks.map((rank, index) =>
+        index === 0 ? { ...rank, state: "crashed", exit_code: 1 } : { ...rank },
+      );
+      enter("faulted");
+      return true;
+    },
+    dispose: () => clearTimeout(stopTimer),
+  };
+}
+
+function send(response: ServerResponse, status: number, payload: string): void {
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(payload),
+  });
+  response.end(payload);
+}
+
+const detailJson = (detail: unknown) => JSON.stringify({ detail });
+
+async function command<S extends z.ZodType>(
+  request: IncomingMessage,
+  input: { schema: S; optional: boolean; run: (value: z.output<S>) => CommandResult },
+): Promise<{ status: number; detail?: unknown }> {
+  const read = await readJsonBody(request, MAX_BODY_BYTES);
+  if (read.kind === "too-large") return { status: 413, detail: "Request body too large (limit 1 MiB)" };
+  if (read.kind === "invalid") return { status: 422, detail: read.reason };
+  const parsed = parseBody(input.schema, read.kind === "json" ? read.value : input.optional ? {} : undefined);
+  if (!parsed.ok) return { status: 422, detail: parsed.detail };
+  const result = input.run(parsed.value);
+  return result.ok ? { status: 200 } : { status: result.status, detail: result.detail };
+}
+
+async function route(
+  agent: StandInAgent,
+  request: IncomingMessage,
+): Promise<{ status: number; detail?: unknown }> {
+  const key = `${request.method} ${new URL(request.url ?? "/", "http://agent").pathname}`;
+  switch (key) {
+    case "GET /status":
+      return { status: 200 };
+    case "POST /start":
+      return command(request, { schema: startRequestSchema, optional: false, run: agent.start });
+    case "POST /stop":
+      return command(request, { schema: stopRequestSchema, optional: true, run: () => agent.stop() });
+    case "POST /update":
+      return command(request, { schema: updateRequestSchema, optional: false, run: agent.update });
+    case "POST /shutdown":
+      request.resume();
+      agent.shutdown();
+      return { status: 200 };
+    default:
+      request.resume();
+      return { status: 404, detail: "Not Found" };
+  }
+}
+
+/** Serves one agent on a free loopback port; resolves with the server and its port. */
+export function serveStandInAgent(agent: StandInAgent): Promise<{ server: Server; port: number }> {
+  const server = createServer((request, response) => {
+    route(agent, request).then(
+      (reply) =>
+        send(response, reply.status, reply.status === 200 ? agent.statusJson() : detailJson(reply.detail)),
+      (error: unknown) => send(response, 500, detailJson(String(error))),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve({ server, port: (server.address() as AddressInfo).port });
+    });
+  });
+}
+
+export function closeServer(server: Server): void {
+  server.close();
+  server.closeAllConnections();
+}
+
+type Running = { key: string; agent: StandInAgent; server: Server | null; url: string | null };
+
+const isBound = (pod: V1Pod) => !!pod.spec?.nodeName;
+
+const isGone = (type: string, pod: V1Pod) =>
+  type === "DELETED" ||
+  !!pod.metadata?.deletionTimestamp ||
+  pod.status?.phase === "Failed" ||
+  pod.status?.phase === "Succeeded";
+
+export async function startStandInAgents(opts: {
+  kubeConfig: KubeConfig;
+  log: Logger;
+  /** STOPPING → READY after this long (default 5 ms). */
+  stopDelayMs?: number;
+  /** Local ranks per pod; default: the GPUs the pod asks for (at least 1). */
+  ranksPerPod?: number;
+}): Promise<StandInAgents> {
+  const core = opts.kubeConfig.makeApiClient(CoreV1Api);
+  const byUid = new Map<string, Running>();
+  const stopDelayMs = opts.stopDelayMs ?? 5;
+  const ranksOf = (pod: V1Pod) => opts.ranksPerPod ?? Math.max(1, podGpuRequest(pod));
+  let total = 0;
+  let stopped = false;
+
+  const close = (uid: string) => {
+    const entry = byUid.get(uid);
+    if (!entry) return;
+    byUid.delete(uid);
+    entry.agent.dispose();
+    if (entry.server) closeServer(entry.server);
+  };
+
+  const annotate = (pod: V1Pod, url: string) =>
+    core.patchNamespacedPod(
+      {
+        namespace: pod.metadata?.namespace ?? "",
+        name: pod.metadata?.name ?? "",
+        body: { metadata: { annotations: { [ANNOTATION_AGENT_URL]: url } } },
+      },
+      MERGE_PATCH,
+    );
+
+  const launch = async (pod: V1Pod, entry: Running) => {
+    const { server, port } = await serveStandInAgent(entry.agent);
+    if (stopped || byUid.get(pod.metadata?.uid ?? "") !== entry) return closeServer(server);
+    entry.server = server;
+    entry.url = `http://127.0.0.1:${port}`;
+    total += 1;
+    await annotate(pod, entry.url);
+  };
+
+  const reconcile = (type: string, pod: V1Pod | null) => {
+    if (!pod || stopped) return;
+    const uid = pod.metadata?.uid ?? "";
+    if (isGone(type, pod)) return close(uid);
+    if (!isBound(pod) || byUid.has(uid)) return;
+    const entry: Running = {
+      key: objectKey(pod as KubeObject),
+      agent: createStandInAgent({ ranks: ranksOf(pod), stopDelayMs }),
+      server: null,
+      url: null,
+    };
+    byUid.set(uid, entry);
+    launch(pod, entry).catch((error: unknown) => {
+      opts.log.warn("stand-in agent could not start", { pod: entry.key, error: String(error) });
+      close(uid);
+    });
+  };
+
+  const informer = createInformer<V1Pod & KubeObject>({
+    name: "stand-in-agents",
+    kubeConfig: opts.kubeConfig,
+    log: opts.log,
+    watchPath: "/api/v1/pods",
+    query: { labelSelector: LABEL_JOB },
+    list: () => core.listPodForAllNamespaces({ labelSelector: LABEL_JOB }) as never,
+    onEvent: (type, pod) => (type === "RELISTED" ? resync() : reconcile(type, pod)),
+  });
+  // After a (re)list: pods gone meanwhile lose their agent, pods new meanwhile get one.
+  function resync() {
+    const listed = informer.list();
+    const live = new Set(listed.map((pod) => pod.metadata?.uid ?? ""));
+    for (const uid of [...byUid.keys()]) if (!live.has(uid)) close(uid);
+    for (const pod of listed) reconcile("ADDED", pod);
+  }
+  await informer.start();
+  resync();
+
+  const find = (namespace: string, pod: string) => {
+    const key = `${namespace}/${pod}`;
+    for (const entry of byUid.values()) if (entry.key === key && entry.url) return entry;
+    return undefined;
+  };
+
+  return {
+    count: () => [...byUid.values()].filter((entry) => entry.server).length,
+    started: () => total,
+    urlOf: (namespace, pod) => find(namespace, pod)?.url ?? null,
+    stateOf: (namespace, pod) => find(namespace, pod)?.agent.state() ?? null,
+    fault: (input) =>
+      find(input.namespace, input.pod)?.agent.fault(
+        input.reason ?? "WorkerCrash",
+        input.message ?? "a worker exited with code 1 (stand-in fault)",
+      ) ?? false,
+    async stop() {
+      stopped = true;
+      informer.stop();
+      for (const uid of [...byUid.keys()]) close(uid);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { ClusterEvent, ClusterNode, JobRef } from "@/server/cluster/types";
+import type { LiveJob } from "@/server/operator/live-state";
+
+/**
+ * Where the console reads a cluster from, whichever it is: the operator's live-state API (the local back
+ * end, and Kubernetes where Rebound's operator runs), or the cluster itself in console-only mode (AWS's
+ * operator: no per-rank live state, pods only). The console never talks to agents.
+ */
+export type SourceMode = "local" | "kubernetes" | "console-only";
+
+export type JobDetail = {
+  live: LiveJob;
+  events: ClusterEvent[];
+  /** Log rules of the job (for highlighting matches in logs). */
+  logRules: Array<{ name: string; logPattern?: string }>;
+};
+
+export type ClusterSource = {
+  readonly mode: SourceMode;
+  jobs(): Promise<LiveJob[]>;
+  job(ref: JobRef): Promise<JobDetail | null>;
+  nodes(): Promise<ClusterNode[]>;
+  logs(ref: JobRef, pod: string, tailLines: number): Promise<string>;
+  act(ref: JobRef, action: SourceAction): Promise<void>;
+  /** Local back end only: plant a fault in a rank (crash, hang, nan, slow) or fail its node. */
+  injectFault(ref: JobRef, fault: { kind: string; rank?: number }): Promise<void>;
+  delete(ref: JobRef): Promise<void>;
+};
+
+export type SourceAction =
+  | { action: "restart-rank"; rank: number; by: string }
+  | { action: "restart-pod"; pod: string; by: string }
+  | { action: "restart-job"; by: string }
+  | { action: "suspend"; by: string }
+  | { action: "resume"; by: string };
+
+export class SourceError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import type { TimelineEntry } from "@/lib/jobs/view-model";
+import { timelineTotals, unionLength } from "./timeline";
+
+let nextId = 0;
+function entry(
+  faultAt: number,
+  recoveredAt: number | null,
+  outcome?: TimelineEntry["outcome"],
+): TimelineEntry {
+  nextId += 1;
+  return {
+    id: `e${nextId}`,
+    reason: "RankCrashed",
+    message: "",
+    action: "PLR",
+    outcome: outcome ?? (recoveredAt === null ? "pending" : "recovered"),
+    ranks: [0],
+    pods: ["p-0"],
+    node: "n-0",
+    faultAt,
+    detectedAt: faultAt + 100,
+    recoveredAt,
+    detectionMs: 100,
+    recoveryMs: recoveredAt === null ? null : recoveredAt - faultAt - 100,
+  };
+}
+
+describe("unionLength", () => {
+  it("merges overlapping and touching intervals", () => {
+    expect(unionLength([])).toBe(0);
+    expect(
+      unionLength([
+        { start: 10, end: 20 },
+        { start: 0, end: 5 },
+        { start: 15, end: 30 },
+        { start: 30, end: 31 },
+      ]),
+    ).toBe(26);
+    expect(
+      unionLength([
+        { start: 0, end: 100 },
+        { start: 10, end: 20 },
+      ]),
+    ).toBe(100);
+  });
+});
+
+describe("timelineTotals", () => {
+  const startedAt = 0;
+
+  it("is all-good with no faults", () => {
+    expect(timelineTotals([], { startedAt, now: 1000 })).toEqual({
+      faults: 0,
+      mttrMs: null,
+      downtimeMs: 0,
+      goodput: 1,
+    });
+  });
+
+  it("computes MTTR over recovered faults only, and sums downtime", () => {
+    const totals = timelineTotals([entry(100, 300), entry(1000, 1600), entry(5000, null, "failed")], {
+      startedAt,
+      now: 10_000,
+    });
+    expect(totals.faults).toBe(3);
+    expect(totals.mttrMs).toBe(400);
+    expect(totals.downtimeMs).toBe(200 + 600 + 5000);
+    expect(totals.goodput).toBeCloseTo(1 - 5800 / 10_000);
+  });
+
+  it("runs pending faults to now", () => {
+    const totals = timelineTotals([entry(9000, null)], { startedAt, now: 10_000 });
+    expect(totals.downtimeMs).toBe(1000);
+    expect(totals.mttrMs).toBeNull();
+  });
+
+  it("does not count overlapping faults twice", () => {
+    const totals = timelineTotals([entry(1000, 3000), entry(2000, 2500), entry(2800, 4000)], {
+      startedAt,
+      now: 10_000,
+    });
+    expect(totals.downtimeMs).toBe(3000);
+    expect(totals.goodput).toBeCloseTo(0.7);
+  });
+
+  it("has null goodput before the job started, and clips to [startedAt, now]", () => {
+    expect(timelineTotals([entry(100, 200)], { startedAt: null, now: 1000 }).goodput).toBeNull();
+    const clipped = timelineTotals([entry(-500, 500), entry(900, 2000)], { startedAt: 0, now: 1000 });
+    expect(clipped.downtimeMs).toBe(600);
+  });
+
+  it("clamps goodput to [0, 1] and ignores non-finite times", () => {
+    expect(timelineTotals([entry(0, null)], { startedAt: 0, now: 1000 }).goodput).toBe(0);
+    expect(timelineTotals([], { startedAt: 1000, now: 1000 }).goodput).toBe(1);
+    const bad = timelineTotals([entry(Number.NaN, 50)], { startedAt: 0, now: 1000 });
+    expect(bad.downtimeMs).toBe(0);
+    expect(bad.mttrMs).toBeNull();
+  });
+});

@@ -1,0 +1,38 @@
+import type { NodeView } from "@/lib/jobs/view-model";
+import type { ClusterSource } from "@/server/cluster/source/types";
+import { isNodeHealthy } from "@/server/cluster/types";
+import { toAppError } from "./queries";
+
+export type ClusterNodeRow = NodeView & { jobs: string[] };
+
+/** Every node with its health, its GPUs used by the jobs' pods, and which jobs run there. */
+export async function clusterNodes(source: ClusterSource): Promise<ClusterNodeRow[]> {
+  const [nodes, jobs] = await Promise.all([source.nodes(), source.jobs()]).catch((error: unknown) => {
+    throw toAppError(error);
+  });
+  const perPodGpus = new Map(
+    jobs.map((job) => [`${job.namespace}/${job.name}`, job.pods.length > 0 ? job.gpus / job.pods.length : 0]),
+  );
+  return nodes
+    .map((node) => {
+      const pods = jobs.flatMap((job) =>
+        job.pods
+          .filter((pod) => pod.node === node.name && (pod.phase === "Running" || pod.phase === "Pending"))
+          .map((pod) => ({ job, pod })),
+      );
+      return {
+        name: node.name,
+        health: node.health,
+        ready: node.ready,
+        healthy: isNodeHealthy(node),
+        gpus: node.gpus,
+        gpusUsed: pods.reduce(
+          (sum, { job }) => sum + (perPodGpus.get(`${job.namespace}/${job.name}`) ?? 0),
+          0,
+        ),
+        pods: pods.map(({ pod }) => pod.name),
+        jobs: [...new Set(pods.map(({ job }) => `${job.namespace}/${job.name}`))].sort(),
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+}

@@ -1,0 +1,177 @@
+import type {
+  JobTotals,
+  NodeView,
+  PodView,
+  RankView,
+  TimelineEntry,
+  TopologyView,
+} from "@/lib/jobs/view-model";
+import type { ClusterNode } from "@/server/cluster/types";
+import { isNodeHealthy } from "@/server/cluster/types";
+import { rankHealth } from "@/server/domain/console/rank-health";
+import { findStragglers } from "@/server/domain/console/straggler";
+import { timelineTotals } from "@/server/domain/console/timeline";
+import type { LiveJob, LivePod } from "@/server/operator/live-state";
+import type { RestartEventRow } from "@/server/services/restart-events/queries";
+
+/**
+ * Turns what the operator sees (live state) and what Postgres recorded (restart events) into the console's
+ * view model (lib/jobs/view-model.ts). Pure: the jobs router and the live stream both call it.
+ */
+
+type AgentRank = LivePod["ranks"][number];
+
+/** The agent writes non-finite floats as "nan"/"inf"/"-inf" (JSON has no NaN); the view keeps numbers. */
+function float(value: number | "nan" | "inf" | "-inf" | null): number | null {
+  if (value === null || typeof value === "number") return value;
+  return value === "nan" ? Number.NaN : value === "inf" ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+}
+
+function rankView(
+  pod: LivePod,
+  rank: AgentRank,
+  opts: { recovering: boolean; straggler: boolean },
+): RankView {
+  const base = {
+    rank: rank.rank,
+    localRank: rank.local_rank,
+    pod: pod.name,
+    node: pod.node,
+    state: rank.state,
+    pid: rank.pid,
+    step: rank.step,
+    loss: float(rank.loss),
+    throughput: float(rank.throughput),
+    lastLine: rank.last_line,
+    lastLineAt: rank.last_line_at ? Date.parse(rank.last_line_at) : null,
+    restarts: rank.restarts,
+    ruleStates: rank.rule_states,
+    straggler: opts.straggler,
+  };
+  const health = rankHealth({
+    rank: base,
+    agentState: pod.agentState,
+    podPhase: pod.phase,
+    recovering: opts.recovering,
+    straggler: opts.straggler,
+  });
+  return { ...base, health };
+}
+
+/** Ranks the agent did not report (pod missing, agent unreachable): placeholders at their global rank. */
+function missingRanks(pod: LivePod, ranksPerPod: number, recovering: boolean): RankView[] {
+  const reported = new Set(pod.ranks.map((rank) => rank.local_rank));
+  const missing: RankView[] = [];
+  for (let localRank = 0; localRank < ranksPerPod; localRank += 1) {
+    if (reported.has(localRank)) continue;
+    missing.push({
+      rank: pod.groupRank * ranksPerPod + localRank,
+      localRank,
+      pod: pod.name,
+      node: pod.node,
+      health:
+        pod.agentState === "faulted" || pod.phase === "Failed"
+          ? "faulted"
+          : recovering
+            ? "restarting"
+            : "waiting",
+      state: "unknown",
+      pid: null,
+      step: null,
+      loss: null,
+      throughput: null,
+      lastLine: null,
+      lastLineAt: null,
+      restarts: 0,
+      ruleStates: {},
+      straggler: false,
+    });
+  }
+  return missing;
+}
+
+/**
+ * After a restart, a rank that has not printed a step yet is still coming back: the rank(s) the latest
+ * fault was about show "faulted" until then, the others "restarting". (A first start shows "waiting".)
+ */
+function sinceLatestFault(rank: RankView, culprits: ReadonlySet<number> | null): RankView {
+  if (!culprits || rank.restarts === 0 || rank.step !== null || rank.health === "faulted") return rank;
+  return { ...rank, health: culprits.has(rank.rank) ? "faulted" : "restarting" };
+}
+
+export function topologyView(
+  live: LiveJob,
+  clusterNodes: readonly ClusterNode[],
+  latestFault: { ranks: readonly number[] } | null = null,
+): TopologyView {
+  const culprits = latestFault ? new Set(latestFault.ranks) : null;
+  const recovering = live.recovery !== null;
+  const ranksPerPod = live.pods.length > 0 ? Math.round(live.ranksTotal / live.pods.length) : 0;
+  const stragglers = findStragglers(
+    live.pods.flatMap((pod) =>
+      pod.ranks.map((rank) => ({ rank: rank.rank, throughput: float(rank.throughput), step: rank.step })),
+    ),
+  );
+  const ranks = live.pods
+    .flatMap((pod) => [
+      ...pod.ranks.map((rank) =>
+        sinceLatestFault(rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank) }), culprits),
+      ),
+      ...missingRanks(pod, ranksPerPod, recovering),
+    ])
+    .sort((a, b) => a.rank - b.rank);
+  const pods: PodView[] = live.pods.map((pod) => ({
+    name: pod.name,
+    node: pod.node,
+    phase: pod.phase,
+    agentState: pod.agentState,
+    ranks: ranks.filter((rank) => rank.pod === pod.name).map((rank) => rank.rank),
+  }));
+  const byNode = new Map(clusterNodes.map((node) => [node.name, node]));
+  const nodeNames = [
+    ...new Set(pods.map((pod) => pod.node).filter((node): node is string => node !== null)),
+  ].sort();
+  const nodes: NodeView[] = nodeNames.map((name) => {
+    const node = byNode.get(name);
+    return {
+      name,
+      health: node?.health ?? "Unknown",
+      ready: node?.ready ?? false,
+      healthy: node ? isNodeHealthy(node) : false,
+      gpus: node?.gpus ?? 0,
+      gpusUsed: 0,
+      pods: pods.filter((pod) => pod.node === name).map((pod) => pod.name),
+    };
+  });
+  return { nodes, pods, ranks };
+}
+
+const ACTIONS = new Set(["PLR", "POD_REPLACEMENT", "JLR", "FAIL"]);
+const OUTCOMES = new Set(["pending", "recovered", "failed"]);
+
+export function timelineEntries(rows: readonly RestartEventRow[]): TimelineEntry[] {
+  return rows.map((row) => {
+    const faultAt = row.faultAt.getTime();
+    const detectedAt = row.detectedAt.getTime();
+    const recoveredAt = row.recoveredAt?.getTime() ?? null;
+    return {
+      id: row.id,
+      reason: row.faultReason,
+      message: row.message,
+      action: (ACTIONS.has(row.action) ? row.action : "FAIL") as TimelineEntry["action"],
+      outcome: (OUTCOMES.has(row.outcome) ? row.outcome : "pending") as TimelineEntry["outcome"],
+      ranks: row.ranks,
+      pods: row.pods,
+      node: row.node,
+      faultAt,
+      detectedAt,
+      recoveredAt,
+      detectionMs: Math.max(0, detectedAt - faultAt),
+      recoveryMs: recoveredAt === null ? null : Math.max(0, recoveredAt - detectedAt),
+    };
+  });
+}
+
+export function jobTotalsView(live: LiveJob, timeline: readonly TimelineEntry[], now: number): JobTotals {
+  return timelineTotals([...timeline], { startedAt: live.createdAt || null, now });
+}

@@ -1,0 +1,188 @@
+import type { JobTotals, TimelineEntry, TopologyView } from "@/lib/jobs/view-model";
+import type { ClusterSource, JobDetail } from "@/server/cluster/source/types";
+import { SourceError } from "@/server/cluster/source/types";
+import type { ClusterEvent, JobRef } from "@/server/cluster/types";
+import type { Db } from "@/server/db/client";
+import { compilePattern } from "@/server/domain/log-rules/pattern";
+import { AppError } from "@/server/errors";
+import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { jobTotalsView, timelineEntries, topologyView } from "./job-view";
+
+/** The console's reads of jobs: the cluster source for live state, Postgres for teams and restart history. */
+
+export type JobRow = {
+  namespace: string;
+  name: string;
+  team: string | null;
+  status: string;
+  phase: string;
+  priorityClass: string | null;
+  gpus: number;
+  ranksHealthy: number;
+  ranksTotal: number;
+  restarts: { plr: number; podReplacement: number; jlr: number };
+  createdAt: number;
+};
+
+export type JobPage = {
+  namespace: string;
+  name: string;
+  team: string | null;
+  teamId: string | null;
+  status: string;
+  phase: string;
+  priorityClass: string | null;
+  gpus: number;
+  restartCount: number;
+  recovering: string | null;
+  createdAt: number;
+  topology: TopologyView;
+  timeline: TimelineEntry[];
+  totals: JobTotals;
+  events: ClusterEvent[];
+  logRules: Array<{ name: string; logPattern?: string }>;
+  updatedAt: number;
+};
+
+export function toAppError(error: unknown): unknown {
+  if (!(error instanceof SourceError)) return error;
+  const code =
+    error.status === 404
+      ? "NOT_FOUND"
+      : error.status === 409
+        ? "CONFLICT"
+        : error.status === 400
+          ? "INVALID"
+          : "UNAVAILABLE";
+  return new AppError(code, error.message);
+}
+
+async function teamsByNamespace(db: Db): Promise<Map<string, { id: string; name: string }>> {
+  const teams = await db.team.findMany({ select: { id: true, name: true, namespace: true } });
+  return new Map(teams.map((team) => [team.namespace, { id: team.id, name: team.name }]));
+}
+
+async function restartCounts(db: Db): Promise<Map<string, JobRow["restarts"]>> {
+  const groups = await db.restartEvent.groupBy({
+    by: ["namespace", "jobName", "action"],
+    _count: { _all: true },
+  });
+  const counts = new Map<string, JobRow["restarts"]>();
+  for (const group of groups) {
+    const key = `${group.namespace}/${group.jobName}`;
+    const entry = counts.get(key) ?? { plr: 0, podReplacement: 0, jlr: 0 };
+    if (group.action === "PLR") entry.plr += group._count._all;
+    if (group.action === "POD_REPLACEMENT") entry.podReplacement += group._count._all;
+    if (group.action === "JLR") entry.jlr += group._count._all;
+    counts.set(key, entry);
+  }
+  return counts;
+}
+
+export async function listJobRows(db: Db, source: ClusterSource): Promise<JobRow[]> {
+  const [jobs, nodes, teams, restarts] = await Promise.all([
+    source.jobs().catch((error: unknown) => {
+      throw toAppError(error);
+    }),
+    source.nodes().catch(() => []),
+    teamsByNamespace(db),
+    restartCounts(db),
+  ]);
+  return jobs
+    .map((live) => {
+      const key = `${live.namespace}/${live.name}`;
+      const ranks = topologyView(live, nodes).ranks;
+      return {
+        namespace: live.namespace,
+        name: live.name,
+        team: teams.get(live.namespace)?.name ?? null,
+        status: live.status,
+        phase: live.phase,
+        priorityClass: live.priorityClass,
+        gpus: live.gpus,
+        ranksHealthy: ranks.filter((rank) => rank.health === "healthy").length,
+        ranksTotal: live.ranksTotal,
+        restarts: restarts.get(key) ?? { plr: 0, podReplacement: 0, jlr: 0 },
+        createdAt: live.createdAt,
+      };
+    })
+    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+}
+
+/** One fetch per job per 200 ms however many viewers watch it (TVs, several tabs). */
+const DETAIL_TTL_MS = 200;
+const detailCache = new Map<string, { at: number; value: Promise<JobDetail | null> }>();
+
+function cachedDetail(source: ClusterSource, ref: JobRef): Promise<JobDetail | null> {
+  const key = `${ref.namespace}/${ref.name}`;
+  const hit = detailCache.get(key);
+  if (hit && Date.now() - hit.at < DETAIL_TTL_MS) return hit.value;
+  const value = source.job(ref);
+  detailCache.set(key, { at: Date.now(), value });
+  value.catch(() => detailCache.delete(key));
+  return value;
+}
+
+export async function jobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
+  const [detail, nodes, teams, rows] = await Promise.all([
+    cachedDetail(source, ref).catch((error: unknown) => {
+      throw toAppError(error);
+    }),
+    source.nodes().catch(() => []),
+    teamsByNamespace(db),
+    listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name }),
+  ]);
+  if (!detail) throw new AppError("NOT_FOUND", `job ${ref.namespace}/${ref.name} not found`);
+  const { live } = detail;
+  const now = Date.now();
+  const timeline = timelineEntries(rows);
+  const team = teams.get(ref.namespace) ?? null;
+  return {
+    namespace: ref.namespace,
+    name: ref.name,
+    team: team?.name ?? null,
+    teamId: team?.id ?? null,
+    status: live.status,
+    phase: live.phase,
+    priorityClass: live.priorityClass,
+    gpus: live.gpus,
+    restartCount: live.restartCount,
+    recovering: live.recovery ? `${live.recovery.action} (${live.recovery.stage})` : null,
+    createdAt: live.createdAt,
+    topology: topologyView(live, nodes, timeline.at(-1) ?? null),
+    timeline,
+    totals: jobTotalsView(live, timeline, now),
+    events: detail.events.slice(-50),
+    logRules: detail.logRules,
+    updatedAt: live.updatedAt,
+  };
+}
+
+export type LogLine = { text: string; matches: string[] };
+
+/** The tail of one rank's output (the agent prefixes each rank's lines with `[default<localRank>]:`). */
+export async function rankLogs(
+  source: ClusterSource,
+  ref: JobRef,
+  opts: { pod: string; localRank: number; tail: number; rules: Array<{ name: string; logPattern?: string }> },
+): Promise<LogLine[]> {
+  const text = await source.logs(ref, opts.pod, opts.tail * 16).catch((error: unknown) => {
+    throw toAppError(error);
+  });
+  const prefix = `[default${opts.localRank}]:`;
+  const patterns = opts.rules.flatMap((rule) => {
+    const compiled = rule.logPattern ? compilePattern(rule.logPattern) : null;
+    return compiled?.ok ? [{ name: rule.name, pattern: compiled.pattern }] : [];
+  });
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith(prefix))
+    .slice(-opts.tail)
+    .map((line) => {
+      const body = line.slice(prefix.length);
+      return {
+        text: body,
+        matches: patterns.filter((rule) => rule.pattern.match(body)).map((rule) => rule.name),
+      };
+    });
+}
