@@ -1,27 +1,7 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { runIsolated } from "./lib/isolated";
 
 /**
- * `npm run bench:recovery [-- --faults 20 …]`: the recovery benchmark (bench/recovery/main.ts, which says
- * what it measures). It runs in a child process of its own session, so that a Ctrl-C cannot kill it half-way
- * through its clean-up: the terminal's signal reaches only this process, which closes the IPC channel; the
- * child then stops every pod process and PostgreSQL, removes its temp dirs and exits. The child does the same
- * if this process dies, since the channel closes with it.
+ * `npm run bench:recovery [-- --faults 20 …]`: the recovery benchmark (bench/recovery/main.ts says what it
+ * measures), run isolated from the terminal's signals so its clean-up always finishes.
  */
-const runner = fileURLToPath(new URL("./recovery/main.ts", import.meta.url));
-const child = spawn(
-  process.execPath,
-  ["--import", import.meta.resolve("tsx"), runner, ...process.argv.slice(2)],
-  {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    detached: true,
-  },
-);
-let interrupted = false;
-const interrupt = () => {
-  interrupted = true;
-  if (child.connected) child.disconnect();
-};
-process.on("SIGINT", interrupt);
-process.on("SIGTERM", interrupt);
-child.on("exit", (code, signal) => process.exit(interrupted ? 130 : (code ?? (signal ? 1 : 0))));
+runIsolated(new URL("./recovery/main.ts", import.meta.url));

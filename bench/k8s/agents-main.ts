@@ -12,10 +12,11 @@ import { checkStandInProtocol } from "./stand-in-check";
 type Request = { type: "fault"; namespace: string; pod: string } | { type: "count" };
 
 const kubeconfig = process.argv[2];
-if (!kubeconfig) throw new Error("usage: agents-main.ts <kubeconfig>");
+if (!kubeconfig) throw new Error("usage: agents-main.ts <kubeconfig> [step-ms]");
+const stepMs = process.argv[3] ? Number(process.argv[3]) : undefined;
 const log = createLogger({ service: "stand-in-agents" });
 await checkStandInProtocol();
-const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig), log });
+const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig), log, stepMs });
 
 process.on("message", (message: Request) => {
   const reply =

@@ -29,8 +29,10 @@ function request<T>(child: ChildProcess, message: object): Promise<T> {
 export async function startAgentsProcess(opts: {
   kubeconfigPath: string;
   logFile: string;
+  /** Ranks report a new step this often (bench:console's 1 Hz updates); default: static. */
+  stepMs?: number;
 }): Promise<AgentsProcess> {
-  const child = fork(MAIN, [opts.kubeconfigPath], {
+  const child = fork(MAIN, [opts.kubeconfigPath, ...(opts.stepMs ? [String(opts.stepMs)] : [])], {
     execArgv: ["--import", import.meta.resolve("tsx")],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });

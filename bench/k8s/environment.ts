@@ -30,6 +30,7 @@ export type BenchEnvironment = {
   clusterProc: ProcWatch;
   kube: BenchKube;
   db: Db;
+  databaseUrl: string;
   agents: AgentsProcess;
   operator: OperatorProcess;
   pods: PodWatch;
@@ -78,6 +79,8 @@ export async function openEnvironment(input: {
   config: BenchConfig;
   life: Lifecycle;
   log: (line: string) => void;
+  /** Stand-in ranks report a new step this often (default: static). */
+  agentStepMs?: number;
 }): Promise<BenchEnvironment> {
   const { config, life, log } = input;
   const steps: [string, number][] = [];
@@ -119,6 +122,7 @@ export async function openEnvironment(input: {
     startAgentsProcess({
       kubeconfigPath: await cluster.kubeconfigFor(agentsUser),
       logFile: path.join(dir, "agents.log"),
+      stepMs: input.agentStepMs,
     }),
   );
   life.defer("stop the stand-in agents", () => agents.stop());
@@ -141,5 +145,5 @@ export async function openEnvironment(input: {
     operator.proc.stop();
     agents.proc.stop();
   });
-  return { cluster, clusterProc, kube, db, agents, operator, pods, nodes, steps };
+  return { cluster, clusterProc, kube, db, databaseUrl: database.url, agents, operator, pods, nodes, steps };
 }

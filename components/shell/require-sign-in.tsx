@@ -4,15 +4,17 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
-import { LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
 
-/** Job and cluster views need a signed-in user (the server refuses them otherwise, too). */
+/**
+ * Job and cluster views need a signed-in user (the server refuses them otherwise, too). The view starts
+ * loading while the session is checked, so the two requests do not wait on each other.
+ */
 export function RequireSignIn({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const pathname = usePathname();
   const me = useQuery(trpc.auth.me.queryOptions());
-  if (me.isPending) return <LoadingState label="your session" />;
+  if (me.isPending) return children;
   if (!me.data) {
     return (
       <div className="state">

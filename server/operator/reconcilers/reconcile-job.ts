@@ -153,7 +153,8 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   const next = withState(ctx.status, ctx.state);
   // Compared as values: the API server returns a custom resource's keys sorted, so the strings differ
   // even when nothing changed (and a write per reconcile would cost an etcd write and a watch event).
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(next)), job.status)) await deps.backend.updateJobStatus(ref, next);
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(next)), job.status))
+    await deps.backend.updateJobStatus(ref, next);
   deps.live.update(key, {
     obs: ctx.obs,
     phase: ctx.state.phase,

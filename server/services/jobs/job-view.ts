@@ -120,12 +120,14 @@ export function topologyView(
       ...missingRanks(pod, ranksPerPod, recovering),
     ])
     .sort((a, b) => a.rank - b.rank);
+  const ranksOfPod = new Map<string, number[]>();
+  for (const rank of ranks) ranksOfPod.set(rank.pod, [...(ranksOfPod.get(rank.pod) ?? []), rank.rank]);
   const pods: PodView[] = live.pods.map((pod) => ({
     name: pod.name,
     node: pod.node,
     phase: pod.phase,
     agentState: pod.agentState,
-    ranks: ranks.filter((rank) => rank.pod === pod.name).map((rank) => rank.rank),
+    ranks: ranksOfPod.get(pod.name) ?? [],
   }));
   const byNode = new Map(clusterNodes.map((node) => [node.name, node]));
   const nodeNames = [

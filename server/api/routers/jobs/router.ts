@@ -20,6 +20,12 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
 export const jobsRouter = createTRPCRouter({
   list: protectedProcedure.query(async ({ ctx }) => listJobRows(ctx.db, await getClusterSource())),
 
+  /** What the signed-in user may do on this job's page (the page itself comes over `watch`). */
+  access: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
+    const source = await getClusterSource();
+    return { canAct: await canActOn(ctx.db, ctx.user, input.namespace), mode: source.mode };
+  }),
+
   page: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
     const source = await getClusterSource();
     const [page, canAct] = await Promise.all([

@@ -104,6 +104,8 @@ export function createStandInAgent(opts: {
   ranks: number;
   /** How long STOPPING lasts before READY (the real agent waits for its workers to exit). */
   stopDelayMs: number;
+  /** When set, running ranks report a step every `stepMs` (with loss, throughput and a log line). */
+  stepMs?: number;
   clock?: () => number;
 }): StandInAgent {
   const clock = opts.clock ?? Date.now;
@@ -114,7 +116,32 @@ export function createStandInAgent(opts: {
   let ranks: RankStatus[] = [];
   let attempts = 0;
   let cached: string | null = null;
+  let cachedStep = -1;
+  let runningSince = 0;
   let stopTimer: NodeJS.Timeout | undefined;
+
+  /** Ranks as they would report after `step` steps: the values a 1 Hz console view redraws. */
+  const stepped = (step: number): RankStatus[] =>
+    ranks.map((rank) => {
+      if (rank.state !== "running") return rank;
+      const loss = Number((2.5 * Math.exp(-step / 400) + ((rank.rank * 7 + step) % 10) / 1000).toFixed(4));
+      const throughput = Number((1200 + ((rank.rank * 13 + step * 7) % 50)).toFixed(1));
+      const at = isoTimestamp(runningSince + step * (opts.stepMs ?? 0));
+      return {
+        ...rank,
+        step,
+        loss,
+        throughput,
+        last_line: `step=${step} loss=${loss} throughput=${throughput} samples/s rank=${rank.rank}`,
+        last_line_at: at,
+      };
+    });
+  const currentStep = () =>
+    opts.stepMs && state === "running" ? Math.floor((clock() - runningSince) / opts.stepMs) : -1;
+  const reportedRanks = () => {
+    const step = currentStep();
+    return step >= 0 ? stepped(step) : ranks;
+  };
 
   const enter = (next: AgentStatusName) => {
     state = next;
@@ -135,13 +162,16 @@ export function createStandInAgent(opts: {
     agent_version: AGENT_VERSION,
     ...(assignment.assigned_rank !== undefined ? { assigned_rank: assignment.assigned_rank } : {}),
     spare: "False",
-    ...(ranks.length > 0 ? { ranks } : {}),
+    ...(ranks.length > 0 ? { ranks: reportedRanks() } : {}),
   });
 
   return {
     state: () => state,
     status,
     statusJson() {
+      const step = currentStep();
+      if (step !== cachedStep) cached = null;
+      cachedStep = step;
       cached ??= JSON.stringify(status());
       return cached;
     },
@@ -158,6 +188,7 @@ export function createStandInAgent(opts: {
         progress: body.progress ?? {},
       };
       detail = { reason: "Running" };
+      runningSince = clock();
       enter("running");
       return { ok: true };
     },
@@ -290,6 +321,8 @@ export async function startStandInAgents(opts: {
   stopDelayMs?: number;
   /** Local ranks per pod; default: the GPUs the pod asks for (at least 1). */
   ranksPerPod?: number;
+  /** Running ranks report a new step this often (default: never; their status stays the same). */
+  stepMs?: number;
 }): Promise<StandInAgents> {
   const core = opts.kubeConfig.makeApiClient(CoreV1Api);
   const byUid = new Map<string, Running>();
@@ -332,7 +365,7 @@ export async function startStandInAgents(opts: {
     if (!isBound(pod) || byUid.has(uid)) return;
     const entry: Running = {
       key: objectKey(pod as KubeObject),
-      agent: createStandInAgent({ ranks: ranksOf(pod), stopDelayMs }),
+      agent: createStandInAgent({ ranks: ranksOf(pod), stopDelayMs, stepMs: opts.stepMs }),
       server: null,
       url: null,
     };

@@ -68,24 +68,18 @@ function JobHeader(props: { page: JobPage; now: number; state: LiveState; action
 
 export function JobView(props: { namespace: string; name: string }) {
   const ref = { namespace: props.namespace, name: props.name };
-  const { page, initial, state } = useLiveJob(ref);
+  const { page, access, state, streamError } = useLiveJob(ref);
   const [selected, setSelected] = useState<number | null>(null);
   const now = useNow();
   const history = useMetricHistory(page?.topology.ranks, selected);
 
   if (!page) {
-    if (initial.isError)
-      return (
-        <ErrorState
-          title={`Could not load ${props.name}`}
-          message={initial.error.message}
-          onRetry={() => initial.refetch()}
-        />
-      );
+    if (streamError)
+      return <ErrorState title={`Could not load ${props.name}`} message={streamError.message} />;
     return <LoadingState label={props.name} />;
   }
-  const canAct = initial.data?.canAct ?? false;
-  const mode = initial.data?.mode ?? "local";
+  const canAct = access.data?.canAct ?? false;
+  const mode = access.data?.mode ?? "local";
   const selectedRank =
     selected === null ? null : (page.topology.ranks.find((rank) => rank.rank === selected) ?? null);
   return (

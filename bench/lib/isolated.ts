@@ -1,0 +1,24 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Runs a benchmark's main module in a child process of its own session, so that a Ctrl-C cannot kill it
+ * half-way through its clean-up: the terminal's signal reaches only this process, which closes the IPC
+ * channel; the child then stops what it started, removes its temp dirs and exits. The child does the same
+ * if this process dies, since the channel closes with it.
+ */
+export function runIsolated(main: URL): void {
+  const child = spawn(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), fileURLToPath(main), ...process.argv.slice(2)],
+    { stdio: ["ignore", "inherit", "inherit", "ipc"], detached: true },
+  );
+  let interrupted = false;
+  const interrupt = () => {
+    interrupted = true;
+    if (child.connected) child.disconnect();
+  };
+  process.on("SIGINT", interrupt);
+  process.on("SIGTERM", interrupt);
+  child.on("exit", (code, signal) => process.exit(interrupted ? 130 : (code ?? (signal ? 1 : 0))));
+}
