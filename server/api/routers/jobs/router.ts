@@ -8,13 +8,16 @@ import { jobActInputSchema, jobLogsInputSchema, jobRefSchema } from "./jobs.sche
 /** How often a watched job page is looked at; changes within one interval go out as one diff. */
 const WATCH_INTERVAL_MS = 250;
 
+/** Waits `ms`, or less if the subscription ends; leaves no listener behind on the long-lived signal. */
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
+    const done = () => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
 
 export const jobsRouter = createTRPCRouter({
