@@ -22,7 +22,9 @@ export const operatorEnv = createEnv({
       .enum(["true", "false"])
       .default("false")
       .transform((value) => value === "true"),
-    REBOUND_LEASE_NAMESPACE: z.string().min(1).default("rebound-system"),
+    /** Where the Lease lives; default: POD_NAMESPACE (the Deployment's own), else rebound-system. */
+    REBOUND_LEASE_NAMESPACE: z.string().min(1).optional(),
+    POD_NAMESPACE: z.string().min(1).optional(),
     REBOUND_LEASE_NAME: z.string().min(1).default("rebound-operator"),
     REBOUND_LEASE_DURATION_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
     /** The leader-election identity (the Deployment sets it from the pod name). */

@@ -77,7 +77,7 @@ async function startLeaderElection(
   const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
   return start({
     kubeConfig: loadKubeConfig(env.REBOUND_KUBECONFIG),
-    namespace: env.REBOUND_LEASE_NAMESPACE,
+    namespace: env.REBOUND_LEASE_NAMESPACE ?? env.POD_NAMESPACE ?? "rebound-system",
     name: env.REBOUND_LEASE_NAME,
     identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
     leaseDurationSeconds: env.REBOUND_LEASE_DURATION_SECONDS,
