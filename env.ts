@@ -19,6 +19,8 @@ export const env = createEnv({
     REBOUND_CLUSTER: z.enum(["local", "kubernetes"]).default("local"),
     /** kubernetes: a kubeconfig file; unset = KUBECONFIG's rules, or in-cluster credentials. */
     REBOUND_KUBECONFIG: z.string().min(1).optional(),
+    /** A Prometheus that scrapes the agents (README, Metrics): loss/throughput history on job pages. */
+    PROMETHEUS_URL: z.url().optional(),
     /** The operator's live-state API, for the console (npm start sets it). */
     REBOUND_OPERATOR_URL: z.url().optional(),
     /** auto: submit the demo job when the local back end has no jobs; never: leave it empty. */

@@ -19,6 +19,8 @@ export type LocalBackend = ClusterBackend & {
   readonly jobs: JobStore;
   readonly nodes: NodePool;
   readonly pods: PodManager;
+  /** A Prometheus file_sd targets file listing every running agent's /metrics. */
+  readonly prometheusTargetsFile: string;
   /** Validates and stores a job (YAML text), then wakes the operator for it. */
   submitYaml(text: string): Promise<SubmitResult>;
   failNode(node: string): void;
@@ -46,6 +48,7 @@ async function countRealGpus(): Promise<number> {
 }
 
 const TAIL_BYTES = 1024 * 1024;
+export const PROMETHEUS_TARGETS = "prometheus-targets.json";
 
 /** The last lines of a file, reading at most its last megabyte; "" when it does not exist. */
 async function readTail(file: string, lines: number): Promise<string> {
@@ -85,7 +88,13 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     realGpus: await countRealGpus(),
     onChange: () => emit(null),
   });
-  const pods = createPodManager({ dataDir: localDir, repoRoot: opts.repoRoot, onChange: emit });
+  const pods = createPodManager({
+    dataDir: localDir,
+    repoRoot: opts.repoRoot,
+    onChange: emit,
+    // Point a real Prometheus's file_sd_configs here to scrape every agent (README, Metrics).
+    prometheusTargetsFile: path.join(localDir, PROMETHEUS_TARGETS),
+  });
   let poller: NodeJS.Timeout | undefined;
   let seen = new Map<string, string>();
 
@@ -100,6 +109,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
 
   return {
     kind: "local",
+    prometheusTargetsFile: path.join(localDir, PROMETHEUS_TARGETS),
     jobs,
     nodes,
     pods,

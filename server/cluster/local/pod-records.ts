@@ -42,9 +42,27 @@ export function loadPodRecords(file: string): PodRecord[] {
 }
 
 /** Atomic write (rename), so a crash mid-write never leaves a torn file. */
-export function savePodRecords(file: string, records: readonly PodRecord[]): void {
+function writeAtomically(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(records));
+  writeFileSync(temp, text);
   renameSync(temp, file);
+}
+
+export function savePodRecords(file: string, records: readonly PodRecord[]): void {
+  writeAtomically(file, JSON.stringify(records));
+}
+
+/**
+ * The running agents as a Prometheus `file_sd_configs` file: one target per local pod's agent `/metrics`,
+ * labelled like a Kubernetes scrape config would (namespace, job_name from the HPJob label, pod, node).
+ */
+export function savePrometheusTargets(file: string, records: readonly PodRecord[]): void {
+  const targets = records
+    .filter((record) => record.phase === "Running")
+    .map((record) => ({
+      targets: [`127.0.0.1:${record.port}`],
+      labels: { namespace: record.namespace, job_name: record.job, pod: record.name, node: record.node },
+    }));
+  writeAtomically(file, `${JSON.stringify(targets, null, 2)}\n`);
 }

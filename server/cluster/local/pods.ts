@@ -6,7 +6,13 @@ import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
 import { containerArgv, containerEnv, localAgentCommand } from "./agent-command";
 import { hostEnvironment } from "./host-env";
-import { loadPodRecords, type PodRecord, savePodRecords, toClusterPod } from "./pod-records";
+import {
+  loadPodRecords,
+  type PodRecord,
+  savePodRecords,
+  savePrometheusTargets,
+  toClusterPod,
+} from "./pod-records";
 import { isAlive, killTree } from "./process-tree";
 
 /** Pods of the local back end: each is an agent process started from the pod template's container command. */
@@ -40,12 +46,17 @@ export function createPodManager(opts: {
   dataDir: string;
   repoRoot: string;
   onChange: (ref: JobRef) => void;
+  /** Also keep a Prometheus file_sd targets file of the running agents here. */
+  prometheusTargetsFile?: string;
 }): PodManager {
   const file = path.join(opts.dataDir, "pods.json");
   const records = new Map<string, PodRecord>();
   const handles = new Map<string, ChildProcess>();
   const key = (namespace: string, name: string) => `${namespace}/${name}`;
-  const save = () => savePodRecords(file, [...records.values()]);
+  const save = () => {
+    savePodRecords(file, [...records.values()]);
+    if (opts.prometheusTargetsFile) savePrometheusTargets(opts.prometheusTargetsFile, [...records.values()]);
+  };
 
   const finish = (record: PodRecord, code: number | null) => {
     if (record.phase !== "Running" && record.phase !== "Pending") return;

@@ -28,3 +28,13 @@ export const jobLogsInputSchema = z.strictObject({
   localRank: z.int().min(0).max(1023),
   tail: z.int().min(1).max(2000).default(200),
 });
+
+export const jobMetricsInputSchema = z.strictObject({
+  job: jobRefSchema,
+  rank: z.int().min(0).nullable(),
+  windowMs: z
+    .int()
+    .min(60_000)
+    .max(7 * 24 * 3600 * 1000)
+    .default(15 * 60 * 1000),
+});

@@ -1,9 +1,12 @@
+import { env } from "@/env";
 import { diffPage } from "@/lib/jobs/patch";
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { getClusterSource } from "@/server/cluster/source";
+import { AppError } from "@/server/errors";
+import { createPrometheusSource } from "@/server/metrics/prometheus";
 import { canActOn, runJobAction } from "@/server/services/jobs/actions";
 import { type JobPage, jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
-import { jobActInputSchema, jobLogsInputSchema, jobRefSchema } from "./jobs.schema";
+import { jobActInputSchema, jobLogsInputSchema, jobMetricsInputSchema, jobRefSchema } from "./jobs.schema";
 
 /** How often a watched job page is looked at; changes within one interval go out as one diff. */
 const WATCH_INTERVAL_MS = 250;
@@ -26,7 +29,21 @@ export const jobsRouter = createTRPCRouter({
   /** What the signed-in user may do on this job's page (the page itself comes over `watch`). */
   access: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
     const source = await getClusterSource();
-    return { canAct: await canActOn(ctx.db, ctx.user, input.namespace), mode: source.mode };
+    return {
+      canAct: await canActOn(ctx.db, ctx.user, input.namespace),
+      mode: source.mode,
+      metrics: env.PROMETHEUS_URL ? ("prometheus" as const) : ("live" as const),
+    };
+  }),
+
+  /** Loss and throughput history from Prometheus; null without one (the page keeps its own live history). */
+  metrics: protectedProcedure.input(jobMetricsInputSchema).query(async ({ input }) => {
+    if (!env.PROMETHEUS_URL) return null;
+    return createPrometheusSource({ url: env.PROMETHEUS_URL })
+      .jobMetrics(input.job, { windowMs: input.windowMs, rank: input.rank })
+      .catch((error: unknown) => {
+        throw new AppError("UNAVAILABLE", error instanceof Error ? error.message : String(error));
+      });
   }),
 
   page: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {

@@ -10,7 +10,7 @@ import { useNow } from "@/components/jobs/use-now";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import type { JobPage } from "@/server/services/jobs/queries";
 import { JobActions } from "./job-actions";
-import { useMetricHistory } from "./metric-history";
+import { useJobMetrics } from "./metric-history";
 import { RankPanel } from "./rank-panel";
 import { type LiveState, useLiveJob } from "./use-live-job";
 
@@ -71,7 +71,12 @@ export function JobView(props: { namespace: string; name: string }) {
   const { page, access, state, streamError } = useLiveJob(ref);
   const [selected, setSelected] = useState<number | null>(null);
   const now = useNow();
-  const history = useMetricHistory(page?.topology.ranks, selected);
+  const history = useJobMetrics({
+    job: ref,
+    ranks: page?.topology.ranks,
+    selected,
+    source: access.data?.metrics,
+  });
 
   if (!page) {
     if (streamError)

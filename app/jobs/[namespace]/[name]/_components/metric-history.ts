@@ -1,7 +1,9 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { RankView } from "@/lib/jobs/view-model";
+import { useTRPC } from "@/lib/trpc/client";
 
 /**
  * Loss and throughput over time, sampled at most once a second from the live page: the job's mean loss
@@ -49,7 +51,7 @@ const series = (
   }),
 });
 
-export function useMetricHistory(ranks: readonly RankView[] | undefined, selected: number | null) {
+function useMetricHistory(ranks: readonly RankView[] | undefined, selected: number | null) {
   const [history, setHistory] = useState<History>([]);
   const last = useRef(0);
   useEffect(() => {
@@ -72,4 +74,24 @@ export function useMetricHistory(ranks: readonly RankView[] | undefined, selecte
       ...(rankName ? [series(history, rankName, (e) => e.rankThroughput)] : []),
     ],
   };
+}
+
+/**
+ * The page's loss and throughput charts: from Prometheus when the console has one (longer history, and
+ * it survives a reload), else sampled in this tab from the live stream.
+ */
+export function useJobMetrics(input: {
+  job: { namespace: string; name: string };
+  ranks: readonly RankView[] | undefined;
+  selected: number | null;
+  source: "prometheus" | "live" | undefined;
+}) {
+  const trpc = useTRPC();
+  const live = useMetricHistory(input.ranks, input.selected);
+  const prometheus = useQuery({
+    ...trpc.jobs.metrics.queryOptions({ job: input.job, rank: input.selected }),
+    enabled: input.source === "prometheus",
+    refetchInterval: 5000,
+  });
+  return prometheus.data ?? live;
 }
