@@ -58,6 +58,11 @@ function rankView(
   return { ...base, health };
 }
 
+function missingHealth(pod: LivePod, recovering: boolean): RankView["health"] {
+  if (pod.agentState === "faulted" || pod.phase === "Failed") return "faulted";
+  return recovering ? "restarting" : "waiting";
+}
+
 /** Ranks the agent did not report (pod missing, agent unreachable): placeholders at their global rank. */
 function missingRanks(pod: LivePod, ranksPerPod: number, recovering: boolean): RankView[] {
   const reported = new Set(pod.ranks.map((rank) => rank.local_rank));
@@ -92,10 +97,11 @@ function missingRanks(pod: LivePod, ranksPerPod: number, recovering: boolean): R
 
 /**
  * After a restart, a rank that has not printed a step yet is still coming back: the rank(s) the latest
- * fault was about show "faulted" until then, the others "restarting". (A first start shows "waiting".)
+ * fault was about show "faulted" until then, the others "restarting". (With no fault yet, a rank without
+ * a step is "waiting": the job's first start.)
  */
 function sinceLatestFault(rank: RankView, culprits: ReadonlySet<number> | null): RankView {
-  if (!culprits || rank.restarts === 0 || rank.step !== null || rank.health === "faulted") return rank;
+  if (!culprits || rank.step !== null || rank.health === "faulted") return rank;
   return { ...rank, health: culprits.has(rank.rank) ? "faulted" : "restarting" };
 }
 

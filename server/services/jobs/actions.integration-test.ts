@@ -1,0 +1,104 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOperatorSource } from "@/server/cluster/source/operator-source";
+import type { ClusterSource } from "@/server/cluster/source/types";
+import { createDb, type Db } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seedIfEmpty } from "@/server/db/seed";
+import { handleRequest } from "@/server/operator/api/routes";
+import { demoJobYaml } from "@/server/operator/testing/jobs";
+import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
+import { type SessionUser, signIn } from "@/server/services/auth/sessions";
+import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { createTestDatabase } from "@/test/database";
+import { runJobAction } from "./actions";
+import { jobPage } from "./queries";
+
+/**
+ * The console's job actions end to end on the server: a real operator behind its real HTTP API, the
+ * console's operator source, Postgres. Only an engineer of the job's team (or a cluster admin) may act;
+ * every allowed action is audited before it is sent; a refused one changes nothing.
+ */
+let database: { url: string; drop: () => Promise<void> };
+let db: Db;
+let operator: LocalOperator;
+let server: Server;
+let source: ClusterSource;
+const ref = { namespace: "hyperpod-ns-llm-research", name: "it-console-actions" };
+
+async function user(email: string): Promise<SessionUser> {
+  const result = await signIn(db, { email, password: "rebound-demo" });
+  if (!result.ok) throw new Error(result.reason);
+  return result.user;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase("it_console_actions");
+  await migrate(database.url);
+  db = createDb(database.url);
+  await seedIfEmpty(db);
+  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 2, gpusPerNode: 2 });
+  server = createServer(
+    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  source = createOperatorSource({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    mode: "local",
+  });
+  await operator.submit(demoJobYaml({ name: ref.name, nodes: 2, ranks: 2, gpusPerPod: 2 }));
+  await operator.waitFor("4 ranks running", () => operator.live(ref)?.ranksRunning === 4, 60_000);
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await operator?.stop();
+  await db?.$disconnect();
+  await database?.drop();
+}, 60_000);
+
+describe("job actions from the console", () => {
+  it("refuses another team's engineer and a viewer, and writes nothing", async () => {
+    const audits = await db.auditLog.count();
+    for (const email of ["vision@rebound.local", "viewer@rebound.local"]) {
+      await expect(
+        runJobAction(db, source, { user: await user(email), ref, input: { action: "restart-job" } }),
+      ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    }
+    expect(await db.auditLog.count()).toBe(audits);
+    expect(await listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name })).toEqual([]);
+  });
+
+  it("lets the team's engineer restart the job: audited, carried out, on the timeline", async () => {
+    const engineer = await user("engineer@rebound.local");
+    await runJobAction(db, source, { user: engineer, ref, input: { action: "restart-job" } });
+    const audit = await db.auditLog.findFirst({
+      where: { action: "job.restart-job" },
+      orderBy: { createdAt: "desc" },
+    });
+    expect(audit).toMatchObject({ userId: engineer.id, target: `${ref.namespace}/${ref.name}` });
+    const event = await operator.waitFor(
+      "the restart to finish",
+      async () => {
+        const [first] = await listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name });
+        return first?.outcome === "recovered" ? first : null;
+      },
+      30_000,
+    );
+    expect(event).toMatchObject({ faultReason: "ManualRestart", action: "JLR" });
+    const page = await operator.waitFor("the page to show it", async () => {
+      const found = await jobPage(db, source, ref);
+      return found.timeline.length === 1 ? found : null;
+    });
+    expect(page.timeline[0]).toMatchObject({ reason: "ManualRestart", action: "JLR", outcome: "recovered" });
+    expect(page.topology.ranks).toHaveLength(4);
+  });
+
+  it("refuses a restart of a rank the job does not have, naming the field", async () => {
+    const admin = await user("admin@rebound.local");
+    await expect(
+      runJobAction(db, source, { user: admin, ref, input: { action: "restart-rank", rank: 99 } }),
+    ).rejects.toThrow("rank: the job has ranks 0-3, got 99");
+  });
+});
