@@ -6,7 +6,8 @@ import type { RankView } from "@/lib/jobs/view-model";
 import { useTRPC } from "@/lib/trpc/client";
 
 /**
- * Loss and throughput over time, sampled at most once a second from the live page: the job's mean loss
+ * Loss and throughput over time, sampled every 5 s from the live page (the charts redraw no more often,
+ * which keeps 1 Hz updates light): the job's mean loss
  * and total throughput, plus the selected rank's. Kept for the last 10 minutes in this tab (the operator's
  * agents also export these per rank on /metrics for Prometheus, for longer history).
  */
@@ -14,7 +15,7 @@ export type Point = { t: number; value: number };
 export type MetricSeries = { name: string; points: Point[] };
 
 const WINDOW_MS = 10 * 60 * 1000;
-const SAMPLE_MS = 1000;
+const SAMPLE_MS = 5000;
 
 const finite = (values: Array<number | null>) =>
   values.filter((value): value is number => value !== null && Number.isFinite(value));
