@@ -25,25 +25,32 @@ export function installProbe(expectedRanks: number): void {
   let table: Element | null = null;
   let clicked = false;
   const tableObserver = new MutationObserver(() => probe.tableUpdates.push(performance.now()));
+  // One observer per concern (no helper functions: see above), each callback flat.
+  const everything = { subtree: true, childList: true, characterData: true };
   new MutationObserver(() => {
-    const healthy = document.querySelector('[data-testid="ranks-healthy"]');
-    if (probe.dataAt === null && healthy?.textContent?.endsWith(`/${expectedRanks}`))
-      probe.dataAt = performance.now();
+    const shown = document
+      .querySelector('[data-testid="ranks-healthy"]')
+      ?.textContent?.endsWith(`/${expectedRanks}`);
+    if (probe.dataAt === null && shown) probe.dataAt = performance.now();
+  }).observe(document, everything);
+  new MutationObserver(() => {
     const button = document.querySelector<HTMLButtonElement>('button[aria-label="Select rank 3"]');
-    if (probe.dataAt !== null && !clicked && button) {
-      clicked = true;
-      setTimeout(() => {
-        probe.clickAt = performance.now();
-        button.click();
-      }, 0);
-    }
-    if (probe.panelAt === null && document.querySelector('[data-testid="selected-rank-health"]'))
-      probe.panelAt = performance.now();
+    if (probe.dataAt === null || clicked || button === null) return;
+    clicked = true;
+    setTimeout(() => {
+      probe.clickAt = performance.now();
+      button.click();
+    }, 0);
+  }).observe(document, everything);
+  new MutationObserver(() => {
+    const panel = document.querySelector('[data-testid="selected-rank-health"]') !== null;
+    if (probe.panelAt === null && panel) probe.panelAt = performance.now();
+  }).observe(document, everything);
+  new MutationObserver(() => {
     const body = document.querySelector("main table tbody");
-    if (body && body !== table) {
-      table = body;
-      tableObserver.disconnect();
-      tableObserver.observe(body, { subtree: true, characterData: true, childList: true });
-    }
-  }).observe(document, { subtree: true, childList: true, characterData: true });
+    if (body === null || body === table) return;
+    table = body;
+    tableObserver.disconnect();
+    tableObserver.observe(body, everything);
+  }).observe(document, everything);
 }

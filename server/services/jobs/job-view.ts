@@ -74,12 +74,7 @@ function missingRanks(pod: LivePod, ranksPerPod: number, recovering: boolean): R
       localRank,
       pod: pod.name,
       node: pod.node,
-      health:
-        pod.agentState === "faulted" || pod.phase === "Failed"
-          ? "faulted"
-          : recovering
-            ? "restarting"
-            : "waiting",
+      health: missingHealth(pod, recovering),
       state: "unknown",
       pid: null,
       step: null,
