@@ -72,6 +72,41 @@ test("an engineer injects a crash from the job page and watches the rank recover
   );
 });
 
+test("a dropped live stream shows Reconnecting, keeps the last data, and comes back", async ({ page }) => {
+  test.setTimeout(90_000);
+  // Keep a handle on the page's EventSources, so the test can close the live stream's connection.
+  await page.addInitScript(() => {
+    const Native = window.EventSource;
+    const opened: EventSource[] = [];
+    (window as unknown as { __streams: EventSource[] }).__streams = opened;
+    window.EventSource = class extends Native {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        opened.push(this);
+      }
+    };
+  });
+  await signIn(page, "engineer@rebound.local");
+  const job = new JobPagePo(page);
+  await job.goto(NAMESPACE, JOB);
+  const status = page.getByRole("status").filter({ hasText: /^(Live|Connecting…|Reconnecting…)/ });
+  await expect(status).toHaveText("Live", { timeout: 20_000 });
+  await expect(page.getByTestId("ranks-healthy")).toHaveText(/\d+\/8/);
+  const shown = await page.getByTestId("ranks-healthy").textContent();
+
+  // The server becomes unreachable for the stream: the open connection closes, new ones fail.
+  await page.route("**/api/trpc/jobs.watch**", (route) => route.abort("connectionrefused"));
+  await page.evaluate(() => {
+    for (const stream of (window as unknown as { __streams: EventSource[] }).__streams) stream.close();
+  });
+  await expect(status).toContainText("Reconnecting", { timeout: 30_000 });
+  await expect(page.getByTestId("ranks-healthy")).toHaveText(shown ?? "");
+  await expect(page.getByRole("button", { name: "Select rank 0", exact: true })).toBeVisible();
+
+  await page.unroute("**/api/trpc/jobs.watch**");
+  await expect(status).toHaveText("Live", { timeout: 30_000 });
+});
+
 test("the cluster page lists the nodes with their GPUs and the jobs on them", async ({ page }) => {
   await signIn(page, "viewer@rebound.local");
   await page.goto("/cluster");
