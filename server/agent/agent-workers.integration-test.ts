@@ -1,8 +1,11 @@
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { getPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAgents, startAgent } from "./testing/agent-harness";
+import { cleanupAgents, REPO_ROOT, startAgent } from "./testing/agent-harness";
+
+const DEMO_TRAINER_JS = path.join(REPO_ROOT, "examples/trainer/dist/demo-trainer.mjs");
 
 /**
  * Workers that misbehave at the process level: cannot start, print giant lines, fail their pre-train
@@ -26,6 +29,35 @@ afterAll(async () => {
 });
 
 describe("agent workers", () => {
+  it("runs workers at the niceness asked for, below the agent (and its own session group on Linux)", async () => {
+    const agent = await startAgent({
+      args: [
+        "--nproc-per-node",
+        "2",
+        "--server-port",
+        "0",
+        "--log-dir",
+        dir,
+        "--worker-nice",
+        "15",
+        DEMO_TRAINER_JS,
+        "--steps",
+        "0",
+      ],
+    });
+    const started = await agent.request({ method: "POST", path: "/start", body: START });
+    expect(started.status).toBe(200);
+    const { status } = await agent.waitFor(
+      (s) => (s.ranks ?? []).every((rank) => rank.pid !== null) && (s.ranks ?? []).length === 2,
+    );
+    const pids = (status.ranks ?? []).map((rank) => rank.pid as number);
+    expect(pids.map((pid) => getPriority(pid))).toEqual([15, 15]);
+    expect(getPriority(agent.child.pid ?? 0)).toBe(0);
+    if (existsSync("/proc/self/autogroup")) {
+      for (const pid of pids) expect(readFileSync(`/proc/${pid}/autogroup`, "utf8")).toMatch(/ nice 15$/m);
+    }
+  });
+
   it("reports a worker that cannot be started as a WorkerCrash", async () => {
     const agent = await startAgent({
       args: [

@@ -78,6 +78,7 @@ export function launcherSettings(deps: Pick<AgentDeps, "config" | "agentId" | "r
     preTrain: hookOf({ script: config.preTrainScript, args: config.preTrainArgs, runner }),
     postTrain: hookOf({ script: config.postTrainScript, args: config.postTrainArgs, runner }),
     tee: config.tee,
+    workerNice: config.workerNice,
   };
 }
 

@@ -24,6 +24,8 @@ export type LauncherSettings = WorkerGroup & {
   preTrain: Hook | null;
   postTrain: Hook | null;
   tee: TeeMode;
+  /** Niceness of worker processes (0: as the agent). */
+  workerNice: number;
 };
 
 /** A pre/post-train script: its path (for messages) and how it is run. */

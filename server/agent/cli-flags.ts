@@ -35,6 +35,8 @@ export type AgentOptions = {
   runId: string;
   tee: TeeMode;
   inprocessRestart: boolean;
+  /** Rebound: run workers this much nicer (0-19) than the agent, see managed-process.ts. */
+  workerNice: number;
 };
 
 export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
@@ -56,6 +58,7 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   runId: "none",
   tee: "none",
   inprocessRestart: false,
+  workerNice: 0,
 };
 
 export type FlagSpec =
@@ -103,6 +106,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "post-train-script": value(text, "postTrainScript"),
   "post-train-args": value(splitShellWords, "postTrainArgs"),
   "log-dir": value(text, "logDir"),
+  "worker-nice": value(intIn(0, 19), "workerNice"),
   "monitor-interval-ms": value(intIn(10, 60_000), "monitorIntervalMs"),
   "max-restarts": value(intIn(0, 1_000_000), "maxRestarts"),
   "rdzv-id": value(text, "runId"),

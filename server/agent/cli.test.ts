@@ -35,6 +35,7 @@ describe("parseAgentArgs", () => {
       runId: "none",
       tee: "none",
       inprocessRestart: false,
+      workerNice: 0,
       script: "train.py",
       scriptArgs: [],
       warnings: [],
@@ -128,6 +129,7 @@ describe("parseAgentArgs", () => {
     );
     expect(error(["--nproc-per-node=auto", "t.py"])).toContain('got "auto"');
     expect(error(["--server-port", "70000", "t.py"])).toContain("expected an integer from 0 to 65535");
+    expect(error(["--worker-nice", "20", "t.py"])).toContain("expected an integer from 0 to 19");
     expect(error(["--shutdown-signal", "SIGFOO", "t.py"])).toContain("expected a signal name");
     expect(error(["--shutdown-timeout=-1", "t.py"])).toContain("expected a number of seconds");
     expect(error(["--nnodes", "1:4", "t.py"])).toContain("elastic cluster size is currently not supported");

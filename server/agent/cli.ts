@@ -19,6 +19,7 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N] [--
                      [--shutdown-signal SIG] [--shutdown-timeout SECONDS] [--log-dir DIR]
                      [--pre-train-script PATH [--pre-train-args ARGS]] [--post-train-script PATH [--post-train-args ARGS]]
                      [--monitor-interval-ms MS] [--max-restarts N] [--rdzv-id ID] [--tee 0-3] [--no-python | -m]
+                     [--worker-nice 0-19]
                      script [script args...]
   --server-port 0 picks a free port (printed on start-up). Other torchrun/hyperpodrun flags are accepted and ignored.`;
 

@@ -75,6 +75,7 @@ async function spawnWorker(ctx: AttemptContext, record: RankRecord): Promise<voi
   const { settings, rendezvous, deps } = ctx.input;
   const { child, exited } = await start(ctx, {
     command: settings.train,
+    nice: settings.workerNice,
     env: workerEnv({ base: deps.baseEnv, rendezvous, group: settings, localRank: record.localRank }),
     logDir: path.join(ctx.attemptDir, String(record.localRank)),
     onLine: (line, stream) => {

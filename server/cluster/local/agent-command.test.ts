@@ -32,6 +32,8 @@ describe("localAgentCommand", () => {
           "41000",
           "--log-dir",
           "/data/pods/p0",
+          "--worker-nice",
+          "19",
           "--nproc-per-node",
           "4",
           "train.ts",

@@ -5,6 +5,9 @@
  */
 export type AgentCommand = { command: string; args: string[] };
 
+/** Workers of local pods run at the lowest CPU priority (they still get every idle cycle). */
+export const LOCAL_WORKER_NICE = 19;
+
 const AGENT = /(^|\/)(rebound-agent|hyperpodrun)(\.mjs)?$/;
 const OVERRIDDEN = [
   "--server-port",
@@ -52,6 +55,9 @@ export function localAgentCommand(opts: {
         String(opts.port),
         "--log-dir",
         opts.logDir,
+        // Operator, agents and every rank share this machine: ranks yield the CPU to the control plane.
+        "--worker-nice",
+        String(LOCAL_WORKER_NICE),
         ...rest,
       ],
     },
