@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { descendants, isAlive, killTree, parentFromStat } from "./process-tree";
 
@@ -30,5 +31,20 @@ describe.runIf(process.platform === "linux")("descendants and killTree", () => {
     while ([...pids, ...children.flat()].some(isAlive) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect([...pids, ...children.flat()].filter(isAlive)).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === "linux")("isAlive", () => {
+  it("does not count a zombie (exited, not yet reaped) as running", async () => {
+    // `sleep 0.1` exits at once; its parent became `sleep 5` by exec, which never reaps it.
+    const parent = spawn("sh", ["-c", "sleep 0.1 & exec sleep 5"], { stdio: "ignore" });
+    const pid = parent.pid as number;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const [zombie] = descendants(pid);
+    expect(zombie).toBeGreaterThan(0);
+    expect(readFileSync(`/proc/${zombie}/stat`, "utf8")).toContain(") Z ");
+    expect(isAlive(zombie as number)).toBe(false);
+    expect(isAlive(pid)).toBe(true);
+    parent.kill("SIGKILL");
   });
 });

@@ -5,12 +5,22 @@ import { readdirSync, readFileSync } from "node:fs";
  * process groups, so killing a pod means killing every descendant. Linux reads /proc; elsewhere only the
  * process itself and its group are signalled.
  */
+/** Running (a zombie, dead but not yet reaped by its parent, is not: it holds nothing but its pid). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
   }
 }
 
@@ -88,9 +98,12 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** Signals a process and all its descendants (children first collected, so none escapes by re-parenting). */
+/**
+ * Signals a process and all its descendants: collected first, so none escapes by re-parenting; the
+ * descendants signalled before the root, so the root can still reap the ones it can.
+ */
 export function killTree(root: number, sig: NodeJS.Signals = "SIGKILL"): void {
-  const all = [root, ...descendants(root)];
-  for (const pid of all) signal(pid, sig);
+  for (const pid of descendants(root).reverse()) signal(pid, sig);
+  signal(root, sig);
   signal(-root, sig);
 }
