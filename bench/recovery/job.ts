@@ -1,5 +1,4 @@
 import YAML from "yaml";
-import { isAlive } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { BenchOperator } from "./operator";
@@ -62,9 +61,5 @@ export async function deleteJob(operator: BenchOperator, job: BenchJob): Promise
   );
   await operator.waitFor(`${job.ref.name} pods gone`, () => operator.backend.pods.list(job.ref).length === 0);
   // Only this job ran: every process the harness ever saw must be gone before the next job starts.
-  await operator.waitFor(
-    "its processes gone",
-    () => operator.seenPids().every((pid) => !isAlive(pid)),
-    15_000,
-  );
+  await operator.waitFor("its processes gone", () => operator.alivePids().length === 0, 15_000);
 }

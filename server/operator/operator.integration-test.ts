@@ -34,11 +34,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const pids = operator?.seenPids() ?? [];
+  const seen = operator?.seenPids().length ?? 0;
   await operator?.stop();
   await database?.drop();
-  expect(pids.length).toBeGreaterThan(0);
-  expect(pids.filter(isAlive)).toEqual([]);
+  expect(seen).toBeGreaterThan(0);
+  expect(operator?.alivePids()).toEqual([]);
 }, 60_000);
 
 const allRanksRunning = (ref: JobRef, ranks: number) => () => {

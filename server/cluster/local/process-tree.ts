@@ -24,6 +24,25 @@ function isZombie(pid: number): boolean {
   }
 }
 
+/**
+ * When the process started (clock ticks since boot, /proc/<pid>/stat field 22): with the pid, it names one
+ * process even after the pid is reused (pids wrap at pid_max, 32768 by default). null when gone or not Linux.
+ */
+export function startTimeOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The same process as when `startTime` was read is still running (a reused pid is another process). */
+export function isStillAlive(process: { pid: number; startTime: string | null }): boolean {
+  if (!isAlive(process.pid)) return false;
+  return process.startTime === null || startTimeOf(process.pid) === process.startTime;
+}
+
 /** The parent pid in a /proc/<pid>/stat line: "pid (comm) state ppid …"; comm may hold spaces and ')'. */
 export function parentFromStat(stat: string): number | null {
   const end = stat.lastIndexOf(")");

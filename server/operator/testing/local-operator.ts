@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
-import { isAlive } from "@/server/cluster/local/process-tree";
+import { isStillAlive, startTimeOf } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
@@ -36,23 +36,29 @@ export type LocalOperator = {
   ): Promise<T>;
   /** Every agent and worker process the local pods ever had, for orphan checks. */
   seenPids(): number[];
+  /** Those of them still running (the same processes: a reused pid does not count). */
+  alivePids(): number[];
   /** Stops everything; throws if any agent or worker process outlives it. */
   stop(): Promise<void>;
 };
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 
+/** Every agent and rank process seen, by pid and start time (pids are reused over a long run). */
 function trackPids(deps: OperatorDeps, backend: LocalBackend) {
-  const pids = new Set<number>();
+  const seen = new Map<number, string | null>();
+  const note = (pid: number | null) => {
+    if (pid !== null && !seen.has(pid)) seen.set(pid, startTimeOf(pid));
+  };
   const sample = () => {
-    const agents = backend.pods.all().map((pod) => backend.pods.pidOf(pod.namespace, pod.name));
-    const ranks = deps.live
-      .list()
-      .flatMap((job) => job.pods.flatMap((pod) => pod.ranks.map((rank) => rank.pid)));
-    for (const pid of [...agents, ...ranks]) if (pid !== null) pids.add(pid);
+    for (const pod of backend.pods.all()) note(backend.pods.pidOf(pod.namespace, pod.name));
+    const ranks = deps.live.list().flatMap((job) => job.pods.flatMap((pod) => pod.ranks));
+    for (const rank of ranks) note(rank.pid);
   };
   const timer = setInterval(sample, 100);
-  return { sample, pids, stop: () => clearInterval(timer) };
+  const alive = () =>
+    [...seen].filter(([pid, startTime]) => isStillAlive({ pid, startTime })).map(([pid]) => pid);
+  return { sample, seen, alive, stop: () => clearInterval(timer) };
 }
 
 export async function startLocalOperator(opts: {
@@ -96,8 +102,9 @@ export async function startLocalOperator(opts: {
     waitFor,
     seenPids: () => {
       tracker.sample();
-      return [...tracker.pids];
+      return [...tracker.seen.keys()];
     },
+    alivePids: () => tracker.alive(),
     async stop() {
       tracker.sample();
       tracker.stop();
@@ -109,12 +116,12 @@ export async function startLocalOperator(opts: {
         await db.$disconnect();
       } finally {
         const deadline = Date.now() + 10_000;
-        while ([...tracker.pids].some(isAlive) && Date.now() < deadline) {
+        while (tracker.alive().length > 0 && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         await rm(dataDir, { recursive: true, force: true });
       }
-      const left = [...tracker.pids].filter(isAlive);
+      const left = tracker.alive();
       if (left.length > 0) throw new Error(`processes left running after stop: ${left.join(", ")}`);
     },
   };
