@@ -21,13 +21,10 @@ async function saveScreenshot(testInfo: TestInfo, name: string, take: () => Prom
   await testInfo.attach(name, { path: testInfo.outputPath(`${name}.png`), contentType: "image/png" });
 }
 
-/** The demo job, running: submitted fresh unless a live one is there (a rerun on the same data dir). */
+/** The demo job, submitted fresh (a rerun on the same data dir must not inherit its restart budget). */
 test.beforeAll(async ({ request }) => {
   const url = `${OPERATOR}/api/v1/jobs/${NAMESPACE}/${JOB}`;
-  const existing = await request.get(url);
-  if (existing.status() === 200) {
-    const { live } = (await existing.json()) as { live: { phase: string } | null };
-    if (live && live.phase !== "Failed" && live.phase !== "Succeeded") return;
+  if ((await request.get(url)).status() === 200) {
     await request.delete(url);
     await expect.poll(async () => (await request.get(url)).status(), { timeout: 30_000 }).toBe(404);
   }

@@ -58,13 +58,17 @@ function rankView(
   return { ...base, health };
 }
 
-function missingHealth(pod: LivePod, recovering: boolean): RankView["health"] {
-  if (pod.agentState === "faulted" || pod.phase === "Failed") return "faulted";
+function missingHealth(pod: LivePod, recovering: boolean, jobFailed: boolean): RankView["health"] {
+  if (jobFailed || pod.agentState === "faulted" || pod.phase === "Failed") return "faulted";
   return recovering ? "restarting" : "waiting";
 }
 
 /** Ranks the agent did not report (pod missing, agent unreachable): placeholders at their global rank. */
-function missingRanks(pod: LivePod, ranksPerPod: number, recovering: boolean): RankView[] {
+function missingRanks(
+  pod: LivePod,
+  ranksPerPod: number,
+  state: { recovering: boolean; jobFailed: boolean },
+): RankView[] {
   const reported = new Set(pod.ranks.map((rank) => rank.local_rank));
   const missing: RankView[] = [];
   for (let localRank = 0; localRank < ranksPerPod; localRank += 1) {
@@ -74,7 +78,7 @@ function missingRanks(pod: LivePod, ranksPerPod: number, recovering: boolean): R
       localRank,
       pod: pod.name,
       node: pod.node,
-      health: missingHealth(pod, recovering),
+      health: missingHealth(pod, state.recovering, state.jobFailed),
       state: "unknown",
       pid: null,
       step: null,
@@ -118,7 +122,7 @@ export function topologyView(
       ...pod.ranks.map((rank) =>
         sinceLatestFault(rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank) }), culprits),
       ),
-      ...missingRanks(pod, ranksPerPod, recovering),
+      ...missingRanks(pod, ranksPerPod, { recovering, jobFailed: live.phase === "Failed" }),
     ])
     .sort((a, b) => a.rank - b.rank);
   const ranksOfPod = new Map<string, number[]>();
