@@ -79,9 +79,11 @@ async function execute(step: Step): Promise<Outcome> {
   const ok = await runStep(step);
   const seconds = (Date.now() - started) / 1000;
   const counts = step.counts ? await step.counts().catch(() => undefined) : undefined;
-  // A runner that reports no tests has not tested anything: treat it as a failure.
+  // A runner that reports no tests has not tested anything: treat it as a failure. A failed test fails the
+  // step even when the runner exits 0 (seen once with vitest after a failing integration file).
   const empty = step.counts !== undefined && (counts === undefined || counts.passed + counts.failed === 0);
-  return { name: step.name, ok: ok && !empty, seconds, counts };
+  const failedTests = (counts?.failed ?? 0) > 0;
+  return { name: step.name, ok: ok && !empty && !failedTests, seconds, counts };
 }
 
 function summaryLine(outcome: Outcome): string {
