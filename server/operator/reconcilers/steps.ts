@@ -42,58 +42,24 @@ export async function ensurePods(
   return unplaced;
 }
 
-/** How long one reconcile waits, polling fast, for stopped agents to turn READY before it requeues. */
-const READY_WAIT_MS = 1000;
-const READY_POLL_MS = 10;
-
-const agentState = (view: PodView) => (view.agent.kind === "status" ? view.agent.status.status : null);
-
-/**
- * Agents stop their workers in tens of milliseconds: polling just them every 10 ms here gets to /start
- * sooner than requeueing the whole reconcile (job read, every pod and node, every agent).
- */
-async function waitUntilReady(ctx: JobContext): Promise<boolean> {
-  const deadline = Date.now() + READY_WAIT_MS;
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
-    const waiting = ctx.obs.pods.filter((view) => agentState(view) !== "ready" && view.pod?.agentUrl);
-    const results = await Promise.all(
-      waiting.map((view) => ctx.deps.agents.status(view.pod?.agentUrl ?? "")),
-    );
-    results.forEach((result, index) => {
-      const view = waiting[index];
-      if (view && result.ok) view.agent = { kind: "status", status: result.value };
-    });
-    if (ctx.obs.pods.every((view) => agentState(view) === "ready")) return true;
-    if (results.some((result) => !result.ok)) return false;
-  }
-  return false;
-}
-
 /** Sends /stop to every agent that is not READY yet; true once all are READY. */
 export async function stopAgents(ctx: JobContext): Promise<boolean> {
   const { agents, config } = ctx.deps;
   let allReady = true;
-  let everyAgentUp = true;
   await Promise.all(
     ctx.obs.pods.map(async (view) => {
-      const state = agentState(view);
+      const state = view.agent.kind === "status" ? view.agent.status.status : null;
       if (state === "ready") return;
       allReady = false;
-      if (!view.pod?.agentUrl || state === null) {
-        everyAgentUp = false;
+      if (!view.pod?.agentUrl || (state !== "running" && state !== "faulted" && state !== "completed"))
         return;
-      }
-      if (state !== "running" && state !== "faulted" && state !== "completed") return;
       await agents.stop(view.pod.agentUrl, {
         restart_mode: "process_level_restart",
         timeout: config.stopTimeoutSeconds,
       });
     }),
   );
-  if (allReady) return true;
-  // A pod whose agent is not up yet (being replaced) is not waited for here; the next reconcile sees it.
-  return everyAgentUp ? waitUntilReady(ctx) : false;
+  return allReady;
 }
 
 export async function deleteAllPods(ctx: JobContext): Promise<void> {
