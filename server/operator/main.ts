@@ -42,7 +42,14 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
     const { detectClusterMode } = await import("@/server/cluster/kubernetes/console-view");
     const kubeConfig = loadKubeConfig(env.REBOUND_KUBECONFIG);
     // Two operators must never drive the same jobs: on AWS's CRD, only the console runs (console-only mode).
-    if ((await detectClusterMode(kubeConfig)) === "console-only") {
+    const mode = await detectClusterMode(kubeConfig).catch((error: { code?: number }) => {
+      if (error.code !== 404) throw error;
+      console.error(
+        "rebound-operator: the HyperPodPyTorchJob CRD is not installed; run `npx rebound install`",
+      );
+      process.exit(2);
+    });
+    if (mode === "console-only") {
       console.error(
         "rebound-operator: the HyperPodPyTorchJob CRD belongs to another operator (AWS's HyperPod training operator?); not starting. Run the console alone (deploy/console-only).",
       );
