@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_ARGS, chromiumExecutablePath } from "./e2e/chromium";
 
 /**
  * e2e against the real stack: `npm start`'s launcher (build, embedded Postgres, migrate, seed, console)
@@ -9,9 +9,6 @@ import { defineConfig, devices } from "@playwright/test";
  */
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 const baseURL = `http://127.0.0.1:${PORT}`;
-const debianChromium = "/usr/bin/chromium";
-const executablePath =
-  process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (existsSync(debianChromium) ? debianChromium : undefined);
 
 export default defineConfig({
   testDir: "e2e",
@@ -25,18 +22,7 @@ export default defineConfig({
     baseURL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
-    launchOptions: {
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: { executablePath: chromiumExecutablePath, args: [...CHROMIUM_ARGS] },
   },
   projects: [
     { name: "api", testMatch: /.*\.api\.spec\.ts/ },

@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type Browser, chromium, type Page } from "@playwright/test";
+import { CHROMIUM_ARGS, chromiumExecutablePath } from "@/e2e/chromium";
 import { buildConsoleIfNeeded } from "@/scripts/lib/next-build";
 import { parseConfig } from "../k8s/config";
 import { type BenchEnvironment, createLifecycle, NAMESPACE, openEnvironment } from "../k8s/environment";
@@ -32,18 +32,6 @@ const ranks = nodes * 8;
 const began = Date.now();
 const log = (line: string) =>
   process.stderr.write(`[bench:console +${((Date.now() - began) / 1000).toFixed(1)}s] ${line}\n`);
-
-const CHROMIUM =
-  process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 type Load = { dataMs: number; interactiveMs: number; clickToPanelMs: number; loadTasks: string };
 
@@ -155,7 +143,7 @@ async function measure(env: BenchEnvironment, dir: string) {
     operatorUrl: env.operator.url,
     logFile: path.join(dir, "console.log"),
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: chromiumExecutablePath, args: [...CHROMIUM_ARGS] });
   try {
     // A first load warms the console's server (route compilation, tRPC caches); it is not counted.
     log("warm-up load…");

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { integerReader, stringOptions } from "../lib/flags";
 
 /**
  * The benchmark's knobs (defaults are the set-up DESIGN.md's target names):
@@ -40,21 +41,13 @@ type Flag = keyof typeof DEFAULTS;
 
 export function parseConfig(argv: string[]): BenchConfig {
   const options = {
-    ...(Object.fromEntries(
-      Object.entries(DEFAULTS).map(([name, value]) => [name, { type: "string" as const, default: value }]),
-    ) as Record<Flag, { type: "string"; default: string }>),
+    ...stringOptions<Flag>(DEFAULTS),
     "operator-node-args": { type: "string" as const, default: "--max-old-space-size=256" },
     "operator-log": { type: "string" as const },
     verbose: { type: "boolean" as const, default: false },
   };
   const { values } = parseArgs({ args: argv, options });
-  const int = (name: Flag, min: number) => {
-    const text = values[name] ?? DEFAULTS[name];
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min)
-      throw new Error(`--${name}: expected an integer >= ${min}, got ${text}`);
-    return value;
-  };
+  const int = integerReader<Flag>(DEFAULTS, values);
   const pollMs = int("poll-ms", 0);
   return {
     nodes: int("nodes", 1),

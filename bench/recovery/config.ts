@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { integerReader, stringOptions } from "../lib/flags";
 
 /**
  * The benchmark's knobs (defaults are the measured set-up):
@@ -37,17 +38,9 @@ const DEFAULTS = {
 type Flag = keyof typeof DEFAULTS;
 
 export function parseConfig(argv: string[]): BenchConfig {
-  const options = Object.fromEntries(
-    Object.entries(DEFAULTS).map(([name, value]) => [name, { type: "string" as const, default: value }]),
-  ) as Record<Flag, { type: "string"; default: string }>;
+  const options = stringOptions<Flag>(DEFAULTS);
   const { values } = parseArgs({ args: argv, options });
-  const int = (name: Flag, min: number) => {
-    const text = values[name] ?? DEFAULTS[name];
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min)
-      throw new Error(`--${name}: expected an integer >= ${min}, got ${text}`);
-    return value;
-  };
+  const int = integerReader<Flag>(DEFAULTS, values);
   return {
     nodes: int("nodes", 1),
     ranksPerNode: int("ranks-per-node", 1),

@@ -166,6 +166,8 @@ export async function startKubeTestCluster(opts: {
   dataDir: string;
   log?: Log;
   extraTokens?: KubeTestToken[];
+  /** Extra kube-apiserver flags, e.g. `--audit-log-path=…` (bench:k8s counts the operator's requests). */
+  apiserverArgs?: string[];
 }): Promise<KubeTestCluster> {
   const log = opts.log ?? (() => {});
   const dataDir = path.resolve(opts.dataDir);
@@ -175,6 +177,7 @@ export async function startKubeTestCluster(opts: {
   for (const t of opts.extraTokens ?? []) {
     args.push("--extra-token", `${t.token},${t.user},${t.user},"${(t.groups ?? []).join(",")}"`);
   }
+  for (const flag of opts.apiserverArgs ?? []) args.push(`--apiserver-arg=${flag}`);
   const child = spawn(BINARY, args, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const killOnExit = () => killGroup(child, "SIGKILL");
   process.once("exit", killOnExit);

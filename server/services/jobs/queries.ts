@@ -1,5 +1,5 @@
 import type { JobTotals, TimelineEntry, TopologyView } from "@/lib/jobs/view-model";
-import type { ClusterSource, JobDetail } from "@/server/cluster/source/types";
+import type { ClusterSource } from "@/server/cluster/source/types";
 import { SourceError } from "@/server/cluster/source/types";
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
@@ -109,23 +109,26 @@ export async function listJobRows(db: Db, source: ClusterSource): Promise<JobRow
     .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
-/** One fetch per job per 200 ms however many viewers watch it (TVs, several tabs). */
-const DETAIL_TTL_MS = 200;
-const detailCache = new Map<string, { at: number; value: Promise<JobDetail | null> }>();
+/**
+ * One page built per job per 200 ms however many viewers watch it (TVs, several tabs): the operator's
+ * detail, the nodes, the teams and the restart rows are read once for all of them.
+ */
+const PAGE_TTL_MS = 200;
+const pageCache = new Map<string, { at: number; value: Promise<JobPage> }>();
 
-function cachedDetail(source: ClusterSource, ref: JobRef): Promise<JobDetail | null> {
+export function jobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
   const key = `${ref.namespace}/${ref.name}`;
-  const hit = detailCache.get(key);
-  if (hit && Date.now() - hit.at < DETAIL_TTL_MS) return hit.value;
-  const value = source.job(ref);
-  detailCache.set(key, { at: Date.now(), value });
-  value.catch(() => detailCache.delete(key));
+  const hit = pageCache.get(key);
+  if (hit && Date.now() - hit.at < PAGE_TTL_MS) return hit.value;
+  const value = buildJobPage(db, source, ref);
+  pageCache.set(key, { at: Date.now(), value });
+  value.catch(() => pageCache.delete(key));
   return value;
 }
 
-export async function jobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
+async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
   const [detail, nodes, teams, rows] = await Promise.all([
-    cachedDetail(source, ref).catch((error: unknown) => {
+    source.job(ref).catch((error: unknown) => {
       throw toAppError(error);
     }),
     source.nodes().catch(() => []),
