@@ -59,6 +59,8 @@ export function createPodManager(opts: {
   };
 
   const finish = (record: PodRecord, code: number | null) => {
+    // A pod removed (or dropped by stopAll) is no longer this manager's: its agent's exit changes nothing.
+    if (records.get(key(record.namespace, record.name)) !== record) return;
     if (record.phase !== "Running" && record.phase !== "Pending") return;
     record.phase = code === 0 ? "Succeeded" : "Failed";
     record.finishedAt = Date.now();
