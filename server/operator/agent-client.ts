@@ -5,6 +5,7 @@ import {
   type StartRequestInput,
   type stopRequestSchema,
 } from "@/server/agent/protocol";
+import { type AgentRequest, type AgentTransport, createHttpTransport } from "./agent-transport";
 
 /**
  * The operator's side of the HyperPod agent protocol (reference §2.2), on the shared contract in
@@ -21,26 +22,12 @@ export type AgentCallError = {
 };
 export type AgentResult<T> = { ok: true; value: T } | { ok: false; error: AgentCallError };
 
-type Fetch = typeof fetch;
-
-async function call(
-  fetchImpl: Fetch,
-  url: string,
-  init: RequestInit & { timeoutMs: number },
-): Promise<AgentResult<unknown>> {
-  let response: Response;
-  try {
-    response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(init.timeoutMs) });
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return { ok: false, error: { cause: timedOut ? "timeout" : "unreachable", detail: String(error) } };
-  }
-  const text = await response.text().catch(() => "");
-  if (!response.ok) {
-    return {
-      ok: false,
-      error: { cause: "rejected", detail: `HTTP ${response.status}: ${text.slice(0, 500)}` },
-    };
+async function call(transport: AgentTransport, req: AgentRequest): Promise<AgentResult<unknown>> {
+  const sent = await transport(req);
+  if (!sent.ok) return sent;
+  const { status, text } = sent.value;
+  if (status < 200 || status > 299) {
+    return { ok: false, error: { cause: "rejected", detail: `HTTP ${status}: ${text.slice(0, 500)}` } };
   }
   try {
     return { ok: true, value: text === "" ? null : (JSON.parse(text) as unknown) };
@@ -49,10 +36,10 @@ async function call(
   }
 }
 
-const post = (fetchImpl: Fetch, req: { url: string; body: unknown; timeoutMs: number }) =>
-  call(fetchImpl, req.url, {
+const post = (transport: AgentTransport, req: { url: string; body: unknown; timeoutMs: number }) =>
+  call(transport, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    url: req.url,
     body: req.body === undefined ? undefined : JSON.stringify(req.body),
     timeoutMs: req.timeoutMs,
   });
@@ -64,12 +51,16 @@ function lowerCaseState(value: unknown): unknown {
   return { ...value, status: value.status.toLowerCase() };
 }
 
-/** `fetch` is injectable so the contract test can record every exchange. */
-export function createAgentClient(opts: { timeoutMs: number; fetch?: Fetch }) {
-  const fetchImpl = opts.fetch ?? fetch;
+/** The transport is injectable so the contract test can record every exchange. */
+export function createAgentClient(opts: { timeoutMs: number; transport?: AgentTransport }) {
+  const transport = opts.transport ?? createHttpTransport();
   return {
     async status(base: string): Promise<AgentResult<AgentStatus>> {
-      const result = await call(fetchImpl, `${base}/status`, { method: "GET", timeoutMs: opts.timeoutMs });
+      const result = await call(transport, {
+        method: "GET",
+        url: `${base}/status`,
+        timeoutMs: opts.timeoutMs,
+      });
       if (!result.ok) return result;
       const parsed = agentStatusSchema.safeParse(lowerCaseState(result.value));
       if (!parsed.success) {
@@ -78,13 +69,13 @@ export function createAgentClient(opts: { timeoutMs: number; fetch?: Fetch }) {
       return { ok: true, value: parsed.data };
     },
     start: (base: string, body: StartRequestBody) =>
-      post(fetchImpl, { url: `${base}/start`, body, timeoutMs: opts.timeoutMs }),
+      post(transport, { url: `${base}/start`, body, timeoutMs: opts.timeoutMs }),
     stop: (base: string, body: StopRequestBody) =>
-      post(fetchImpl, { url: `${base}/stop`, body, timeoutMs: opts.timeoutMs }),
+      post(transport, { url: `${base}/stop`, body, timeoutMs: opts.timeoutMs }),
     update: (base: string, body: Omit<StartRequestBody, "progress">) =>
-      post(fetchImpl, { url: `${base}/update`, body, timeoutMs: opts.timeoutMs }),
+      post(transport, { url: `${base}/update`, body, timeoutMs: opts.timeoutMs }),
     shutdown: (base: string) =>
-      post(fetchImpl, { url: `${base}/shutdown`, body: undefined, timeoutMs: opts.timeoutMs }),
+      post(transport, { url: `${base}/shutdown`, body: undefined, timeoutMs: opts.timeoutMs }),
   };
 }
 

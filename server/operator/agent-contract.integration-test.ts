@@ -8,6 +8,7 @@ import { seedIfEmpty } from "@/server/db/seed";
 import { promtoolCheckMetrics } from "@/server/metrics/promtool";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { createTestDatabase } from "@/test/database";
+import { type AgentTransport, createHttpTransport } from "./agent-transport";
 import { injectFault } from "./api/faults";
 import { handleRequest } from "./api/routes";
 import { demoJobYaml } from "./testing/jobs";
@@ -54,18 +55,19 @@ const AGENT_STATES = ["init", "ready", "running", "completed", "faulted", "stopp
 type Exchange = { method: string; path: string; body: unknown; status: number; response: unknown };
 const exchanges: Exchange[] = [];
 
-const recordingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  const text = await response.clone().text();
-  const url = new URL(String(input));
-  exchanges.push({
-    method: init?.method ?? "GET",
-    path: url.pathname,
-    body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
-    status: response.status,
-    response: text ? JSON.parse(text) : undefined,
-  });
-  return response;
+const http = createHttpTransport();
+const recordingTransport: AgentTransport = async (req) => {
+  const result = await http(req);
+  if (result.ok) {
+    exchanges.push({
+      method: req.method,
+      path: new URL(req.url).pathname,
+      body: req.body === undefined ? undefined : JSON.parse(req.body),
+      status: result.value.status,
+      response: result.value.text ? JSON.parse(result.value.text) : undefined,
+    });
+  }
+  return result;
 };
 
 let database: { url: string; drop: () => Promise<void> };
@@ -83,7 +85,7 @@ beforeAll(async () => {
     databaseUrl: database.url,
     nodes: 2,
     gpusPerNode: 2,
-    fetch: recordingFetch,
+    transport: recordingTransport,
     config: { agentTimeoutMs: 1000, podStartGraceMs: 1000, stopTimeoutSeconds: 5 },
   });
   api = createServer(

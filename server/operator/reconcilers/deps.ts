@@ -3,6 +3,7 @@ import type { Db } from "@/server/db/client";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import type { Logger } from "@/server/log";
 import { type AgentClient, createAgentClient } from "@/server/operator/agent-client";
+import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
@@ -44,13 +45,16 @@ export function createOperatorDeps(opts: {
   db: Db;
   log: Logger;
   config?: Partial<OperatorConfig>;
-  fetch?: typeof fetch;
+  transport?: AgentTransport;
 }): OperatorDeps {
   const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config };
   return {
     backend: opts.backend,
     // One poll must not outlast the unreachable timeout.
-    agents: createAgentClient({ timeoutMs: Math.min(2000, config.agentTimeoutMs), fetch: opts.fetch }),
+    agents: createAgentClient({
+      timeoutMs: Math.min(2000, config.agentTimeoutMs),
+      transport: opts.transport,
+    }),
     db: opts.db,
     metrics: createOperatorMetrics(),
     live: createLiveState(),

@@ -7,6 +7,7 @@ import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
+import type { AgentTransport } from "@/server/operator/agent-transport";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
 import {
@@ -66,7 +67,7 @@ export async function startLocalOperator(opts: {
   nodes: number;
   gpusPerNode: number;
   config?: Partial<OperatorConfig>;
-  fetch?: typeof fetch;
+  transport?: AgentTransport;
   service?: string;
 }): Promise<LocalOperator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-operator-"));
@@ -84,7 +85,7 @@ export async function startLocalOperator(opts: {
     backend,
     db,
     log: createLogger({ service: opts.service ?? "operator-under-test" }),
-    fetch: opts.fetch,
+    transport: opts.transport,
     config: opts.config,
   });
   const controller = createController(deps, { workers: 4, resyncMs: 30_000 });
