@@ -142,7 +142,10 @@ export function launchAttempt(input: AttemptInput): Attempt {
     });
   };
   const done = (async () => {
-    await Promise.resolve();
+    // The workers are forked on a later turn of the event loop, once the /start that launched this attempt
+    // has been answered: forking 8 workers takes this process tens of milliseconds, and the operator waits
+    // for every agent's answer before it counts the restart as done.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (ruleError !== null) return raiseFault(ctx, ruleLoadFault(ctx, ruleError));
     return run(ctx);
   })()

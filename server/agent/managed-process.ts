@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, type WriteStream, writeFileSync } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { setPriority } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
@@ -9,6 +8,7 @@ import { MAX_LINE_CHARS } from "../domain/log-rules/pattern";
 import type { Logger } from "../log";
 import { type ProcessEnv, spawnEnv } from "./env";
 import { createLineSplitter } from "./line-splitter";
+import { lowerPriority } from "./priority";
 import { signalGroupOnly, signalProcessGroup } from "./process-group";
 import type { Command } from "./script-command";
 
@@ -100,24 +100,6 @@ function watchExit(child: ChildProcess, input: { now: () => number; stderrTail: 
   });
 }
 
-/**
- * Lowers a worker's CPU priority below the agent's (and the operator's, on one machine), so a burst of
- * workers starting or stopping cannot starve the control plane that restarts them. A worker is started in
- * a session of its own (`detached`), and Linux schedules each session as a group (autogroup), where the
- * process's own nice value only ranks it within its group: so the group's nice is set too. Best effort:
- * elsewhere, or without permission, the worker runs at normal priority.
- */
-function renice(pid: number, nice: number, logger: Logger): void {
-  try {
-    setPriority(pid, nice);
-    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT")
-      logger.warn("could not lower a worker's priority", { pid, nice, error: String(error) });
-  }
-}
-
 export async function spawnManaged(input: SpawnInput): Promise<ManagedProcess> {
   const { command, logDir, logger } = input;
   await mkdir(logDir, { recursive: true });
@@ -126,7 +108,11 @@ export async function spawnManaged(input: SpawnInput): Promise<ManagedProcess> {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  if (child.pid !== undefined && input.nice) renice(child.pid, input.nice, logger);
+  // Below the agent (and the operator, on one machine), so a burst of workers starting or stopping cannot
+  // starve the control plane that restarts them.
+  const lowered = child.pid !== undefined && input.nice ? lowerPriority(child.pid, input.nice) : null;
+  if (lowered !== null)
+    logger.warn("could not lower a worker's priority", { pid: child.pid, error: lowered });
   let lastStderrLine: string | null = null;
   const stdout = openLog({ dir: logDir, name: "stdout.log", logger });
   const stderr = openLog({ dir: logDir, name: "stderr.log", logger });

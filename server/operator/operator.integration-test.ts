@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
@@ -77,6 +79,18 @@ describe("local job recovery, end to end", () => {
     expect(job?.status.conditions?.map((c) => c.type)).toEqual(
       expect.arrayContaining(["Created", "PodsRunning", "Running"]),
     );
+  });
+
+  it("runs agents below the operator and their ranks lower still", () => {
+    const agents = operator.backend.pods
+      .list(ref)
+      .map((pod) => operator.backend.pods.pidOf(pod.namespace, pod.name) ?? -1);
+    expect(agents).toHaveLength(2);
+    for (const pid of agents) expect(getPriority(pid)).toBe(5);
+    for (const pid of rankPids(ref)) expect(getPriority(pid)).toBe(19);
+    if (existsSync("/proc/self/autogroup")) {
+      for (const pid of agents) expect(readFileSync(`/proc/${pid}/autogroup`, "utf8")).toMatch(/ nice 5$/m);
+    }
   });
 
   it("restarts processes in place after a crash", async () => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import path from "node:path";
+import { lowerPriority } from "@/server/agent/priority";
 import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
@@ -41,6 +42,15 @@ function templateContainers(job: ClusterJob, replicaSpec: string): unknown[] {
   const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
   return spec?.template.spec.containers ?? [];
 }
+
+/**
+ * Pods run below the control plane, as a kubelet's pods run in kubepods.slice beside the CPU it reserves
+ * for itself and the system: on one machine the operator, the console and Postgres share the cores with
+ * every agent and rank, and a restart of 64 ranks (8 agents forking 8 workers each) must not leave the
+ * operator waiting for CPU while it takes the agents' answers. Agents get this nice value; their workers
+ * run lower still (`--worker-nice 19`).
+ */
+const POD_NICE = 5;
 
 export function createPodManager(opts: {
   dataDir: string;
@@ -118,6 +128,7 @@ export function createPodManager(opts: {
       });
       if (child.pid === undefined)
         throw new AppError("UNAVAILABLE", `could not start the agent of pod ${podName}`);
+      lowerPriority(child.pid, POD_NICE);
       const record: PodRecord = {
         name: podName,
         namespace: input.job.ref.namespace,
