@@ -1,7 +1,6 @@
 import {
   ApiextensionsV1Api,
   CustomObjectsApi,
-  KubeConfig,
   PatchStrategy,
   setHeaderOptions,
 } from "@kubernetes/client-node";
@@ -13,7 +12,7 @@ import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { createKubernetesBackend, type KubernetesBackend } from "./backend";
 import { createConsoleView, detectClusterMode } from "./console-view";
 import { CRD_OWNER_ANNOTATION, LABEL_JOB } from "./objects";
-import { type KubeEnv, kwokNode, startKubeEnv, waitUntil } from "./testing/kube-env";
+import { type KubeEnv, kwokNode, startKubeEnv, viaProxy, waitUntil } from "./testing/kube-env";
 import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy";
 
 /**
@@ -27,20 +26,6 @@ const quiet = { ...log, info: () => undefined, warn: () => undefined };
 let env: KubeEnv;
 let proxy: TcpProxy;
 let backend: KubernetesBackend;
-
-/** The same credentials, through the proxy. */
-function viaProxy(kubeConfig: KubeConfig, port: number): KubeConfig {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error("no cluster");
-  const copy = new KubeConfig();
-  copy.loadFromOptions({
-    clusters: [{ ...cluster, server: `https://127.0.0.1:${port}` }],
-    users: kubeConfig.getUsers(),
-    contexts: kubeConfig.getContexts(),
-    currentContext: kubeConfig.getCurrentContext(),
-  });
-  return copy;
-}
 
 beforeAll(async () => {
   env = await startKubeEnv({ nodes: ["kwok-a"], gpusPerNode: 8, namespaces: [NAMESPACE] });

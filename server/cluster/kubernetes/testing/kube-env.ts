@@ -5,7 +5,7 @@ import path from "node:path";
 import {
   ApiextensionsV1Api,
   CoreV1Api,
-  type KubeConfig,
+  KubeConfig,
   loadYaml,
   type V1CustomResourceDefinition,
   type V1Node,
@@ -60,6 +60,20 @@ export async function installCrd(kubeConfig: KubeConfig, crd = readCrd()): Promi
   });
 }
 
+/** The same credentials, through another address (a test proxy on this port). */
+export function viaProxy(kubeConfig: KubeConfig, port: number): KubeConfig {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error("no cluster");
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: [{ ...cluster, server: `https://127.0.0.1:${port}` }],
+    users: kubeConfig.getUsers(),
+    contexts: kubeConfig.getContexts(),
+    currentContext: kubeConfig.getCurrentContext(),
+  });
+  return copy;
+}
+
 export function kwokNode(name: string, gpus: number): V1Node {
   return {
     apiVersion: "v1",
@@ -106,11 +120,13 @@ export async function startKubeEnv(opts: {
   namespaces: string[];
   /** Install our CRD (default true). */
   crd?: boolean;
+  /** Extra kube-apiserver flags. */
+  apiserverArgs?: string[];
   log?: (line: string) => void;
 }): Promise<KubeEnv> {
   await buildKubeTestCluster({ log: opts.log });
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-kube-"));
-  const cluster = await startKubeTestCluster({ dataDir, log: opts.log });
+  const cluster = await startKubeTestCluster({ dataDir, log: opts.log, apiserverArgs: opts.apiserverArgs });
   try {
     const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
     const core = kubeConfig.makeApiClient(CoreV1Api);

@@ -3,20 +3,27 @@ import { connect, createServer, type Socket } from "node:net";
 /**
  * A TCP proxy in front of the API server that a test can break: `cutAll` closes every open connection
  * (as a load balancer or a network blip would), `stallAll` keeps them open but stops forwarding anything
- * (a silently dead connection). New connections after either work normally.
+ * (a silently dead connection). New connections after either work normally, unless `refuse(true)` has
+ * the proxy close every new connection at once (the API server unreachable for a while).
  */
 export type TcpProxy = {
   port: number;
   open(): number;
   cutAll(): void;
   stallAll(): void;
+  refuse(refusing: boolean): void;
   stop(): Promise<void>;
 };
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   const stalled: Socket[] = [];
+  let refusing = false;
   const server = createServer((client: Socket) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(target.port, target.host);
     const pair = { client, upstream };
     pairs.add(pair);
@@ -52,6 +59,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         stalled.push(client, upstream);
       }
       pairs.clear();
+    },
+    refuse(value) {
+      refusing = value;
     },
     async stop() {
       for (const { client, upstream } of pairs) stalled.push(client, upstream);
