@@ -6,6 +6,7 @@ import { LABEL_JOB } from "@/server/cluster/kubernetes/objects";
 import { installCrd, kwokNode, setNodeHealth, waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import type { JobRef } from "@/server/cluster/types";
 import { JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job-spec.schema";
+import { inParallel } from "@/server/in-parallel";
 import type { Logger } from "@/server/log";
 
 /** The bench's own Kubernetes calls, as the admin: set-up, the job, node health, and a watch on the job's pods. */
@@ -35,18 +36,6 @@ export type PodWatch = {
 
 const JOB_API = { group: JOB_GROUP, version: JOB_VERSION, plural: JOB_PLURAL };
 const CREATE_CONCURRENCY = 16;
-
-async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 export function benchKube(kubeconfigPath: string): BenchKube {
   const kubeConfig = loadKubeConfig(kubeconfigPath);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterNode } from "@/server/cluster/types";
-import { pickNode } from "./placement";
+import { createReservations, pickNode } from "./placement";
 
 const node = (name: string, health = "Schedulable"): ClusterNode => ({
   name,
@@ -32,5 +32,47 @@ describe("pickNode", () => {
       ["n3", 8],
     ]);
     expect(pickNode({ nodes, used: full, gpus: 4, avoid: [], prefer: null })).toBeNull();
+  });
+});
+
+describe("createReservations", () => {
+  /** A fake back end's pod list: a pod appears on its node when its create resolves. */
+  function cluster() {
+    const used = new Map<string, number>();
+    const reservations = createReservations(() => used);
+    const choose = (gpus: number) => (inUse: ReadonlyMap<string, number>) =>
+      pickNode({ nodes: [node("a"), node("b")], used: inUse, gpus, avoid: [], prefer: null });
+    const create = (gpus: number, outcome: "created" | "failed" = "created") =>
+      reservations.pick(choose(gpus), gpus, async (name) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (outcome === "failed") throw new Error("create failed");
+        used.set(name, (used.get(name) ?? 0) + gpus);
+        return name;
+      });
+    return { used, create };
+  }
+
+  it("never gives two pods created at the same time the same room", async () => {
+    const { create } = cluster();
+    // Each node has room for one 8-GPU pod: the third finds none, even though no create has finished yet.
+    expect(await Promise.all([create(8), create(8), create(8)])).toEqual(["a", "b", null]);
+  });
+
+  it("spreads concurrent small pods as one-at-a-time creates would", async () => {
+    const { create, used } = cluster();
+    const placed = await Promise.all([create(4), create(4), create(4), create(4)]);
+    expect(placed.sort()).toEqual(["a", "a", "b", "b"]);
+    expect(used).toEqual(
+      new Map([
+        ["a", 8],
+        ["b", 8],
+      ]),
+    );
+  });
+
+  it("releases the room of a create that failed", async () => {
+    const { create } = cluster();
+    await expect(create(8, "failed")).rejects.toThrow("create failed");
+    expect(await Promise.all([create(8), create(8)])).toEqual(["a", "b"]);
   });
 });

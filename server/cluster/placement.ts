@@ -22,3 +22,40 @@ export function pickNode(opts: {
   for (const node of candidates) if (!best || free(node) > free(best)) best = node;
   return best?.name ?? null;
 }
+
+/**
+ * GPUs promised to pods that are being created: picked for a node, not yet in the back end's pod list.
+ * The operator creates a job's pods several at a time, so each pick must count the others' picks too:
+ * `pick` chooses and holds in one synchronous step, and the hold ends once `create` has settled (by then
+ * the new pod is in the pod list, or it was not created).
+ */
+export type Reservations = {
+  pick<T>(
+    choose: (used: ReadonlyMap<string, number>) => string | null,
+    gpus: number,
+    create: (node: string) => Promise<T>,
+  ): Promise<T | null>;
+};
+
+export function createReservations(usedNow: () => ReadonlyMap<string, number>): Reservations {
+  const held = new Map<string, number>();
+  const adjust = (node: string, gpus: number) => {
+    const total = (held.get(node) ?? 0) + gpus;
+    if (total === 0) held.delete(node);
+    else held.set(node, total);
+  };
+  return {
+    async pick(choose, gpus, create) {
+      const used = new Map(usedNow());
+      for (const [node, count] of held) used.set(node, (used.get(node) ?? 0) + count);
+      const node = choose(used);
+      if (node === null) return null;
+      adjust(node, gpus);
+      try {
+        return await create(node);
+      } finally {
+        adjust(node, -gpus);
+      }
+    },
+  };
+}

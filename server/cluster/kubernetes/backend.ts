@@ -8,7 +8,7 @@ import {
   type V1Node,
   type V1Pod,
 } from "@kubernetes/client-node";
-import { pickNode } from "@/server/cluster/placement";
+import { createReservations, pickNode } from "@/server/cluster/placement";
 import type { ClusterBackend, ClusterJob, ClusterNode, JobRef } from "@/server/cluster/types";
 import { isNodeHealthy, jobKey } from "@/server/cluster/types";
 import {
@@ -110,7 +110,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     for (const listener of listeners) listener(ref);
   };
   const nodeSeen = new Map<string, { fingerprint: string; changedAt: number }>();
-  const servicesMade = new Set<string>();
+  const servicesMade = new Map<string, Promise<void>>();
   const informerOptions = { kubeConfig, log, ...opts.informers };
 
   const jobs = createInformer<JobObject & KubeObject>({
@@ -211,6 +211,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
   };
 
   const listNodes = () => nodes.list().map(nodeView);
+  const reservations = createReservations(gpusInUse);
 
   // On a failed or unreachable node the kubelet cannot confirm a pod's end: it is deleted at once so its
   // replacement (same name) can be created; on a healthy node the agent gets its graceful stop.
@@ -220,10 +221,8 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     return !node || !isNodeHealthy(node);
   };
 
-  const ensureService = async (job: ClusterJob) => {
-    const key = jobKey(job.ref);
-    if (servicesMade.has(key)) return;
-    await tolerate([409], () =>
+  const createService = (job: ClusterJob) =>
+    tolerate([409], () =>
       core.createNamespacedService({
         namespace: job.ref.namespace,
         body: {
@@ -249,7 +248,18 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         },
       }),
     );
-    servicesMade.add(key);
+
+  /** One create per job, however many of its pods are being created at the same time. */
+  const ensureService = (job: ClusterJob): Promise<void> => {
+    const key = jobKey(job.ref);
+    let made = servicesMade.get(key);
+    if (!made) {
+      made = createService(job).then(() => undefined);
+      servicesMade.set(key, made);
+      // A failed create is tried again by the next pod.
+      made.catch(() => servicesMade.delete(key));
+    }
+    return made;
   };
 
   const readJob = async (ref: JobRef): Promise<(JobObject & KubeObject) | null> => {
@@ -342,29 +352,31 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         )
         .map((pod) => toClusterPod(pod, agentPort));
     },
-    async createPod(input) {
-      const node = pickNode({
-        nodes: listNodes(),
-        used: gpusInUse(),
-        gpus: input.gpus,
-        avoid: input.avoidNodes,
-        prefer: input.preferNode,
+    createPod(input) {
+      const choose = (used: ReadonlyMap<string, number>) =>
+        pickNode({
+          nodes: listNodes(),
+          used,
+          gpus: input.gpus,
+          avoid: input.avoidNodes,
+          prefer: input.preferNode,
+        });
+      return reservations.pick(choose, input.gpus, async (node) => {
+        await ensureService(input.job);
+        const body = buildPod({ job: input.job, replicaSpec: input.replicaSpec, index: input.index, node });
+        try {
+          const created = (await core.createNamespacedPod({
+            namespace: input.job.ref.namespace,
+            body,
+          })) as V1Pod & KubeObject;
+          pods.upsert(created);
+          return toClusterPod(created, agentPort);
+        } catch (error) {
+          // The pod of that name is still terminating: the next reconcile tries again.
+          if (statusCode(error) === 409) return null;
+          throw error;
+        }
       });
-      if (!node) return null;
-      await ensureService(input.job);
-      const body = buildPod({ job: input.job, replicaSpec: input.replicaSpec, index: input.index, node });
-      try {
-        const created = (await core.createNamespacedPod({
-          namespace: input.job.ref.namespace,
-          body,
-        })) as V1Pod & KubeObject;
-        pods.upsert(created);
-        return toClusterPod(created, agentPort);
-      } catch (error) {
-        // The pod of that name is still terminating: the next reconcile tries again.
-        if (statusCode(error) === 409) return null;
-        throw error;
-      }
     },
     async deletePod(ref, name) {
       const pod = pods.get(`${ref.namespace}/${name}`);

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { findFreePort } from "@/server/db/embedded";
-import { pickNode } from "../placement";
+import { createReservations, pickNode } from "../placement";
 import { createEventLog } from "./events";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
 import { createNodePool, type NodePool } from "./nodes";
@@ -95,6 +95,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     // Point a real Prometheus's file_sd_configs here to scrape every agent (README, Metrics).
     prometheusTargetsFile: path.join(localDir, PROMETHEUS_TARGETS),
   });
+  const reservations = createReservations(() => pods.gpusInUse());
   let poller: NodeJS.Timeout | undefined;
   let seen = new Map<string, string>();
 
@@ -146,31 +147,33 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       rmSync(jobDir(ref), { recursive: true, force: true });
     },
     listPods: async (ref) => pods.list(ref),
-    async createPod(input) {
-      const node = pickNode({
-        nodes: nodes.list(),
-        used: pods.gpusInUse(),
-        gpus: input.gpus,
-        avoid: input.avoidNodes,
-        prefer: input.preferNode,
-      });
-      if (!node) return null;
-      const dir = jobDir(input.job.ref);
-      mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
-      const gpus = nodes.gpuIndices(node);
-      return pods.create({
-        job: input.job,
-        replicaSpec: input.replicaSpec,
-        index: input.index,
-        node,
-        gpus: input.gpus,
-        env: {
-          REBOUND_POD_NAME: `${input.job.ref.name}-${input.replicaSpec}-${input.index}`,
-          REBOUND_NODE_NAME: node,
-          REBOUND_CHECKPOINT_DIR: path.join(dir, "checkpoints"),
-          REBOUND_FAULT_FILE: faultFile(input.job.ref),
-          ...(gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
-        },
+    createPod(input) {
+      const choose = (used: ReadonlyMap<string, number>) =>
+        pickNode({
+          nodes: nodes.list(),
+          used,
+          gpus: input.gpus,
+          avoid: input.avoidNodes,
+          prefer: input.preferNode,
+        });
+      return reservations.pick(choose, input.gpus, (node) => {
+        const dir = jobDir(input.job.ref);
+        mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
+        const gpus = nodes.gpuIndices(node);
+        return pods.create({
+          job: input.job,
+          replicaSpec: input.replicaSpec,
+          index: input.index,
+          node,
+          gpus: input.gpus,
+          env: {
+            REBOUND_POD_NAME: `${input.job.ref.name}-${input.replicaSpec}-${input.index}`,
+            REBOUND_NODE_NAME: node,
+            REBOUND_CHECKPOINT_DIR: path.join(dir, "checkpoints"),
+            REBOUND_FAULT_FILE: faultFile(input.job.ref),
+            ...(gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
+          },
+        });
       });
     },
     deletePod: async (ref, podName) => pods.remove(ref, podName),
