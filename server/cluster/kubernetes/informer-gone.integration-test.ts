@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createLogger } from "@/server/log";
-import { createKubernetesBackend, type KubernetesBackend } from "./backend";
-import { type KubeEnv, kwokNode, setNodeHealth, startKubeEnv, viaProxy, waitUntil } from "./testing/kube-env";
-import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy";
+import type { KubernetesBackend } from "./backend";
+import { type KubeEnv, kwokNode, setNodeHealth, waitUntil } from "./testing/kube-env";
+import { type ProxiedBackend, startProxiedBackend } from "./testing/proxied-backend";
+import type { TcpProxy } from "./testing/tcp-proxy";
 
 /**
  * 410 Gone against a real apiserver: with the watch cache off, watches are served from etcd, and with
@@ -10,36 +10,21 @@ import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy";
  * server (the proxy refuses connections) while nodes change and etcd compacts past what they saw; when
  * the server is back their watch is refused with 410, and they must list again to see what changed.
  */
-const log = createLogger({ service: "informer-gone-it" });
-const quiet = { ...log, info: () => undefined, warn: () => undefined };
-
 let env: KubeEnv;
 let proxy: TcpProxy;
 let backend: KubernetesBackend;
+let cluster: ProxiedBackend | undefined;
 
 beforeAll(async () => {
-  env = await startKubeEnv({
-    nodes: ["kwok-a"],
-    gpusPerNode: 8,
+  cluster = await startProxiedBackend({
     namespaces: [],
+    stallMs: 60_000,
     apiserverArgs: ["--watch-cache=false", "--etcd-compaction-interval=1s"],
   });
-  const server = new URL(env.cluster.server);
-  proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port) });
-  backend = await createKubernetesBackend({
-    kubeConfig: viaProxy(env.kubeConfig, proxy.port),
-    log: quiet,
-    mode: "console",
-    informers: { watchTimeoutSeconds: 300, stallMs: 60_000 },
-  });
-  await backend.start();
+  ({ env, proxy, backend } = cluster);
 }, 600_000);
 
-afterAll(async () => {
-  await backend?.stop();
-  await proxy?.stop();
-  await env?.stop();
-}, 60_000);
+afterAll(() => cluster?.stop(), 60_000);
 
 it("list again after a 410 Gone and see what changed meanwhile", async () => {
   const { stats } = backend.informers.nodes;

@@ -7,44 +7,31 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { JOB_CRD_NAME, JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job-spec.schema";
-import { createLogger } from "@/server/log";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { createKubernetesBackend, type KubernetesBackend } from "./backend";
+import type { KubernetesBackend } from "./backend";
 import { createConsoleView, detectClusterMode } from "./console-view";
 import { CRD_OWNER_ANNOTATION, LABEL_JOB } from "./objects";
-import { type KubeEnv, kwokNode, startKubeEnv, viaProxy, waitUntil } from "./testing/kube-env";
-import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy";
+import { type KubeEnv, kwokNode, waitUntil } from "./testing/kube-env";
+import { type ProxiedBackend, startProxiedBackend } from "./testing/proxied-backend";
+import type { TcpProxy } from "./testing/tcp-proxy";
 
 /**
  * Informers against a real apiserver whose connections a test proxy breaks (cut, or silently stalled), and
  * the console's read side in console-only mode: a job run by someone else's operator, read from caches.
  */
 const NAMESPACE = "hyperpod-ns-vision";
-const log = createLogger({ service: "informer-it" });
-const quiet = { ...log, info: () => undefined, warn: () => undefined };
 
 let env: KubeEnv;
 let proxy: TcpProxy;
 let backend: KubernetesBackend;
+let cluster: ProxiedBackend | undefined;
 
 beforeAll(async () => {
-  env = await startKubeEnv({ nodes: ["kwok-a"], gpusPerNode: 8, namespaces: [NAMESPACE] });
-  const server = new URL(env.cluster.server);
-  proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port) });
-  backend = await createKubernetesBackend({
-    kubeConfig: viaProxy(env.kubeConfig, proxy.port),
-    log: quiet,
-    mode: "console",
-    informers: { watchTimeoutSeconds: 300, stallMs: 1500 },
-  });
-  await backend.start();
+  cluster = await startProxiedBackend({ namespaces: [NAMESPACE], stallMs: 1500 });
+  ({ env, proxy, backend } = cluster);
 }, 600_000);
 
-afterAll(async () => {
-  await backend?.stop();
-  await proxy?.stop();
-  await env?.stop();
-}, 60_000);
+afterAll(() => cluster?.stop(), 60_000);
 
 const hasNode = (name: string) => async () => (await backend.listNodes()).some((node) => node.name === name);
 
