@@ -1,11 +1,12 @@
-import { KubeConfig } from "@kubernetes/client-node";
+import { type AgentOptions, Agent as HttpsAgent } from "node:https";
+import { type Cluster, KubeConfig } from "@kubernetes/client-node";
 
 /**
  * Credentials for the API server: the given kubeconfig file, else the usual rules (KUBECONFIG, then
  * ~/.kube/config, then the pod's in-cluster service account).
  */
 export function loadKubeConfig(file?: string): KubeConfig {
-  const config = new KubeConfig();
+  const config = reuseConnections(new KubeConfig());
   if (file) config.loadFromFile(file);
   else config.loadFromDefault();
   if (!config.getCurrentCluster()) {
@@ -15,5 +16,42 @@ export function loadKubeConfig(file?: string): KubeConfig {
         : "no Kubernetes credentials found: set REBOUND_KUBECONFIG or KUBECONFIG, or run in a cluster",
     );
   }
+  return config;
+}
+
+type AgentFactory = (cluster: Cluster | null, options: AgentOptions) => unknown;
+
+/** The TLS options as one string (certificates and keys as base64), to tell a changed set from the same. */
+const optionsKey = (options: AgentOptions): string =>
+  Object.entries(options)
+    .filter(([, value]) => value !== undefined)
+    .map(
+      ([name, value]) =>
+        `${name}=${Buffer.isBuffer(value) ? value.toString("base64") : JSON.stringify(value)}`,
+    )
+    .join(";");
+
+/**
+ * Makes the API calls made with `config` reuse their TLS connections. @kubernetes/client-node 1.4 builds a
+ * new https.Agent for every request (upstream issue #2893, fixed in 2.x, which needs Node 22), so every
+ * call paid a TCP and TLS handshake with the apiserver. This keeps one keep-alive agent per API server and
+ * set of TLS options (a rotated client certificate gets a new one, and the old one is closed). It replaces
+ * the library's private `createAgent`; a test counts the connections, so a library that stops calling it
+ * is noticed. Proxied and plain-http clusters keep the library's own agents.
+ */
+export function reuseConnections(config: KubeConfig): KubeConfig {
+  const target = config as unknown as { createAgent: AgentFactory };
+  const original = target.createAgent.bind(config);
+  const agents = new Map<string, { options: string; agent: HttpsAgent }>();
+  target.createAgent = (cluster, options) => {
+    if (!cluster?.server.startsWith("https:") || cluster.proxyUrl) return original(cluster, options);
+    const key = optionsKey(options);
+    const held = agents.get(cluster.server);
+    if (held?.options === key) return held.agent;
+    held?.agent.destroy();
+    const agent = new HttpsAgent({ ...options, keepAlive: true });
+    agents.set(cluster.server, { options: key, agent });
+    return agent;
+  };
   return config;
 }

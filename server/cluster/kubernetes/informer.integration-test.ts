@@ -1,5 +1,6 @@
 import {
   ApiextensionsV1Api,
+  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
@@ -11,7 +12,7 @@ import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { KubernetesBackend } from "./backend";
 import { createConsoleView, detectClusterMode } from "./console-view";
 import { CRD_OWNER_ANNOTATION, LABEL_JOB } from "./objects";
-import { type KubeEnv, kwokNode, waitUntil } from "./testing/kube-env";
+import { type KubeEnv, kwokNode, viaProxy, waitUntil } from "./testing/kube-env";
 import { type ProxiedBackend, startProxiedBackend } from "./testing/proxied-backend";
 import type { TcpProxy } from "./testing/tcp-proxy";
 
@@ -34,6 +35,15 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop(), 60_000);
 
 const hasNode = (name: string) => async () => (await backend.listNodes()).some((node) => node.name === name);
+
+describe("API connections", () => {
+  it("are reused from one call to the next", async () => {
+    const core = viaProxy(env.kubeConfig, proxy.port).makeApiClient(CoreV1Api);
+    const before = proxy.accepted();
+    for (let call = 0; call < 20; call += 1) await core.listNamespace();
+    expect(proxy.accepted() - before).toBe(1);
+  });
+});
 
 describe("informers", () => {
   it("see changes again after every connection is cut", async () => {

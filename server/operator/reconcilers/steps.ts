@@ -19,7 +19,7 @@ const isLive = (view: PodView) =>
 
 /**
  * Pods are created several at a time: bench:k8s's 256 pods took 3.0 s one create at a time and 2.1 s 16 at
- * a time (there the 2-core machine's apiserver is the limit). The back ends hold each pick until its pod
+ * a time (1.1 s once API connections were reused; there the 2-core machine's apiserver is the limit). The back ends hold each pick until its pod
  * exists (createReservations), so concurrent creates never share a node's room.
  */
 const CREATE_CONCURRENCY = 16;

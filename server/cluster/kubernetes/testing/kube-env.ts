@@ -12,7 +12,7 @@ import {
 } from "@kubernetes/client-node";
 import { buildKubeTestCluster, type KubeTestCluster, startKubeTestCluster } from "@/e2e/kube/cluster";
 import { JOB_CRD_NAME } from "@/server/domain/job-spec/job-spec.schema";
-import { loadKubeConfig } from "../config";
+import { loadKubeConfig, reuseConnections } from "../config";
 import { GPU_RESOURCE, LABEL_NODE_HEALTH } from "../objects";
 
 /**
@@ -64,7 +64,7 @@ export async function installCrd(kubeConfig: KubeConfig, crd = readCrd()): Promi
 export function viaProxy(kubeConfig: KubeConfig, port: number): KubeConfig {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error("no cluster");
-  const copy = new KubeConfig();
+  const copy = reuseConnections(new KubeConfig());
   copy.loadFromOptions({
     clusters: [{ ...cluster, server: `https://127.0.0.1:${port}` }],
     users: kubeConfig.getUsers(),

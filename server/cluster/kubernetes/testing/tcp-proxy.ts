@@ -9,6 +9,8 @@ import { connect, createServer, type Socket } from "node:net";
 export type TcpProxy = {
   port: number;
   open(): number;
+  /** Connections accepted since the start. */
+  accepted(): number;
   cutAll(): void;
   stallAll(): void;
   refuse(refusing: boolean): void;
@@ -19,7 +21,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   const stalled: Socket[] = [];
   let refusing = false;
+  let accepted = 0;
   const server = createServer((client: Socket) => {
+    accepted += 1;
     if (refusing) {
       client.destroy();
       return;
@@ -43,6 +47,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   return {
     port: address.port,
     open: () => pairs.size,
+    accepted: () => accepted,
     cutAll() {
       for (const { client, upstream } of [...pairs]) {
         client.destroy();
