@@ -19,6 +19,14 @@ export function loadKubeConfig(file?: string): KubeConfig {
   return config;
 }
 
+/**
+ * An idle connection is closed after this long, before the apiserver closes it (its idle timeout is 90 s),
+ * so a call does not go out on a connection being closed. (Only idle sockets: Node's agent leaves a socket
+ * with a request on it, such as a quiet watch, alone.) No limit on sockets per server, so requests are
+ * never queued behind one another on a socket (where node-fetch 2 misreads chunked answers, #1767).
+ */
+const IDLE_SOCKET_MS = 60_000;
+
 type AgentFactory = (cluster: Cluster | null, options: AgentOptions) => unknown;
 
 /** The TLS options as one string (certificates and keys as base64), to tell a changed set from the same. */
@@ -49,7 +57,7 @@ export function reuseConnections(config: KubeConfig): KubeConfig {
     const held = agents.get(cluster.server);
     if (held?.options === key) return held.agent;
     held?.agent.destroy();
-    const agent = new HttpsAgent({ ...options, keepAlive: true });
+    const agent = new HttpsAgent({ ...options, keepAlive: true, timeout: IDLE_SOCKET_MS });
     agents.set(cluster.server, { options: key, agent });
     return agent;
   };
