@@ -36,15 +36,19 @@ const ADMIN_USER = "rebound-admin";
 const REPLACEMENT_TARGET_MS = 2000;
 const RSS_TARGET_MB = 400;
 
-/** The replacement pods' creation as the apiserver logged it, from the label patch's answer. */
-function apiserverReplacementMs(input: ReportInput, sample: FaultSample): number {
-  const patch = firstCompleted(input.audit, {
+/** The fault's node-label patch, as the apiserver logged it. */
+const labelPatch = (input: ReportInput, sample: FaultSample) =>
+  firstCompleted(input.audit, {
     user: ADMIN_USER,
     verb: "patch",
     resource: "nodes",
     name: sample.node,
     after: sample.patchSentAt - 5,
   });
+
+/** The replacement pods' creation as the apiserver logged it, from the label patch's answer. */
+function apiserverReplacementMs(input: ReportInput, sample: FaultSample): number {
+  const patch = labelPatch(input, sample);
   if (!patch) return Number.NaN;
   const creates = sample.pods.map((pod) =>
     firstCompleted(input.audit, {
@@ -61,13 +65,7 @@ function apiserverReplacementMs(input: ReportInput, sample: FaultSample): number
 
 /** One fault's steps, ms after the label patch was answered (audit clock; detection and Running: the operator's). */
 function faultSteps(input: ReportInput, sample: FaultSample): number[] {
-  const patch = firstCompleted(input.audit, {
-    user: ADMIN_USER,
-    verb: "patch",
-    resource: "nodes",
-    name: sample.node,
-    after: sample.patchSentAt - 5,
-  });
+  const patch = labelPatch(input, sample);
   const t0 = patch?.stageAt ?? sample.patchDoneAt;
   const pod = sample.pods[0] ?? "";
   const call = (verb: string, resource: string, name: string) =>

@@ -67,6 +67,22 @@ function plan(
   }
 }
 
+/** Enters the Recovering phase with this restart (Running turns False with its reason) and takes its first step. */
+async function startRestart(ctx: JobContext, input: { recovery: Recovery; message: string }): Promise<void> {
+  const { recovery, message } = input;
+  ctx.deps.backend.beforeRestart?.(ctx.job.ref);
+  ctx.state.phase = "Recovering";
+  ctx.state.since = recovery.detectedAt;
+  ctx.state.rendezvous = null;
+  ctx.state.recovery = recovery;
+  ctx.status = setCondition(
+    ctx.status,
+    { type: "Running", status: "False", reason: recovery.reason, message },
+    recovery.detectedAt,
+  );
+  await advanceRecovery(ctx);
+}
+
 export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?: string): Promise<void> {
   const { deps } = ctx;
   // Detected now, once this reconcile has observed the fault (ctx.now is when it began observing).
@@ -110,23 +126,10 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
     await failJob(ctx, { reason: decision.limit, message: decision.reason });
     return;
   }
-  deps.backend.beforeRestart?.(ctx.job.ref);
-  ctx.state.phase = "Recovering";
-  ctx.state.since = now;
-  ctx.state.rendezvous = null;
-  ctx.state.recovery = {
-    eventId,
-    reason: fault.reason,
-    faultAt: fault.at,
-    detectedAt: now,
-    ...plan(ctx, decision),
-  };
-  ctx.status = setCondition(
-    ctx.status,
-    { type: "Running", status: "False", reason: fault.reason, message },
-    now,
-  );
-  await advanceRecovery(ctx);
+  await startRestart(ctx, {
+    recovery: { eventId, reason: fault.reason, faultAt: fault.at, detectedAt: now, ...plan(ctx, decision) },
+    message,
+  });
 }
 
 /** What a person's restart does: PLR of every process, one pod replaced (then PLR), or every pod recreated. */
@@ -179,27 +182,20 @@ export async function beginManualRestart(ctx: JobContext, request: ManualRestart
     action: plan.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : plan.action,
     message,
   });
-  deps.backend.beforeRestart?.(ctx.job.ref);
-  ctx.state.phase = "Recovering";
-  ctx.state.since = now;
-  ctx.state.rendezvous = null;
-  ctx.state.recovery = {
-    eventId,
-    reason: MANUAL_REASON,
-    faultAt: now,
-    detectedAt: now,
-    action: plan.action,
-    stage: plan.stage,
-    pods: plan.pods,
-    avoidNodes: [],
-    useSpare: null,
-  };
-  ctx.status = setCondition(
-    ctx.status,
-    { type: "Running", status: "False", reason: MANUAL_REASON, message },
-    now,
-  );
-  await advanceRecovery(ctx);
+  await startRestart(ctx, {
+    recovery: {
+      eventId,
+      reason: MANUAL_REASON,
+      faultAt: now,
+      detectedAt: now,
+      action: plan.action,
+      stage: plan.stage,
+      pods: plan.pods,
+      avoidNodes: [],
+      useSpare: null,
+    },
+    message,
+  });
 }
 
 async function finishRecovery(ctx: JobContext): Promise<void> {

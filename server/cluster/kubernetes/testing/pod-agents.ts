@@ -1,20 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import {
-  CoreV1Api,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Pod,
-} from "@kubernetes/client-node";
+import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import { containerArgv, containerEnv, localAgentCommand } from "@/server/cluster/local/agent-command";
 import { hostEnvironment } from "@/server/cluster/local/host-env";
 import { killTree } from "@/server/cluster/local/process-tree";
 import { findFreePort } from "@/server/db/embedded";
 import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
-import { ANNOTATION_AGENT_URL, LABEL_JOB } from "../objects";
+import { LABEL_JOB } from "../objects";
+import { annotateAgentUrl, isBound, isGone } from "./kubelet";
 
 /**
  * What a kubelet would do for our tests: KWOK simulates pods' lifecycles but runs no containers, so for
@@ -28,8 +23,6 @@ export type PodAgents = {
   started(): number;
   stop(): void;
 };
-
-const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 
 export async function startPodAgents(opts: {
   kubeConfig: KubeConfig;
@@ -99,27 +92,15 @@ export async function startPodAgents(opts: {
       if (running.get(key)?.child === child) running.delete(key);
     });
     if (stopped) return kill(key);
-    await core.patchNamespacedPod(
-      {
-        namespace: pod.metadata?.namespace ?? "",
-        name: pod.metadata?.name ?? "",
-        body: { metadata: { annotations: { [ANNOTATION_AGENT_URL]: `http://127.0.0.1:${port}` } } },
-      },
-      MERGE_PATCH,
-    );
+    await annotateAgentUrl(core, pod, `http://127.0.0.1:${port}`);
   };
 
   const reconcile = (type: string, pod: V1Pod | null) => {
     if (!pod || stopped) return;
     const key = objectKey(pod as KubeObject);
-    const gone =
-      type === "DELETED" ||
-      !!pod.metadata?.deletionTimestamp ||
-      pod.status?.phase === "Failed" ||
-      pod.status?.phase === "Succeeded";
-    if (gone) return kill(key);
+    if (isGone(type, pod)) return kill(key);
     const uid = pod.metadata?.uid ?? "";
-    if (!pod.spec?.nodeName || running.get(key)?.uid === uid || launching.has(uid)) return;
+    if (!isBound(pod) || running.get(key)?.uid === uid || launching.has(uid)) return;
     launching.add(uid);
     launch(pod)
       .catch((error: unknown) =>

@@ -1,12 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  CoreV1Api,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Pod,
-} from "@kubernetes/client-node";
+import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import type { z } from "zod";
 import { readJsonBody } from "@/server/agent/http-body";
 import {
@@ -24,7 +18,8 @@ import { isoTimestamp } from "@/server/agent/state";
 import { parseBody } from "@/server/agent/validation-detail";
 import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
-import { ANNOTATION_AGENT_URL, LABEL_JOB, podGpuRequest } from "../objects";
+import { LABEL_JOB, podGpuRequest } from "../objects";
+import { annotateAgentUrl, isBound, isGone } from "./kubelet";
 
 /**
  * Lightweight stand-ins for the agents of many KWOK pods, all in one process (bench:k8s: 256 pods on a
@@ -67,7 +62,6 @@ export type StandInAgent = {
 type CommandResult = { ok: true } | { ok: false; status: number; detail: string };
 type Upper = "INIT" | "READY" | "RUNNING" | "COMPLETED" | "FAULTED" | "STOPPING" | "SHUTDOWN";
 
-const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const MAX_BODY_BYTES = 1024 * 1024;
 
 const refuse = (from: AgentStatusName, command: string): CommandResult => ({
@@ -306,14 +300,6 @@ export function closeServer(server: Server): void {
 
 type Running = { key: string; agent: StandInAgent; server: Server | null; url: string | null };
 
-const isBound = (pod: V1Pod) => !!pod.spec?.nodeName;
-
-const isGone = (type: string, pod: V1Pod) =>
-  type === "DELETED" ||
-  !!pod.metadata?.deletionTimestamp ||
-  pod.status?.phase === "Failed" ||
-  pod.status?.phase === "Succeeded";
-
 export async function startStandInAgents(opts: {
   kubeConfig: KubeConfig;
   log: Logger;
@@ -339,23 +325,13 @@ export async function startStandInAgents(opts: {
     if (entry.server) closeServer(entry.server);
   };
 
-  const annotate = (pod: V1Pod, url: string) =>
-    core.patchNamespacedPod(
-      {
-        namespace: pod.metadata?.namespace ?? "",
-        name: pod.metadata?.name ?? "",
-        body: { metadata: { annotations: { [ANNOTATION_AGENT_URL]: url } } },
-      },
-      MERGE_PATCH,
-    );
-
   const launch = async (pod: V1Pod, entry: Running) => {
     const { server, port } = await serveStandInAgent(entry.agent);
     if (stopped || byUid.get(pod.metadata?.uid ?? "") !== entry) return closeServer(server);
     entry.server = server;
     entry.url = `http://127.0.0.1:${port}`;
     total += 1;
-    await annotate(pod, entry.url);
+    await annotateAgentUrl(core, pod, entry.url);
   };
 
   const reconcile = (type: string, pod: V1Pod | null) => {
