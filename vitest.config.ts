@@ -7,6 +7,13 @@ const alias = {
   "server-only": fileURLToPath(new URL("./test/empty-module.ts", import.meta.url)),
 };
 const exclude = ["node_modules/**", ".next/**", ".data/**", "e2e/**", "generated/**"];
+/** Real PostgreSQL (and real child processes): one file at a time, generous timeouts. */
+const serial = {
+  environment: "node",
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  fileParallelism: false,
+} as const;
 
 export default defineConfig({
   test: {
@@ -21,11 +28,19 @@ export default defineConfig({
           name: "integration",
           include: ["**/*.integration-test.ts"],
           exclude,
-          environment: "node",
           globalSetup: ["./test/integration-global-setup.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          fileParallelism: false,
+          ...serial,
+        },
+      },
+      {
+        // Tests against the real kube-apiserver + KWOK test cluster (e2e/kube), which needs Go to build.
+        resolve: { alias },
+        test: {
+          name: "kubernetes",
+          include: ["**/*.k8s-test.ts"],
+          exclude,
+          globalSetup: ["./test/kube-build-global-setup.ts", "./test/integration-global-setup.ts"],
+          ...serial,
         },
       },
     ],

@@ -2,14 +2,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { buildKubeTestCluster } from "@/e2e/kube/cluster";
 import { buildDemoTrainer } from "@/scripts/lib/demo-trainer-build";
 import { generatePrismaClient } from "@/scripts/lib/prisma-generate";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/server/db/embedded";
 
 /**
  * Integration tests run against a real PostgreSQL: TEST_DATABASE_URL when set (e.g. docker compose's),
- * else a throw-away embedded server in a temp dir. Each test file creates its own database from it.
+ * else a throw-away embedded server in a temp dir. Each test file creates its own database from it. Used by the
+ * `integration` and `kubernetes` projects; only the latter builds Go (test/kube-build-global-setup.ts).
  */
 let embedded: EmbeddedDatabase | undefined;
 let dataDir: string | undefined;
@@ -23,9 +23,6 @@ declare module "vitest" {
 export async function setup(project: TestProject) {
   await generatePrismaClient();
   await buildDemoTrainer();
-  // The Kubernetes test cluster (e2e/kube): a no-op when built from the current sources; the first build
-  // compiles kube-apiserver from Go modules (minutes), so it happens here, outside any test timeout.
-  await buildKubeTestCluster({ log: (line) => console.log(`[kube] ${line}`) });
   const given = process.env.TEST_DATABASE_URL;
   if (given) {
     project.provide("postgresAdminUrl", given);
