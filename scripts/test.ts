@@ -1,13 +1,17 @@
 /**
- * `npm test`: typecheck → lint → unit → integration (real PostgreSQL) → e2e (Chromium against the built
- * console). Every step runs even after a failure so one run shows everything; it prints one summary
- * line per runner, a closing `N passed, N failed` line over all tests, and exits non-zero on any failure.
+ * `npm test`: set-up → typecheck → lint → unit → integration (real PostgreSQL) → kubernetes (the real
+ * kube-apiserver test cluster, built with Go) → e2e (Chromium against the built console). The set-up finds
+ * or installs what the tests need outside node_modules (scripts/lib/test-prerequisites.ts) and stops before
+ * any step when it cannot; `npm run test:setup` (`--setup`) does only that. Every step runs even after a
+ * failure so one run shows everything; it prints one summary line per runner, a closing
+ * `N passed, N failed` line over all tests, and exits non-zero on any failure.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { generatePrismaClient } from "./lib/prisma-generate";
+import { ensurePrerequisites } from "./lib/test-prerequisites";
+import { localHost } from "./lib/test-prerequisites-host";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const RESULTS = path.join(ROOT, "test-results");
@@ -57,6 +61,7 @@ const steps: Step[] = [
   { name: "lint", command: bin("biome"), args: ["check", "--error-on-warnings", "."] },
   vitest("unit"),
   vitest("integration"),
+  vitest("kubernetes"),
   {
     name: "e2e",
     command: bin("playwright"),
@@ -93,14 +98,21 @@ function summaryLine(outcome: Outcome): string {
   return `${outcome.name.padEnd(12)} ${outcome.ok ? "PASS" : "FAIL"}${counts} in ${outcome.seconds.toFixed(1)} s`;
 }
 
+/** Finds or installs the machine's prerequisites; false (after saying what to run) when it cannot. */
+async function setUp(): Promise<boolean> {
+  const started = Date.now();
+  const stop = await ensurePrerequisites({ host: localHost(), log: (line) => console.log(line) });
+  for (const line of stop) console.error(line);
+  if (stop.length === 0)
+    console.log(`test prerequisites ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return stop.length === 0;
+}
+
 async function main() {
+  if (!(await setUp())) process.exit(1);
+  if (process.argv.includes("--setup")) process.exit(0);
   await mkdir(RESULTS, { recursive: true });
   await generatePrismaClient();
-  if (!existsSync("/usr/bin/chromium") && !process.env.PLAYWRIGHT_CHROMIUM_PATH) {
-    console.warn(
-      "note: /usr/bin/chromium not found; e2e uses Playwright's own browser if installed (see README)",
-    );
-  }
   const outcomes: Outcome[] = [];
   for (const step of steps) outcomes.push(await execute(step));
 
