@@ -13,7 +13,7 @@ async function listFiles(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
-    .filter((entry) => entry.isFile() && !/\.test\.tsx?$|\.integration-test\.ts$/.test(entry.name))
+    .filter((entry) => entry.isFile() && !/\.test\.tsx?$|\.(integration|k8s)-test\.ts$/.test(entry.name))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort();
 }
