@@ -1,4 +1,4 @@
-import type { RestartAction, TimelineEntry } from "@/lib/jobs/view-model";
+import type { RestartAction, TimelineEntry } from "@/server/domain/jobs/view-model";
 
 /**
  * Turns restart-timeline entries into rows for a stacked horizontal bar chart (a Gantt): per fault an

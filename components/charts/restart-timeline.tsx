@@ -2,7 +2,7 @@
 
 import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/ui/query-state";
-import type { JobTotals, TimelineEntry } from "@/lib/jobs/view-model";
+import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
 import styles from "./charts.module.css";
 import { timelineRows } from "./restart-timeline-model";
 import { chartHeight, SPAN_COLORS, TimelineChart } from "./timeline-chart";

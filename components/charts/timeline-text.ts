@@ -1,5 +1,5 @@
 import { formatClock, formatDuration, formatRankList } from "@/components/jobs/format";
-import type { TimelineEntry } from "@/lib/jobs/view-model";
+import type { TimelineEntry } from "@/server/domain/jobs/view-model";
 import { ACTION_LABEL } from "./restart-timeline-model";
 
 function podList(pods: readonly string[]): string {

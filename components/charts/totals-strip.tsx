@@ -1,5 +1,5 @@
 import { formatDuration, formatPercent } from "@/components/jobs/format";
-import type { JobTotals } from "@/lib/jobs/view-model";
+import type { JobTotals } from "@/server/domain/jobs/view-model";
 import styles from "./charts.module.css";
 
 /** The job's recovery totals (see server/domain/console/timeline.ts for the definitions). */

@@ -1,4 +1,4 @@
-import type { RankHealth } from "@/lib/jobs/view-model";
+import type { RankHealth } from "@/server/domain/jobs/view-model";
 import { HEALTH_STYLE } from "./health-style";
 
 const BG = "var(--bg)";

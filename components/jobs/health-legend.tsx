@@ -1,4 +1,4 @@
-import type { RankHealth } from "@/lib/jobs/view-model";
+import type { RankHealth } from "@/server/domain/jobs/view-model";
 import { HealthGlyph } from "./health-glyph";
 import { HEALTH_ORDER, HEALTH_STYLE } from "./health-style";
 import styles from "./jobs.module.css";

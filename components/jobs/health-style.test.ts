@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RANK_HEALTH } from "@/lib/jobs/view-model";
+import { RANK_HEALTH } from "@/server/domain/jobs/view-model";
 import { countHealth, FALLBACK_COLORS, HEALTH_ORDER, HEALTH_STYLE, healthSummary } from "./health-style";
 
 function luminance(hex: string): number {

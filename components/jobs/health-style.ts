@@ -1,4 +1,4 @@
-import { RANK_HEALTH, type RankHealth } from "@/lib/jobs/view-model";
+import { RANK_HEALTH, type RankHealth } from "@/server/domain/jobs/view-model";
 
 /**
  * How each rank health looks, shared by the canvas topology, the table, the tooltip and the legend.

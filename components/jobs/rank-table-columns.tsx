@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { RankView } from "@/lib/jobs/view-model";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import { formatAgo, formatLoss, formatNumber } from "./format";
 import { HealthGlyph } from "./health-glyph";
 import { HEALTH_STYLE } from "./health-style";

@@ -1,4 +1,4 @@
-import type { RankView } from "@/lib/jobs/view-model";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import { HEALTH_SEVERITY, HEALTH_STYLE } from "./health-style";
 
 /**

@@ -1,5 +1,5 @@
 import { memo } from "react";
-import type { RankView } from "@/lib/jobs/view-model";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import styles from "./jobs.module.css";
 import { type CellContext, RANK_COLUMNS } from "./rank-table-columns";
 

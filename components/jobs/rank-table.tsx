@@ -2,7 +2,7 @@
 
 import { useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState } from "@/components/ui/query-state";
-import type { RankView } from "@/lib/jobs/view-model";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import styles from "./jobs.module.css";
 import { RANK_COLUMNS } from "./rank-table-columns";
 import { RankTableHeader } from "./rank-table-header";

@@ -1,4 +1,4 @@
-import type { RankView } from "@/lib/jobs/view-model";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import { formatLoss, formatNumber } from "./format";
 import { HealthGlyph } from "./health-glyph";
 import { HEALTH_STYLE } from "./health-style";

@@ -2,7 +2,7 @@
 
 import { type MouseEvent, useMemo, useRef, useState } from "react";
 import { EmptyState } from "@/components/ui/query-state";
-import type { TopologyView } from "@/lib/jobs/view-model";
+import type { TopologyView } from "@/server/domain/jobs/view-model";
 import { HealthLegend } from "./health-legend";
 import { countHealth, healthSummary } from "./health-style";
 import styles from "./jobs.module.css";

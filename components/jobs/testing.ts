@@ -1,4 +1,4 @@
-import type { NodeView, PodView, RankView, TopologyView } from "@/lib/jobs/view-model";
+import type { NodeView, PodView, RankView, TopologyView } from "@/server/domain/jobs/view-model";
 
 /** A synthetic job for tests: `nodes` nodes × `perNode` ranks, one pod per node. */
 export function syntheticTopology(nodes: number, perNode: number): TopologyView {

@@ -1,4 +1,4 @@
-import { RANK_HEALTH, type RankHealth } from "@/lib/jobs/view-model";
+import { RANK_HEALTH, type RankHealth } from "@/server/domain/jobs/view-model";
 import { HEALTH_STYLE, type HealthMark, type HealthStyle } from "./health-style";
 import type { TopologyCell, TopologyLayout } from "./topology-layout";
 

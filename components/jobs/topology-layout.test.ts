@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TopologyView } from "@/lib/jobs/view-model";
+import type { TopologyView } from "@/server/domain/jobs/view-model";
 import { syntheticRank, syntheticTopology } from "./testing";
 import { CELL_SIZES, groupRanks, rankAt, shortenLabel, topologyLayout } from "./topology-layout";
 

@@ -1,4 +1,4 @@
-import type { RankView, TopologyView } from "@/lib/jobs/view-model";
+import type { RankView, TopologyView } from "@/server/domain/jobs/view-model";
 
 /**
  * Where each rank's cell goes on the topology canvas: a compact grid of node blocks, each with a label row

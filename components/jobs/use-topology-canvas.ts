@@ -1,7 +1,7 @@
 "use client";
 
 import { type RefObject, useEffect, useRef } from "react";
-import type { RankView } from "@/lib/jobs/view-model";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import { FALLBACK_COLORS } from "./health-style";
 import { drawTopology, type TopologyPalette } from "./topology-draw";
 import type { TopologyCell, TopologyLayout } from "./topology-layout";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RankHealth } from "@/lib/jobs/view-model";
+import type { RankHealth } from "@/server/domain/jobs/view-model";
 import { type RankHealthInput, rankHealth } from "./rank-health";
 
 type Case = {

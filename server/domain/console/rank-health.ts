@@ -1,4 +1,4 @@
-import type { RankHealth, RankView } from "@/lib/jobs/view-model";
+import type { RankHealth, RankView } from "@/server/domain/jobs/view-model";
 
 /**
  * One rank's health as the console colours it, from the agent's per-rank report (`/status.ranks`), the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TimelineEntry } from "@/lib/jobs/view-model";
+import type { TimelineEntry } from "@/server/domain/jobs/view-model";
 import { timelineTotals, unionLength } from "./timeline";
 
 let nextId = 0;

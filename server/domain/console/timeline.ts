@@ -1,4 +1,4 @@
-import type { JobTotals, TimelineEntry } from "@/lib/jobs/view-model";
+import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
 
 /**
  * The job's recovery totals, from its restart timeline:

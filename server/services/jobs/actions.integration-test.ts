@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOperatorSource } from "@/server/cluster/source/operator-source";
-import type { ClusterSource } from "@/server/cluster/source/types";
+import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";

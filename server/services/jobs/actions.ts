@@ -1,4 +1,4 @@
-import type { ClusterSource, SourceAction } from "@/server/cluster/source/types";
+import type { ClusterSource, SourceAction } from "@/server/services/jobs/gateway/types";
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { hasTeamRole } from "@/server/domain/access/roles";

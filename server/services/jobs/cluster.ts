@@ -1,5 +1,5 @@
-import type { NodeView } from "@/lib/jobs/view-model";
-import type { ClusterSource } from "@/server/cluster/source/types";
+import type { NodeView } from "@/server/domain/jobs/view-model";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { isNodeHealthy } from "@/server/cluster/types";
 import { toAppError } from "./queries";
 

@@ -5,7 +5,7 @@ import type {
   RankView,
   TimelineEntry,
   TopologyView,
-} from "@/lib/jobs/view-model";
+} from "@/server/domain/jobs/view-model";
 import type { ClusterNode } from "@/server/cluster/types";
 import { isNodeHealthy } from "@/server/cluster/types";
 import { rankHealth } from "@/server/domain/console/rank-health";

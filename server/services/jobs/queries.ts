@@ -1,6 +1,6 @@
-import type { JobTotals, TimelineEntry, TopologyView } from "@/lib/jobs/view-model";
-import type { ClusterSource } from "@/server/cluster/source/types";
-import { SourceError } from "@/server/cluster/source/types";
+import type { JobTotals, TimelineEntry, TopologyView } from "@/server/domain/jobs/view-model";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
+import { SourceError } from "@/server/services/jobs/gateway/types";
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { compilePattern } from "@/server/domain/log-rules/pattern";

@@ -1,5 +1,5 @@
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
-import { getClusterSource } from "@/server/cluster/source";
+import { getClusterSource } from "@/server/services/jobs/gateway";
 import { clusterNodes } from "@/server/services/jobs/cluster";
 
 export const clusterRouter = createTRPCRouter({

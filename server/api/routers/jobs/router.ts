@@ -1,7 +1,7 @@
 import { env } from "@/env";
-import { diffPage } from "@/lib/jobs/patch";
+import { diffPage } from "@/server/domain/jobs/patch";
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
-import { getClusterSource } from "@/server/cluster/source";
+import { getClusterSource } from "@/server/services/jobs/gateway";
 import { AppError } from "@/server/errors";
 import { createPrometheusSource } from "@/server/metrics/prometheus";
 import { canActOn, runJobAction } from "@/server/services/jobs/actions";

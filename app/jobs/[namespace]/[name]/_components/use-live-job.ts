@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
-import { applyPatch } from "@/lib/jobs/patch";
+import { applyPatch } from "@/server/domain/jobs/patch";
 import { useTRPC } from "@/lib/trpc/client";
 import type { JobPage } from "@/server/services/jobs/queries";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { env } from "@/env";
 import { createLogger } from "@/server/log";
-import { createOperatorSource } from "./operator-source";
+import { createOperatorSource } from "./operator-gateway";
 import { type ClusterSource, SourceError } from "./types";
 
 /**
@@ -14,7 +14,7 @@ async function consoleOnly(): Promise<ClusterSource> {
   const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
   const { createKubernetesBackend } = await import("@/server/cluster/kubernetes/backend");
   const { createConsoleView, detectClusterMode } = await import("@/server/cluster/kubernetes/console-view");
-  const { createConsoleOnlySource } = await import("./console-only-source");
+  const { createConsoleOnlySource } = await import("./console-only-gateway");
   const kubeConfig = loadKubeConfig(env.REBOUND_KUBECONFIG);
   const backend = await createKubernetesBackend({
     kubeConfig,
