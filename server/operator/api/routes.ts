@@ -73,7 +73,7 @@ export const routes: Route[] = [
     method: "GET",
     pattern: /^\/metrics$/,
     handle: async (ctx) =>
-      sendText(ctx.res, 200, ctx.deps.metrics.registry.render(), PROMETHEUS_CONTENT_TYPE),
+      sendText(ctx.res, 200, await ctx.deps.metrics.registry.render(), PROMETHEUS_CONTENT_TYPE),
   },
   {
     method: "GET",
