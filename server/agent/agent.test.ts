@@ -69,10 +69,10 @@ describe("createAgent (no workers started)", () => {
     expect(a.update(SPARE_START)).toMatchObject({ ok: false, status: 409 });
   });
 
-  it("exposes Prometheus metrics", () => {
+  it("exposes Prometheus metrics", async () => {
     const a = agent();
     a.markReady();
-    const text = a.metrics();
+    const text = await a.metrics();
     expect(text).toContain('rebound_agent_state{state="READY"} 1');
     expect(text).toContain("# TYPE rebound_agent_faults_total counter");
   });

@@ -46,7 +46,7 @@ export type Agent = {
   whenShutdown(): Promise<void>;
   killAll(): void;
   status(): AgentStatus;
-  metrics(): string;
+  metrics(): Promise<string>;
 };
 
 function hookOf(input: {

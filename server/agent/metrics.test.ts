@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createRankLogMonitor } from "@/server/domain/log-rules/rank-monitor";
+import { canonicalLines } from "@/server/metrics/testing/exposition-lines";
 import { createAgentMetrics } from "./metrics";
 import { createRankRecord, recordLine } from "./rank-record";
 
@@ -10,7 +11,8 @@ import { createRankRecord, recordLine } from "./rank-record";
  * the switch to prom-client.
  */
 
-const fixture = (name: string) => readFileSync(new URL(`testdata/${name}`, import.meta.url), "utf8");
+const fixture = (name: string) =>
+  canonicalLines(readFileSync(new URL(`testdata/${name}`, import.meta.url), "utf8"));
 const T0 = Date.UTC(2025, 0, 1);
 
 function ranks() {
@@ -37,13 +39,13 @@ describe("agent /metrics wire format", () => {
     metrics.recordAttempt();
     metrics.recordFault("WorkerCrash");
     const text = await metrics.render({ state: "RUNNING", ranks: ranks(), now: T0 + 1500 });
-    expect(text).toBe(fixture("metrics-running.prom"));
+    expect(canonicalLines(text)).toEqual(fixture("metrics-running.prom"));
   });
 
   it("drops the previous attempt's per-rank series when no ranks are left", async () => {
     const metrics = createAgentMetrics();
     await metrics.render({ state: "RUNNING", ranks: ranks(), now: T0 });
     const text = await metrics.render({ state: "READY", ranks: [], now: T0 });
-    expect(text).toBe(fixture("metrics-no-ranks.prom"));
+    expect(canonicalLines(text)).toEqual(fixture("metrics-no-ranks.prom"));
   });
 });

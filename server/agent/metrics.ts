@@ -1,10 +1,12 @@
-import { createRegistry, type Gauge, type Labels } from "../metrics/exposition";
+import { Counter, Gauge, type LabelValues } from "prom-client";
+import { createRegistry, type MetricsRegistry } from "../metrics/exposition";
 import { RANK_RUN_STATES } from "./protocol";
 import type { RankRecord } from "./rank-record";
 import { AGENT_STATES, type AgentState } from "./state";
 
 /**
- * The agent's Prometheus metrics (`GET /metrics`), all prefixed `rebound_agent_`. Per-rank series are
+ * The agent's Prometheus metrics (`GET /metrics`) on its own prom-client registry, all prefixed
+ * `rebound_agent_`. Per-rank series are
  * rebuilt from the last attempt's ranks at every scrape; states are exported one series per possible
  * state, 1 for the current one (the usual enum pattern).
  */
@@ -12,15 +14,17 @@ import { AGENT_STATES, type AgentState } from "./state";
 export type AgentMetrics = {
   recordAttempt(): void;
   recordFault(reason: string): void;
-  render(input: { state: AgentState; ranks: readonly RankRecord[]; now: number }): string;
+  render(input: { state: AgentState; ranks: readonly RankRecord[]; now: number }): Promise<string>;
 };
 
 const LOG_STATES = ["WAITING", "HEALTHY", "SLOW", "HANGING", "FAULTED"] as const;
 const RANK = ["local_rank", "rank"] as const;
 
-function createGauges(registry: ReturnType<typeof createRegistry>) {
+type Labels = LabelValues<string>;
+
+function createGauges(registry: MetricsRegistry) {
   const gauge = (name: string, help: string, labelNames: readonly string[] = RANK): Gauge =>
-    registry.gauge({ name: `rebound_agent_${name}`, help, labelNames });
+    new Gauge({ name: `rebound_agent_${name}`, help, labelNames, registers: [registry] });
   return {
     state: gauge("state", "Agent state (1 for the current state).", ["state"]),
     rankState: gauge("rank_state", "Worker process state per local rank (1 for the current state).", [
@@ -78,14 +82,16 @@ function resetRanks(gauges: Gauges): void {
 export function createAgentMetrics(): AgentMetrics {
   const registry = createRegistry();
   const gauges = createGauges(registry);
-  const attempts = registry.counter({
+  const attempts = new Counter({
     name: "rebound_agent_attempts_total",
     help: "Worker group launches (/start).",
+    registers: [registry],
   });
-  const faults = registry.counter({
+  const faults = new Counter({
     name: "rebound_agent_faults_total",
     help: "Faults the agent reported, by reason.",
-    labelNames: ["reason"],
+    labelNames: ["reason"] as const,
+    registers: [registry],
   });
   return {
     recordAttempt: () => attempts.inc(),

@@ -52,7 +52,11 @@ function routes(agent: Agent): Record<string, Route> {
     "/healthz": { method: "GET", handle: () => ({ status: 200, body: { status: "ok" } }) },
     "/metrics": {
       method: "GET",
-      handle: () => ({ status: 200, text: agent.metrics(), contentType: PROMETHEUS_CONTENT_TYPE }),
+      handle: async () => ({
+        status: 200,
+        text: await agent.metrics(),
+        contentType: PROMETHEUS_CONTENT_TYPE,
+      }),
     },
     "/start": {
       method: "POST",

@@ -1,68 +1,71 @@
 import { describe, expect, it } from "vitest";
-import { createRegistry, DEFAULT_LATENCY_BUCKETS_SECONDS } from "./exposition";
+import { createAgentMetrics } from "@/server/agent/metrics";
+import { createRankRecord, recordLine } from "@/server/agent/rank-record";
+import { createRankLogMonitor } from "@/server/domain/log-rules/rank-monitor";
+import { createOperatorMetrics } from "@/server/operator/metrics";
 import { promtoolCheckMetrics } from "./promtool";
 
 /** Label values that exercise every escape and a few characters that are special elsewhere in the format. */
 const AWKWARD = ["back\\slash", 'double "quote"', "new\nline", "ünïcødé 🚀", "{braces}=,#", "", " spaced "];
 
-function fullRegistry() {
-  const registry = createRegistry();
-  const created = registry.counter({
-    name: "hyperpod_training_operator_jobs_created_total",
-    help: "Total number of jobs that the training operator has run.",
-    labelNames: ["namespace"],
-  });
-  const plain = registry.counter({
-    name: "rebound_reconciles_total",
-    help: 'Reconciles, "all" of them\\\nsecond line.',
-  });
-  const gauge = registry.gauge({
-    name: "rebound_value",
-    help: "Awkward values.",
-    labelNames: ["value", "kind"],
-  });
-  const latency = registry.histogram({
-    name: "hyperpod_training_operator_jobs_restart_latency_seconds",
-    help: "Job restart latency.",
-    labelNames: ["namespace", "restart_type"],
-    buckets: DEFAULT_LATENCY_BUCKETS_SECONDS,
-  });
-  registry.gauge({
-    name: "rebound_unused",
-    help: "A labelled family with no series yet.",
-    labelNames: ["x"],
-  });
-  registry.histogram({
-    name: "rebound_empty_seconds",
-    help: "Label-less histogram, no observations.",
-    buckets: [1],
-  });
-
-  plain.inc();
+async function operatorText(): Promise<string> {
+  const metrics = createOperatorMetrics();
   AWKWARD.forEach((value, index) => {
-    created.inc({ namespace: value }, index);
-    gauge.set({ value, kind: "plain" }, index - 3.5);
-    latency.observe({ namespace: value, restart_type: "PLR" }, index * 17.3);
+    metrics.created.inc({ namespace: value }, index);
+    metrics.restarted.inc({ namespace: "ns", job_name: value, restart_type: "PLR" });
+    metrics.restartLatency.observe({ namespace: "ns", job_name: value, restart_type: "JLR" }, index * 17.3);
+    metrics.detectionLatency.observe(
+      { namespace: "ns", job_name: "j", fault_reason: `LogHang_${value}` },
+      0.2,
+    );
   });
-  const specials: [string, number][] = [
-    ["nan", Number.NaN],
-    ["inf", Number.POSITIVE_INFINITY],
-    ["ninf", Number.NEGATIVE_INFINITY],
-    ["big", 1e21],
-    ["tiny", 1e-9],
-  ];
-  for (const [kind, value] of specials) gauge.set({ value: "special", kind }, value);
-  latency.observe({ namespace: "x", restart_type: "JLR" }, 1e6);
-  return registry;
+  metrics.restartLatency.observe({ namespace: "ns", job_name: "j", restart_type: "PLR" }, 1e6);
+  metrics.reconcileSeconds.observe({}, 0.002);
+  metrics.reconcileErrors.inc();
+  metrics.agentPollErrors.inc({ cause: "timeout" });
+  metrics.activeJobs.set({}, 2);
+  return metrics.registry.render();
+}
+
+async function agentText(): Promise<string> {
+  const monitor = createRankLogMonitor({
+    rules: [{ name: 'rule "1"\n', logPattern: ".*loss=(\\S+).*" }],
+    now: Date.now,
+  });
+  if (!monitor.ok) throw new Error(monitor.reason);
+  const rank = createRankRecord({ localRank: 0, rank: 0, restarts: 0, monitor: monitor.monitor });
+  // A diverging loss: NaN and infinite values must still parse (prom-client writes NaN as "Nan"; Prometheus
+  // reads special values case-insensitively, which promtool checks below).
+  recordLine(rank, { line: "step=1 loss=nan throughput=inf", at: Date.now() });
+  const metrics = createAgentMetrics();
+  metrics.recordAttempt();
+  metrics.recordFault("WorkerCrash");
+  return metrics.render({ state: "FAULTED", ranks: [rank], now: Date.now() });
 }
 
 describe("promtool check metrics", () => {
-  it("accepts a registry with every metric type, awkward labels and special values", async () => {
-    const text = fullRegistry().render();
+  it("accepts the fresh operator's and agent's /metrics", async () => {
+    const texts = [
+      await createOperatorMetrics().registry.render(),
+      await createAgentMetrics().render({ state: "INIT", ranks: [], now: 0 }),
+    ];
+    for (const text of texts) expect(await promtoolCheckMetrics(text)).toEqual({ ok: true, output: "" });
+  });
+
+  it("accepts the operator's /metrics with awkward label values and extreme observations", async () => {
+    const text = await operatorText();
     expect(text).toContain('namespace="new\\nline"');
+    expect(text).toContain('job_name="double \\"quote\\""');
     expect(text).toContain('le="+Inf"');
-    const result = await promtoolCheckMetrics(text);
-    expect(result).toEqual({ ok: true, output: "" });
+    expect(await promtoolCheckMetrics(text)).toEqual({ ok: true, output: "" });
+  });
+
+  it("accepts the agent's /metrics with NaN and infinite values and an awkward rule name", async () => {
+    const text = await agentText();
+    expect(text).toMatch(/^rebound_agent_rank_loss\{local_rank="0",rank="0"\} NaN$/im);
+    expect(text).toContain('rebound_agent_rank_throughput{local_rank="0",rank="0"} +Inf');
+    expect(text).toContain('rule="rule \\"1\\"\\n"');
+    expect(await promtoolCheckMetrics(text)).toEqual({ ok: true, output: "" });
   });
 
   it("rejects a syntax error (so promtool really reads what we send)", async () => {

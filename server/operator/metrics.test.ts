@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { canonicalLines } from "@/server/metrics/testing/exposition-lines";
 import { createOperatorMetrics, type OperatorMetrics } from "./metrics";
 
 /**
@@ -8,7 +9,8 @@ import { createOperatorMetrics, type OperatorMetrics } from "./metrics";
  * registry before the switch to prom-client, so a change here is a change dashboards and alerts would see.
  */
 
-const fixture = (name: string) => readFileSync(new URL(`testdata/${name}`, import.meta.url), "utf8");
+const fixture = (name: string) =>
+  canonicalLines(readFileSync(new URL(`testdata/${name}`, import.meta.url), "utf8"));
 
 function exercise(metrics: OperatorMetrics): void {
   const job = { namespace: "team-a", job_name: "llama" };
@@ -36,12 +38,14 @@ function exercise(metrics: OperatorMetrics): void {
 
 describe("operator /metrics wire format", () => {
   it("renders HELP, TYPE and the label-less series of a fresh operator", async () => {
-    expect(await createOperatorMetrics().registry.render()).toBe(fixture("metrics-fresh.prom"));
+    expect(canonicalLines(await createOperatorMetrics().registry.render())).toEqual(
+      fixture("metrics-fresh.prom"),
+    );
   });
 
   it("renders every family the reconcilers write, with HyperPod's names, our labels and buckets", async () => {
     const metrics = createOperatorMetrics();
     exercise(metrics);
-    expect(await metrics.registry.render()).toBe(fixture("metrics-exercised.prom"));
+    expect(canonicalLines(await metrics.registry.render())).toEqual(fixture("metrics-exercised.prom"));
   });
 });

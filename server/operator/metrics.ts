@@ -1,8 +1,10 @@
+import { Counter, Gauge, Histogram } from "prom-client";
 import { createRegistry, DEFAULT_LATENCY_BUCKETS_SECONDS } from "@/server/metrics/exposition";
 
 /**
- * The operator's /metrics (port 8081). The seven `hyperpod_training_operator_jobs_*` series are HyperPod's
- * documented names (reference §3.3); their labels are not published, so ours are:
+ * The operator's /metrics (port 8081), on its own prom-client registry. The seven
+ * `hyperpod_training_operator_jobs_*` series are HyperPod's documented names (reference §3.3); their labels
+ * are not published, so ours are:
  *   namespace            the job's namespace (every series)
  *   job_name             the job (restart and latency series)
  *   restart_type         PLR | POD_REPLACEMENT | JLR (restarts and restart latency)
@@ -12,67 +14,63 @@ import { createRegistry, DEFAULT_LATENCY_BUCKETS_SECONDS } from "@/server/metric
  */
 export function createOperatorMetrics() {
   const registry = createRegistry();
+  const registers = [registry];
   const prefix = "hyperpod_training_operator_jobs";
+  const namespaced = (name: string, help: string) =>
+    new Counter({ name: `${prefix}_${name}_total`, help, labelNames: ["namespace"] as const, registers });
+  const restartLabels = ["namespace", "job_name", "restart_type"] as const;
   return {
     registry,
-    created: registry.counter({
-      name: `${prefix}_created_total`,
-      help: "Total number of jobs that the training operator has run.",
-      labelNames: ["namespace"],
-    }),
-    deleted: registry.counter({
-      name: `${prefix}_deleted_total`,
-      help: "Total number of deleted jobs.",
-      labelNames: ["namespace"],
-    }),
-    successful: registry.counter({
-      name: `${prefix}_successful_total`,
-      help: "Total number of completed jobs.",
-      labelNames: ["namespace"],
-    }),
-    failed: registry.counter({
-      name: `${prefix}_failed_total`,
-      help: "Total number of failed jobs.",
-      labelNames: ["namespace"],
-    }),
-    restarted: registry.counter({
+    created: namespaced("created", "Total number of jobs that the training operator has run."),
+    deleted: namespaced("deleted", "Total number of deleted jobs."),
+    successful: namespaced("successful", "Total number of completed jobs."),
+    failed: namespaced("failed", "Total number of failed jobs."),
+    restarted: new Counter({
       name: `${prefix}_restarted_total`,
       help: "Total number of auto-restarts of jobs, by restart type.",
-      labelNames: ["namespace", "job_name", "restart_type"],
+      labelNames: restartLabels,
+      registers,
     }),
-    restartLatency: registry.histogram({
+    restartLatency: new Histogram({
       name: `${prefix}_restart_latency`,
       help: "Current job restart latency in seconds: fault detection until every rank runs again.",
-      labelNames: ["namespace", "job_name", "restart_type"],
-      buckets: DEFAULT_LATENCY_BUCKETS_SECONDS,
+      labelNames: restartLabels,
+      buckets: [...DEFAULT_LATENCY_BUCKETS_SECONDS],
+      registers,
     }),
-    detectionLatency: registry.histogram({
+    detectionLatency: new Histogram({
       name: `${prefix}_fault_detection_latency`,
       help: "Fault detection latency in seconds: fault time until the operator detected it.",
-      labelNames: ["namespace", "job_name", "fault_reason"],
-      buckets: DEFAULT_LATENCY_BUCKETS_SECONDS,
+      labelNames: ["namespace", "job_name", "fault_reason"] as const,
+      buckets: [...DEFAULT_LATENCY_BUCKETS_SECONDS],
+      registers,
     }),
-    reconcileSeconds: registry.histogram({
+    reconcileSeconds: new Histogram({
       name: "rebound_operator_reconcile_duration_seconds",
       help: "Duration of one reconcile of one job.",
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
     }),
-    reconcileErrors: registry.counter({
+    reconcileErrors: new Counter({
       name: "rebound_operator_reconcile_errors_total",
       help: "Reconciles that failed and were retried with backoff.",
+      registers,
     }),
-    agentPollErrors: registry.counter({
+    agentPollErrors: new Counter({
       name: "rebound_operator_agent_poll_errors_total",
       help: "Agent /status polls that timed out, failed or returned an unparsable answer.",
-      labelNames: ["cause"],
+      labelNames: ["cause"] as const,
+      registers,
     }),
-    activeJobs: registry.gauge({
+    activeJobs: new Gauge({
       name: "rebound_operator_active_jobs",
       help: "Jobs the operator is driving.",
+      registers,
     }),
-    queueDepth: registry.gauge({
+    queueDepth: new Gauge({
       name: "rebound_operator_workqueue_depth",
       help: "Keys waiting or running.",
+      registers,
     }),
   };
 }

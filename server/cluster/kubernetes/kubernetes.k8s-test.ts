@@ -296,7 +296,7 @@ describe("operator on the kubernetes back end", () => {
     await waitUntil("the leader to see all ranks running", allRunning(leader, ref, 8));
     process.kill(rankPid(leader, ref, 0), "SIGKILL");
     expect(await restartEvent(leader, ref, 4)).toMatchObject({ action: "PLR", outcome: "recovered" });
-    expect(follower.reconciles()).toBe(0);
+    expect(await follower.reconciles()).toBe(0);
     expect(follower.election?.leading).toBe(false);
 
     await retire(leader, "kill");

@@ -24,7 +24,7 @@ export type KubeOperator = {
   db: Db;
   election: LeaderElection | null;
   /** How many reconciles this replica ran. */
-  reconciles(): number;
+  reconciles(): Promise<number>;
   live(ref: JobRef): LiveJob | undefined;
   stop(): Promise<void>;
   kill(): Promise<void>;
@@ -79,12 +79,9 @@ export async function startKubeOperator(opts: {
     controller,
     db,
     election,
-    reconciles: () => {
-      const line = deps.metrics.registry
-        .render()
-        .split("\n")
-        .find((candidate) => candidate.startsWith("rebound_operator_reconcile_duration_seconds_count"));
-      return Number(line?.split(" ").at(-1) ?? 0);
+    reconciles: async () => {
+      const { values } = await deps.metrics.reconcileSeconds.get();
+      return values.find((sample) => sample.metricName?.endsWith("_count"))?.value ?? 0;
     },
     live: (ref) => deps.live.get(jobKey(ref)),
     stop: () => close(true),
