@@ -106,10 +106,8 @@ export function manualLine(requirement: Requirement, host: Host): string {
 
 /** Decides what to do: missing things apt-get cannot install here stop the run before anything is installed. */
 export async function planPrerequisites(host: Host, requirements = REQUIREMENTS): Promise<Plan> {
-  const missing: Requirement[] = [];
-  for (const requirement of requirements) {
-    if (!(await requirement.present(host))) missing.push(requirement);
-  }
+  const present = await Promise.all(requirements.map((requirement) => requirement.present(host)));
+  const missing = requirements.filter((_, index) => !present[index]);
   if (missing.length === 0) return { action: "none" };
   const installable = canInstall(host);
   const manual = missing.filter((requirement) => !(installable && requirement.aptPackage));
