@@ -98,19 +98,21 @@ describe("startRequestSchema", () => {
     }
   });
 
-  it("refuses two rules with one name", () => {
-    const rule = { name: "Dup", logPattern: ".*" };
-    const parsed = parseBody(startRequestSchema, { ...START, log_monitoring_configuration: [rule, rule] });
-    expect(parsed).toEqual({
-      ok: false,
-      detail: [
-        {
-          type: "custom",
-          loc: ["body", "log_monitoring_configuration", 1, "name"],
-          msg: 'duplicate rule name "Dup"',
-        },
-      ],
-    });
+  it("accepts what hyperpodrun accepts: duplicate names, unknown keys, numeric strings, a lone threshold", () => {
+    const rules = [
+      { name: "Dup", logPattern: ".*", foo: 1 },
+      {
+        name: "Dup",
+        logPattern: ".*(\\d+)",
+        metricThreshold: "5",
+        expectedRecurringFrequencyInSeconds: "10",
+      },
+    ];
+    const parsed = parseBody(startRequestSchema, { ...START, log_monitoring_configuration: rules });
+    expect(parsed.ok && parsed.value.log_monitoring_configuration).toEqual([
+      { name: "Dup", logPattern: ".*", foo: 1 },
+      { name: "Dup", logPattern: ".*(\\d+)", metricThreshold: 5, expectedRecurringFrequencyInSeconds: 10 },
+    ]);
   });
 });
 

@@ -39,21 +39,10 @@ export const workerDataSchema = z.looseObject({
   data: z.unknown().optional(),
 });
 
-export const logMonitoringConfigurationSchema = z
-  .array(logMonitoringRuleSchema, { error: "expected a list of log monitoring rules" })
-  .superRefine((rules, ctx) => {
-    const seen = new Set<string>();
-    rules.forEach((rule, index) => {
-      if (seen.has(rule.name)) {
-        ctx.addIssue({
-          code: "custom",
-          path: [index, "name"],
-          message: `duplicate rule name "${rule.name}"`,
-        });
-      }
-      seen.add(rule.name);
-    });
-  });
+/** As hyperpodrun reads it: rules it would ignore parts of are accepted (the agent logs warnings). */
+export const logMonitoringConfigurationSchema = z.array(logMonitoringRuleSchema, {
+  error: "expected a list of log monitoring rules",
+});
 
 const rendezvousShape = {
   rank: nonNegativeInt,

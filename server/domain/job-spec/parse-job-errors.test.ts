@@ -144,15 +144,6 @@ describe("parseJobYaml: each bad field is reported with its path and line", () =
     expect(error.message).toMatch(/mutually exclusive/);
   });
 
-  it("rejects duplicate rule names at the second rule", () => {
-    const error = expectSingleError({
-      from: "name: SlowThroughput",
-      to: "name: StepHang # again",
-      path: `${RULES}[2].name`,
-    });
-    expect(error.message).toBe('duplicate rule name "StepHang" (already used by rule 1)');
-  });
-
   it("sorts several errors by line", () => {
     let yaml = mutate(FULL_JOB_YAML, "faultDeadlineSeconds: 3600", "faultDeadlineSeconds: 0");
     yaml = mutate(yaml, "cleanPodPolicy: OnlyComplete", "cleanPodPolicy: Always");

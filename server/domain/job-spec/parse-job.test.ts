@@ -27,8 +27,12 @@ describe("parseJobYaml: valid manifests", () => {
     if (!result.ok) throw new Error(formatJobSpecErrors(result.errors));
     expect(result.job).toEqual(parseYaml(FULL_JOB_YAML));
     const again = parseJobYaml(stringify(result.job));
-    expect(again).toEqual({ ok: true, job: result.job });
-    expect(parseJobObject(JSON.parse(JSON.stringify(result.job)))).toEqual({ ok: true, job: result.job });
+    expect(again).toEqual({ ok: true, job: result.job, warnings: [] });
+    expect(parseJobObject(JSON.parse(JSON.stringify(result.job)))).toEqual({
+      ok: true,
+      job: result.job,
+      warnings: [],
+    });
   });
 
   it("applies documented defaults and accepts the HyperPodPytorchJob spelling", () => {

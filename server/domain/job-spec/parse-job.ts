@@ -1,9 +1,19 @@
 import { type Document, isScalar, LineCounter, parseAllDocuments } from "yaml";
 import { type HyperPodPyTorchJob, hyperPodPyTorchJobSchema, JOB_KIND } from "./job-spec.schema";
 import { issuesToErrors, type JobSpecError, type Locator } from "./job-spec-errors";
+import { type JobSpecWarning, jobSpecWarnings } from "./job-spec-warnings";
 import { createYamlLocator } from "./yaml-locate";
 
-export type ParseJobResult = { ok: true; job: HyperPodPyTorchJob } | { ok: false; errors: JobSpecError[] };
+export type { JobSpecWarning } from "./job-spec-warnings";
+
+/**
+ * An accepted job comes with `warnings`: what hyperpodrun would ignore or bend (same shape as an error,
+ * e.g. `spec.runPolicy.logMonitoringConfiguration[0].foo`, line 40: "rule hang: key "foo" is not a
+ * HyperPod rule key; hyperpodrun ignores it"). A refused job has errors only.
+ */
+export type ParseJobResult =
+  | { ok: true; job: HyperPodPyTorchJob; warnings: JobSpecWarning[] }
+  | { ok: false; errors: JobSpecError[] };
 
 /** Manifests above this size are refused before parsing (Kubernetes itself caps objects near 1.5 MiB). */
 export const MAX_JOB_YAML_BYTES = 1024 * 1024;
@@ -12,7 +22,13 @@ const MAX_ALIAS_COUNT = 100;
 
 function validate(value: unknown, locate?: Locator): ParseJobResult {
   const result = hyperPodPyTorchJobSchema.safeParse(value, { reportInput: true });
-  if (result.success) return { ok: true, job: result.data };
+  if (result.success) {
+    return {
+      ok: true,
+      job: result.data,
+      warnings: jobSpecWarnings({ raw: value, job: result.data, locate }),
+    };
+  }
   return {
     ok: false,
     errors: issuesToErrors(result.error.issues, { schema: hyperPodPyTorchJobSchema, locate }),

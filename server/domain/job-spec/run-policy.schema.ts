@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { logMonitoringRuleSchema } from "../log-rules/log-rule.schema";
-import { findDuplicates, nonNegativeIntSchema, positiveIntSchema } from "./common.schema";
+import { nonNegativeIntSchema, positiveIntSchema } from "./common.schema";
 
 /** `spec.runPolicy.restartPolicy` (reference 1.5). */
 export const restartPolicySchema = z.strictObject({
@@ -17,18 +17,13 @@ export const cleanPodPolicySchema = z.enum(CLEAN_POD_POLICIES, {
   error: `expected one of ${CLEAN_POD_POLICIES.join(", ")}`,
 });
 
-/** Rule names appear in failure reasons (`LogHang_<name>`), so they must be unique within a job. */
-export const logMonitoringConfigurationSchema = z
-  .array(logMonitoringRuleSchema, { error: "expected a list of log monitoring rules" })
-  .superRefine((rules, ctx) => {
-    for (const [index, first] of findDuplicates(rules, (rule) => rule.name)) {
-      ctx.addIssue({
-        code: "custom",
-        path: [index, "name"],
-        message: `duplicate rule name "${rules[index]?.name}" (already used by rule ${first})`,
-      });
-    }
-  });
+/**
+ * Accepted as hyperpodrun accepts it (duplicate names included: the agent runs both rules); what it would
+ * ignore or bend comes back as warnings from rule-warnings.ts, see parse-job.ts.
+ */
+export const logMonitoringConfigurationSchema = z.array(logMonitoringRuleSchema, {
+  error: "expected a list of log monitoring rules",
+});
 
 /** `spec.runPolicy` (reference 1.4). */
 export const runPolicySchema = z.strictObject({

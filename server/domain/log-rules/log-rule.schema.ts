@@ -2,9 +2,19 @@ import { z } from "zod";
 import { compilePattern } from "./pattern";
 
 /**
- * One `spec.runPolicy.logMonitoringConfiguration[]` entry (reference 1.6). Messages are phrased
- * "expected …" like the other job-spec schemas. Both regexes are compiled here with the engine the
- * agent uses, so a pattern that would be refused at run time is refused at admission instead.
+ * One `spec.runPolicy.logMonitoringConfiguration[]` entry (reference 1.6), accepting what hyperpodrun's
+ * LogEvaluator accepts ([SRC-AGENT] logagent/log_agent.py, read from hyperpod-elastic-agent 1.1.3):
+ * - `name` and `logPattern` are required; every other key is optional.
+ * - The seconds, `metricThreshold` and `metricEvaluationDataPoints` go through Python `int()`: a number
+ *   (a fraction is truncated towards zero) or a string of an integer (`"60"`, `" +60 "`, `"1_000"`); a
+ *   string like `"2.0"` makes int() raise, so it is refused here.
+ * - `operator` and `faultOnMatch` are read with `rule.get()`: null means absent.
+ * - Unknown keys are kept and ignored (the agent never looks at them); rule-warnings.ts names them.
+ * - metricThreshold without operator (or the reverse, or no capture group) is accepted: the agent then
+ *   never compares the metric; rule-warnings.ts says so.
+ * Refused, with a message naming the key: a missing name/logPattern, a pattern the linear-time engine cannot
+ * compile (the agent would drop every rule of the job with one log line), negative seconds, fewer than 1
+ * data point, an unknown operator, a non-boolean faultOnMatch, a non-finite threshold.
  */
 
 export const LOG_RULE_OPERATORS = ["gt", "lt", "eq", "gteq", "lteq"] as const;
@@ -15,66 +25,74 @@ export const logRuleOperatorSchema = z.enum(LOG_RULE_OPERATORS, {
 
 export type LogRuleOperator = z.infer<typeof logRuleOperatorSchema>;
 
-const secondsSchema = z
-  .int({ error: "expected a non-negative integer number of seconds" })
-  .min(0, { error: "expected a non-negative integer number of seconds" });
+/** What Python's int() accepts from a string: optional sign, digits with single underscores, spaces around. */
+const PYTHON_INT_TEXT = /^\s*[+-]?[0-9]{1,15}(?:_[0-9]{1,15}){0,5}\s*$/;
+
+/** A number (truncated towards zero, as int() does) or a string of an integer. */
+function pythonInt(expected: string) {
+  return z
+    .union(
+      [
+        z.number({ error: expected }),
+        z.string({ error: expected }).regex(PYTHON_INT_TEXT, { error: expected }),
+      ],
+      {
+        error: expected,
+      },
+    )
+    .transform((value) =>
+      typeof value === "number" ? Math.trunc(value) : Number(value.replaceAll("_", "")),
+    );
+}
+
+const SECONDS = 'expected a non-negative integer number of seconds (a number or a string such as "60")';
+const secondsSchema = pythonInt(SECONDS).pipe(z.int().min(0, { error: SECONDS }));
+
+const DATA_POINTS = 'expected a positive integer (a number or a string such as "5")';
 
 const patternFieldSchema = z
   .string({ error: "expected a regular expression string" })
   .min(1, { error: "expected a non-empty regular expression" });
 
-const logMonitoringRuleObjectSchema = z.strictObject({
+/** Python's rule.get(key): an explicit null reads as absent. */
+const absentIfNull = <T>(value: T | null): T | undefined => value ?? undefined;
+
+export const LOG_RULE_KEYS = [
+  "name",
+  "logPattern",
+  "expectedStartCutOffInSeconds",
+  "expectedRecurringFrequencyInSeconds",
+  "stopPattern",
+  "metricThreshold",
+  "operator",
+  "metricEvaluationDataPoints",
+  "faultOnMatch",
+] as const;
+
+const logMonitoringRuleObjectSchema = z.looseObject({
   name: z.string({ error: "expected a string" }).min(1, { error: "expected a non-empty rule name" }),
   logPattern: patternFieldSchema,
   expectedStartCutOffInSeconds: secondsSchema.optional(),
   expectedRecurringFrequencyInSeconds: secondsSchema.optional(),
   stopPattern: patternFieldSchema.optional(),
-  // The CRD types this as int and the agent applies Python int() (truncation); see evaluator.ts.
-  metricThreshold: z.number({ error: "expected a finite number" }).optional(),
-  operator: logRuleOperatorSchema.optional(),
-  metricEvaluationDataPoints: z
-    .int({ error: "expected a positive integer" })
-    .min(1, { error: "expected a positive integer" })
+  // The CRD model types this as int; the agent applies int() (2.9 -> 2). The docs' example writes 2.0.
+  metricThreshold: pythonInt('expected a finite number or a string of an integer such as "100"').optional(),
+  operator: logRuleOperatorSchema.nullable().transform(absentIfNull).optional(),
+  metricEvaluationDataPoints: pythonInt(DATA_POINTS)
+    .pipe(z.int().min(1, { error: DATA_POINTS }))
     .optional(),
-  faultOnMatch: z.boolean({ error: "expected true or false" }).optional(),
+  faultOnMatch: z.boolean({ error: "expected true or false" }).nullable().transform(absentIfNull).optional(),
 });
-
-type RuleInput = z.output<typeof logMonitoringRuleObjectSchema>;
-type Issue = { path: string[]; message: string };
-
-function patternIssues(rule: RuleInput): Issue[] {
-  const issues: Issue[] = [];
-  const log = compilePattern(rule.logPattern);
-  if (!log.ok) issues.push({ path: ["logPattern"], message: log.reason });
-  if (rule.stopPattern !== undefined) {
-    const stop = compilePattern(rule.stopPattern);
-    if (!stop.ok) issues.push({ path: ["stopPattern"], message: stop.reason });
-  }
-  const wantsMetric = rule.metricThreshold !== undefined && rule.operator !== undefined;
-  if (log.ok && wantsMetric && log.pattern.groupCount === 0) {
-    issues.push({
-      path: ["logPattern"],
-      message:
-        "expected a capturing group, e.g. (\\d+(?:\\.\\d+)?), whose value is compared with metricThreshold",
-    });
-  }
-  return issues;
-}
-
-function pairingIssues(rule: RuleInput): Issue[] {
-  if (rule.metricThreshold !== undefined && rule.operator === undefined) {
-    return [{ path: ["operator"], message: "expected an operator because metricThreshold is set" }];
-  }
-  if (rule.operator !== undefined && rule.metricThreshold === undefined) {
-    return [{ path: ["metricThreshold"], message: "expected a metricThreshold because operator is set" }];
-  }
-  return [];
-}
 
 export const logMonitoringRuleSchema = logMonitoringRuleObjectSchema.superRefine((rule, ctx) => {
-  for (const issue of [...patternIssues(rule), ...pairingIssues(rule)]) {
-    ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  const log = compilePattern(rule.logPattern);
+  if (!log.ok) ctx.addIssue({ code: "custom", path: ["logPattern"], message: log.reason });
+  if (rule.stopPattern !== undefined) {
+    const stop = compilePattern(rule.stopPattern);
+    if (!stop.ok) ctx.addIssue({ code: "custom", path: ["stopPattern"], message: stop.reason });
   }
 });
 
-export type LogMonitoringRule = z.infer<typeof logMonitoringRuleSchema>;
+export type LogMonitoringRule = z.output<typeof logMonitoringRuleSchema>;
+/** A rule as written (numbers may be strings). */
+export type LogMonitoringRuleInput = z.input<typeof logMonitoringRuleSchema>;
