@@ -98,6 +98,15 @@ function summaryLine(outcome: Outcome): string {
   return `${outcome.name.padEnd(12)} ${outcome.ok ? "PASS" : "FAIL"}${counts} in ${outcome.seconds.toFixed(1)} s`;
 }
 
+/**
+ * A step's failures for the closing line: its failed tests, or 1 for a step that failed without a failed
+ * test (tsc, Biome, a runner that found no tests or whose global set-up failed, e.g. the Go build).
+ */
+function failedCount(outcome: Outcome): number {
+  const failedTests = outcome.counts?.failed ?? 0;
+  return outcome.ok || failedTests > 0 ? failedTests : 1;
+}
+
 /** Finds or installs the machine's prerequisites; false (after saying what to run) when it cannot. */
 async function setUp(): Promise<boolean> {
   const started = Date.now();
@@ -121,7 +130,7 @@ async function main() {
   const total = outcomes.reduce(
     (sum, outcome) => ({
       passed: sum.passed + (outcome.counts?.passed ?? 0),
-      failed: sum.failed + (outcome.counts?.failed ?? 0) + (outcome.ok ? 0 : outcome.counts ? 0 : 1),
+      failed: sum.failed + failedCount(outcome),
     }),
     { passed: 0, failed: 0 },
   );
