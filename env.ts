@@ -23,6 +23,8 @@ export const env = createEnv({
     PROMETHEUS_URL: z.url().optional(),
     /** The operator's live-state API, for the console (npm start sets it). */
     REBOUND_OPERATOR_URL: z.url().optional(),
+    /** The operator API's bearer token; unset: the service-account token (kubernetes) or <data dir>/operator-token. */
+    REBOUND_OPERATOR_TOKEN: z.string().min(1).optional(),
     /** auto: submit the demo job when the local back end has no jobs; never: leave it empty. */
     REBOUND_DEMO: z.enum(["auto", "never"]).default("auto"),
     /** Inject a random fault into the demo job this often (0 = never). */

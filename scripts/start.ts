@@ -123,9 +123,9 @@ async function main() {
     timeoutMs: 60_000,
   });
   if (operator && env.REBOUND_DEMO === "auto") {
-    await submitDemoJob(operator.url, log);
+    await submitDemoJob(operator, log);
     stopDemo = startDemoFaults({
-      operatorUrl: operator.url,
+      operator,
       intervalSeconds: env.REBOUND_DEMO_FAULT_INTERVAL_SECONDS,
       log,
     });

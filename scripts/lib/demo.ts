@@ -6,20 +6,27 @@ const DEMO_JOB = { namespace: "hyperpod-ns-llm-research", name: "demo-llm" };
 const FAULT_KINDS = ["crash", "hang", "nan", "node"] as const;
 const jobUrl = (operatorUrl: string) => `${operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}`;
 
+/** The operator's URL and its API token (<data dir>/operator-token). */
+type Operator = { url: string; token: string };
+const bearer = (operator: Operator) => ({ authorization: `Bearer ${operator.token}` });
+
 /** Submits the demo job when the operator has no jobs yet (a fresh data dir). */
-export async function submitDemoJob(operatorUrl: string, log: (line: string) => void): Promise<void> {
-  const jobs = (await (await fetch(`${operatorUrl}/api/v1/jobs`)).json()) as { jobs: unknown[] };
-  const existing = await fetch(jobUrl(operatorUrl));
+export async function submitDemoJob(operator: Operator, log: (line: string) => void): Promise<void> {
+  const headers = bearer(operator);
+  const list = await fetch(`${operator.url}/api/v1/jobs`, { headers });
+  if (!list.ok) throw new Error(`the operator refused to list jobs: ${await list.text()}`);
+  const jobs = (await list.json()) as { jobs: unknown[] };
+  const existing = await fetch(jobUrl(operator.url), { headers });
   if (jobs.jobs.length > 0 || existing.ok) return;
   const yaml = await readFile(path.join(ROOT, "examples/jobs/demo-job.yaml"), "utf8");
-  const response = await fetch(`${operatorUrl}/api/v1/jobs`, { method: "POST", body: yaml });
+  const response = await fetch(`${operator.url}/api/v1/jobs`, { method: "POST", body: yaml, headers });
   if (!response.ok) throw new Error(`the demo job was refused: ${await response.text()}`);
   log(`submitted the demo job ${DEMO_JOB.namespace}/${DEMO_JOB.name} (examples/jobs/demo-job.yaml)`);
 }
 
 /** Every interval, injects a random fault into a random rank of the demo job, so recovery can be watched. */
 export function startDemoFaults(opts: {
-  operatorUrl: string;
+  operator: Operator;
   intervalSeconds: number;
   log: (line: string) => void;
 }) {
@@ -27,10 +34,12 @@ export function startDemoFaults(opts: {
   const timer = setInterval(async () => {
     const kind = FAULT_KINDS[Math.floor(Math.random() * FAULT_KINDS.length)] ?? "crash";
     const rank = Math.floor(Math.random() * 8);
-    const url = `${jobUrl(opts.operatorUrl)}/faults`;
-    const response = await fetch(url, { method: "POST", body: JSON.stringify({ kind, rank }) }).catch(
-      () => null,
-    );
+    const url = `${jobUrl(opts.operator.url)}/faults`;
+    const response = await fetch(url, {
+      method: "POST",
+      body: JSON.stringify({ kind, rank }),
+      headers: { ...bearer(opts.operator), "content-type": "application/json" },
+    }).catch(() => null);
     if (response?.ok) opts.log(`demo: injected a ${kind} fault into rank ${rank} of ${DEMO_JOB.name}`);
   }, opts.intervalSeconds * 1000);
   timer.unref();

@@ -1,16 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { readOperatorToken } from "@/server/operator/api/local-token";
 import { waitForHttp } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-/** Starts the operator (local back end) and records its URL for the `rebound` CLI. */
+/**
+ * Starts the operator (local back end) and records its URL for the `rebound` CLI. `token` is the API's
+ * credential, which the operator made in <data dir>/operator-token (the CLI and the console read it there).
+ */
 export async function startOperator(opts: {
   databaseUrl: string;
   port: number;
   dataDir: string;
-}): Promise<{ child: ChildProcess; url: string }> {
+}): Promise<{ child: ChildProcess; url: string; token: string }> {
   const child = spawn(
     path.join(ROOT, "node_modules/.bin/tsx"),
     [path.join(ROOT, "server/operator/main.ts")],
@@ -29,7 +33,9 @@ export async function startOperator(opts: {
   const url = `http://127.0.0.1:${opts.port}`;
   await waitForHttp({ url: `${url}/healthz`, child, timeoutMs: 60_000 });
   await writeFile(path.join(opts.dataDir, "operator.json"), JSON.stringify({ url }));
-  return { child, url };
+  const token = readOperatorToken(opts.dataDir);
+  if (!token) throw new Error(`the operator made no token in ${opts.dataDir}`);
+  return { child, url, token };
 }
 
 /**

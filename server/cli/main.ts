@@ -6,25 +6,31 @@
  *   rebound delete <job>                            delete a job
  *   rebound install [--dry-run] [--kubeconfig F]   install Rebound on a Kubernetes cluster (deploy/), or only
  *                                                   the console when the CRD belongs to another operator
- * Options: -n/--namespace NS (default: the job's, or hyperpod-ns-llm-research for the demo), --operator URL.
+ * Options: -n/--namespace NS (default: the job's, or hyperpod-ns-llm-research for the demo), --operator URL,
+ * --token T (default: REBOUND_OPERATOR_TOKEN, the kubeconfig user's token on Kubernetes, else
+ * <data dir>/operator-token; see operator-token.ts).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { operatorToken } from "./operator-token";
 import { operatorUrl } from "./operator-url";
 
 const USAGE = `usage: rebound submit <job.yaml> | jobs | fault <job> <crash|hang|nan|slow|node> [--rank N] | delete <job>
        rebound install [--dry-run] [--kubeconfig FILE]
-options: -n, --namespace NS   --operator URL`;
+options: -n, --namespace NS   --operator URL   --token TOKEN`;
 
-type Call = { base: string; namespace: string };
+type Call = { base: string; namespace: string; token: string | null };
 
 async function request(
-  url: string,
-  init?: RequestInit,
+  call: Call,
+  where: { path: string; init?: RequestInit },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
+  const url = `${call.base}${where.path}`;
+  const headers = new Headers(where.init?.headers);
+  if (call.token) headers.set("authorization", `Bearer ${call.token}`);
   let response: Response;
   try {
-    response = await fetch(url, init);
+    response = await fetch(url, { ...where.init, headers });
   } catch {
     throw new Error(
       `cannot reach the operator at ${new URL(url).origin}: is \`npm start\` running? (or pass --operator URL)`,
@@ -47,14 +53,18 @@ async function submit(call: Call, file: string | undefined) {
   } catch {
     fail(`cannot read ${file}`);
   }
-  const { status, body } = await request(`${call.base}/api/v1/jobs`, { method: "POST", body: text });
+  const { status, body } = await request(call, {
+    path: "/api/v1/jobs",
+    init: { method: "POST", body: text, headers: { "content-type": "application/yaml" } },
+  });
   if (status === 400) fail(`${file} is not a valid job:\n${String(body.message)}`);
   if (status !== 201) fail(String(body.message ?? `operator answered ${status}`));
   console.log(`submitted ${String(body.namespace)}/${String(body.name)}`);
 }
 
 async function jobs(call: Call) {
-  const { body } = await request(`${call.base}/api/v1/jobs`);
+  const { status, body } = await request(call, { path: "/api/v1/jobs" });
+  if (status !== 200) fail(String(body.message ?? `operator answered ${status}`));
   const list = (body.jobs ?? []) as Array<{
     namespace: string;
     name: string;
@@ -77,10 +87,13 @@ async function fault(call: Call, args: { job?: string; kind?: string; rank?: str
   if (!args.job || !args.kind) fail(`fault needs a job and a kind\n${USAGE}`);
   const rank = args.rank === undefined ? undefined : Number(args.rank);
   if (rank !== undefined && !Number.isInteger(rank)) fail(`--rank expects a whole number, got ${args.rank}`);
-  const url = `${call.base}/api/v1/jobs/${call.namespace}/${args.job}/faults`;
-  const { status, body } = await request(url, {
-    method: "POST",
-    body: JSON.stringify({ kind: args.kind, rank }),
+  const { status, body } = await request(call, {
+    path: `/api/v1/jobs/${call.namespace}/${args.job}/faults`,
+    init: {
+      method: "POST",
+      body: JSON.stringify({ kind: args.kind, rank }),
+      headers: { "content-type": "application/json" },
+    },
   });
   if (status !== 202) fail(String(body.message ?? `operator answered ${status}`));
   console.log(`injected ${args.kind} into ${call.namespace}/${args.job}: ${JSON.stringify(body)}`);
@@ -88,8 +101,9 @@ async function fault(call: Call, args: { job?: string; kind?: string; rank?: str
 
 async function remove(call: Call, job: string | undefined) {
   if (!job) fail(`delete needs a job\n${USAGE}`);
-  const { status, body } = await request(`${call.base}/api/v1/jobs/${call.namespace}/${job}`, {
-    method: "DELETE",
+  const { status, body } = await request(call, {
+    path: `/api/v1/jobs/${call.namespace}/${job}`,
+    init: { method: "DELETE" },
   });
   if (status !== 202) fail(String(body.message ?? `operator answered ${status}`));
   console.log(`deleting ${call.namespace}/${job}`);
@@ -114,6 +128,7 @@ async function main() {
     options: {
       namespace: { type: "string", short: "n" },
       operator: { type: "string" },
+      token: { type: "string" },
       rank: { type: "string" },
       kubeconfig: { type: "string" },
       "dry-run": { type: "boolean" },
@@ -125,9 +140,14 @@ async function main() {
     console.log(USAGE);
     return;
   }
+  const cwd = process.cwd();
   const call = {
-    base: operatorUrl({ flag: values.operator, env: process.env, cwd: process.cwd() }),
+    base: operatorUrl({ flag: values.operator, env: process.env, cwd }),
     namespace: values.namespace ?? "hyperpod-ns-llm-research",
+    token:
+      command === "install"
+        ? null
+        : await operatorToken({ flag: values.token, kubeconfig: values.kubeconfig, env: process.env, cwd }),
   };
   switch (command) {
     case "submit":

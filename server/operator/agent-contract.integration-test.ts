@@ -89,7 +89,8 @@ beforeAll(async () => {
     config: { agentTimeoutMs: 1000, podStartGraceMs: 1000, stopTimeoutSeconds: 5 },
   });
   api = createServer(
-    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true }),
+    (req, res) =>
+      void handleRequest({ req, res, deps: operator.deps, auth: operator.auth, healthy: () => true }),
   );
   await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
   await operator.submit(demoJobYaml({ name: ref.name, nodes: 1, ranks: 2, gpusPerPod: 2 }));

@@ -12,6 +12,8 @@ import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger, type Logger } from "@/server/log";
+import { type ApiAuth, kubernetesAuth, localTokenAuth } from "./api/authorize";
+import { ensureOperatorToken, operatorTokenPath } from "./api/local-token";
 import { handleRequest } from "./api/routes";
 import { type Controller, createController } from "./controller";
 import type { OperatorEnv } from "./env";
@@ -73,6 +75,20 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
   return { kind: "local", backend, stopPods: () => backend.pods.stopAll() };
 }
 
+/**
+ * Who may call the API: on Kubernetes, whoever the apiserver says (TokenReview, SubjectAccessReview); on
+ * the local back end, the holder of <data dir>/operator-token (made here at the first start).
+ */
+async function createApiAuth(env: OperatorEnv): Promise<ApiAuth> {
+  if (env.REBOUND_CLUSTER === "kubernetes") {
+    const { createAccessReview } = await import("@/server/cluster/kubernetes/access-review");
+    const { loadKubeConfig } = await import("@/server/cluster/kubernetes/config");
+    return kubernetesAuth(createAccessReview({ kubeConfig: loadKubeConfig(env.REBOUND_KUBECONFIG) }));
+  }
+  const dataDir = path.resolve(ROOT, env.REBOUND_DATA_DIR);
+  return localTokenAuth({ token: ensureOperatorToken(dataDir), tokenFile: operatorTokenPath(dataDir) });
+}
+
 /** With leader election only the Lease holder runs the controller; the others keep their caches warm. */
 async function startLeaderElection(
   env: OperatorEnv,
@@ -106,8 +122,11 @@ async function main() {
     log,
     config: { pollMs: env.REBOUND_AGENT_POLL_MS, agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS },
   });
+  const auth = await createApiAuth(env);
   let ready = false;
-  const server = createServer((req, res) => void handleRequest({ req, res, deps, healthy: () => ready }));
+  const server = createServer(
+    (req, res) => void handleRequest({ req, res, deps, auth, healthy: () => ready }),
+  );
   await new Promise<void>((resolve) => server.listen(env.OPERATOR_PORT, env.OPERATOR_HOST, resolve));
   await backend.start();
   const controller = createController(deps, { workers: env.REBOUND_WORKERS, resyncMs: 30_000 });

@@ -7,8 +7,8 @@ import { HttpError } from "./http-utils";
 /**
  * The console's actions on a job, as the operator carries them out: restarts wait for the job's next
  * reconcile (server/operator/requests.ts); suspend and resume set `spec.runPolicy.suspend`. Who may ask is
- * the console's concern (it authorises by role and team, and audits); the operator checks that the action
- * makes sense for the job as it is now.
+ * decided before this runs (authorize.ts: `patch` on the job); here the operator checks that the action
+ * makes sense for the job as it is now. `by` names whom the client acts for, for the audit log.
  */
 export const jobActionSchema = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("restart-rank"), rank: z.int().min(0), by: z.string().min(1) }),

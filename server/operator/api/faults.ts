@@ -13,6 +13,8 @@ import { HttpError } from "./http-utils";
 export const injectFaultInputSchema = z.strictObject({
   kind: z.enum(["crash", "hang", "nan", "slow", "node"]),
   rank: z.int().min(0).optional(),
+  /** Whom the client acts for (the console's signed-in user), for the audit log. */
+  by: z.string().min(1).max(256).optional(),
 });
 export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
 
@@ -32,7 +34,7 @@ export function injectFault(opts: {
   backend: LocalBackend;
   live: LiveState;
   ref: JobRef;
-  input: InjectFaultInput;
+  input: Omit<InjectFaultInput, "by">;
 }) {
   const { backend, live, ref, input } = opts;
   const rank = input.rank ?? 0;

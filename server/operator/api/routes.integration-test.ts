@@ -11,7 +11,10 @@ import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
 import { createLogger } from "@/server/log";
 import { createOperatorDeps } from "@/server/operator/reconcilers/deps";
+import { childEnv } from "@/test/child-env";
 import { createTestDatabase } from "@/test/database";
+import { localTokenAuth } from "./authorize";
+import { ensureOperatorToken, operatorTokenPath } from "./local-token";
 import { handleRequest } from "./routes";
 
 /** The operator's HTTP API (no controller running: nothing here starts pods). */
@@ -22,6 +25,7 @@ let backend: LocalBackend;
 let server: Server;
 let base: string;
 let dataDir: string;
+let token: string;
 
 beforeAll(async () => {
   database = await createTestDatabase("it_api");
@@ -38,7 +42,9 @@ beforeAll(async () => {
     nodeRebootMs: 0,
   });
   const deps = createOperatorDeps({ backend, db, log: createLogger({ test: "api" }) });
-  server = createServer((req, res) => void handleRequest({ req, res, deps, healthy: () => true }));
+  token = ensureOperatorToken(dataDir);
+  const auth = localTokenAuth({ token, tokenFile: operatorTokenPath(dataDir) });
+  server = createServer((req, res) => void handleRequest({ req, res, deps, auth, healthy: () => true }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -51,7 +57,10 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const submit = (body: string) => fetch(`${base}/api/v1/jobs`, { method: "POST", body });
+/** A call with the operator's token, as the console and the CLI make it. */
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}` } });
+const submit = (body: string) => api("/api/v1/jobs", { method: "POST", body });
 
 describe("POST /api/v1/jobs", () => {
   it("rejects an invalid job with each field path and line, and stores nothing", async () => {
@@ -90,7 +99,7 @@ describe("POST /api/v1/jobs", () => {
     const second = await submit(yaml);
     expect(second.status).toBe(409);
     expect(await backend.listJobs()).toHaveLength(1);
-    const detail = await fetch(`${base}/api/v1/jobs/${ref.namespace}/${ref.name}`);
+    const detail = await api(`/api/v1/jobs/${ref.namespace}/${ref.name}`);
     expect(detail.status).toBe(200);
     expect(await detail.json()).toMatchObject({ restarts: [], live: null });
   });
@@ -100,6 +109,8 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, "bin/rebound.mjs"), ...args, "--operator", base], {
       cwd: ROOT,
+      // The CLI finds the token where the operator made it, in the data dir.
+      env: childEnv({ REBOUND_DATA_DIR: dataDir, REBOUND_OPERATOR_TOKEN: "" }),
     });
     let stdout = "";
     let stderr = "";
@@ -129,7 +140,7 @@ describe("npx rebound", () => {
 
 describe("other routes", () => {
   it("refuses a bad fault request with the field named", async () => {
-    const response = await fetch(`${base}/api/v1/jobs/hyperpod-ns-llm-research/small-job/faults`, {
+    const response = await api("/api/v1/jobs/hyperpod-ns-llm-research/small-job/faults", {
       method: "POST",
       body: JSON.stringify({ kind: "meteor", rank: -1 }),
     });
@@ -138,7 +149,8 @@ describe("other routes", () => {
   });
 
   it("answers 404 for an unknown job and an unknown route", async () => {
-    expect((await fetch(`${base}/api/v1/jobs/hyperpod-ns-x/missing`)).status).toBe(404);
-    expect((await fetch(`${base}/nope`)).status).toBe(404);
+    expect((await api("/api/v1/jobs/hyperpod-ns-x/missing")).status).toBe(404);
+    expect((await api("/nope")).status).toBe(404);
+    expect((await fetch(`${base}/nope`)).status).toBe(401);
   });
 });

@@ -2,24 +2,49 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { LocalBackend } from "@/server/cluster/local/backend";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
+import { checksFor, faultGrants, type OperatorApiRoute } from "@/server/domain/access/operator-api";
 import { formatJobSpecErrors } from "@/server/domain/job-spec/job-spec-errors";
+import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { jobActionSchema, runJobAction } from "./actions";
+import { type AuditNote, auditApiChange } from "./audit";
+import {
+  ANONYMOUS,
+  type ApiAuth,
+  allowedNamespaces,
+  authenticate,
+  authorize,
+  type Caller,
+  refuseForeignRequest,
+} from "./authorize";
 import { injectFault, injectFaultInputSchema } from "./faults";
 import { HttpError, readBody, sendJson, sendText } from "./http-utils";
 
 /**
- * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz, and the live-state API the console
- * and the CLI use. Job submission and fault injection exist for the local back end only.
+ * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz and the live-state API the console
+ * and the CLI use. Every route but /metrics and /healthz needs a credential and the rights its row in
+ * server/domain/access/operator-api.ts names (authorize.ts); every change made is audited (audit.ts).
+ * Job submission and fault injection exist for the local back end only.
  */
+export type RouteContext = {
+  req: IncomingMessage;
+  res: ServerResponse;
+  deps: OperatorDeps;
+  healthy: () => boolean;
+  auth: ApiAuth;
+};
+type CallContext = RouteContext & { caller: Caller };
+type Reply = { status: number; body: unknown; text?: string; audit?: AuditNote };
 type Route = {
   method: string;
   pattern: RegExp;
-  handle: (ctx: RouteContext, params: string[]) => Promise<void>;
+  access: OperatorApiRoute;
+  /** The handler authorises (the target is known only from the body), instead of before it runs. */
+  authorizesItself?: true;
+  handle: (ctx: CallContext, params: string[]) => Promise<Reply>;
 };
-type RouteContext = { req: IncomingMessage; res: ServerResponse; deps: OperatorDeps; healthy: () => boolean };
 
 const JOB = "([a-z0-9-]{1,63})/([a-z0-9-]{1,63})";
 
@@ -34,129 +59,211 @@ function asLocal(backend: ClusterBackend): LocalBackend {
 
 const refOf = (params: string[]): JobRef => ({ namespace: params[0] ?? "", name: params[1] ?? "" });
 
-async function jobDetail(ctx: RouteContext, ref: JobRef): Promise<void> {
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  return JSON.parse((await readBody(req)) || "{}");
+}
+
+async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
   const job = await ctx.deps.backend.getJob(ref);
   if (!job) throw new HttpError(404, `job ${jobKey(ref)} not found`);
   const [events, restarts] = await Promise.all([
     ctx.deps.backend.listEvents(ref),
     listRestartEvents(ctx.deps.db, { namespace: ref.namespace, jobName: ref.name }),
   ]);
-  sendJson(ctx.res, 200, {
-    job: job.job,
-    status: job.status,
-    live: ctx.deps.live.get(jobKey(ref)) ?? null,
-    events,
-    restarts,
-  });
+  const live = ctx.deps.live.get(jobKey(ref)) ?? null;
+  return { status: 200, body: { job: job.job, status: job.status, live, events, restarts } };
 }
 
-async function submit(ctx: RouteContext): Promise<void> {
-  const backend = asLocal(ctx.deps.backend);
-  const result = await backend.submitYaml(await readBody(ctx.req));
-  if (!result.ok && result.reason === "invalid") {
-    sendJson(ctx.res, 400, { message: formatJobSpecErrors(result.errors), errors: result.errors });
-    return;
+/** Every job a cluster-wide lister may see; otherwise those in the namespaces the caller may list. */
+async function listJobs(ctx: CallContext): Promise<Reply> {
+  const jobs = ctx.deps.live.list();
+  const everywhere = checksFor("jobs.list");
+  const decisions = await Promise.all(everywhere.map((check) => ctx.auth.allowed(ctx.caller, check)));
+  if (decisions.every((decision) => decision.allowed)) return { status: 200, body: { jobs } };
+  const visible = await allowedNamespaces(ctx.auth, ctx.caller, {
+    namespaces: [...new Set(jobs.map((job) => job.namespace))],
+    checksIn: (namespace) => everywhere.map((check) => ({ ...check, namespace })),
+  });
+  return { status: 200, body: { jobs: jobs.filter((job) => visible.has(job.namespace)) } };
+}
+
+/** Authorised for the namespace the YAML names; a YAML that does not parse creates nothing anyway. */
+async function submit(ctx: CallContext): Promise<Reply> {
+  const text = await readBody(ctx.req);
+  const parsed = parseJobYaml(text);
+  if (parsed.ok) {
+    const namespace = parsed.job.metadata.namespace ?? "default";
+    await authorize(ctx.auth, ctx.caller, checksFor("jobs.submit", { namespace }));
   }
+  const result = await asLocal(ctx.deps.backend).submitYaml(text);
+  if (!result.ok && result.reason === "invalid")
+    return { status: 400, body: { message: formatJobSpecErrors(result.errors), errors: result.errors } };
   if (!result.ok) throw new HttpError(409, result.message);
-  ctx.deps.log.info("job submitted", { job: jobKey(result.job.ref) });
-  sendJson(ctx.res, 201, result.job.ref);
+  ctx.deps.log.info("job submitted", { job: jobKey(result.job.ref), caller: ctx.caller.identity });
+  const audit = { action: "operator.job.submit", target: jobKey(result.job.ref) };
+  return { status: 201, body: result.job.ref, audit };
+}
+
+async function fault(ctx: CallContext, ref: JobRef): Promise<Reply> {
+  const parsed = injectFaultInputSchema.safeParse(await jsonBody(ctx.req));
+  if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
+  const { by, ...input } = parsed.data;
+  await authorize(ctx.auth, ctx.caller, [...checksFor("jobs.fault", ref), ...faultGrants(input.kind)]);
+  const done = injectFault({ backend: asLocal(ctx.deps.backend), live: ctx.deps.live, ref, input });
+  const audit = { action: "operator.job.fault", target: jobKey(ref), by, details: { ...done } };
+  return { status: 202, body: done, audit };
+}
+
+async function action(ctx: CallContext, ref: JobRef): Promise<Reply> {
+  const parsed = jobActionSchema.safeParse(await jsonBody(ctx.req));
+  if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
+  await runJobAction(ctx.deps, ref, parsed.data);
+  const { action: name, by, ...details } = parsed.data;
+  const audit = { action: `operator.job.${name}`, target: jobKey(ref), by, details };
+  return { status: 202, body: { accepted: name }, audit };
+}
+
+async function remove(ctx: CallContext, ref: JobRef): Promise<Reply> {
+  const by = new URL(ctx.req.url ?? "/", "http://operator").searchParams.get("by") || undefined;
+  await ctx.deps.backend.requestDeletion(ref);
+  return {
+    status: 202,
+    body: { deleting: ref },
+    audit: { action: "operator.job.delete", target: jobKey(ref), by },
+  };
+}
+
+async function logs(ctx: CallContext, ref: JobRef): Promise<Reply> {
+  const url = new URL(ctx.req.url ?? "/", "http://operator");
+  const pod = url.searchParams.get("pod") ?? "";
+  const tail = Math.min(5000, Math.max(1, Number(url.searchParams.get("tail") ?? 500) || 500));
+  if (!pod.startsWith(`${ref.name}-`))
+    throw new HttpError(400, `pod: ${pod || "(none)"} is not one of the job's pods`);
+  return { status: 200, body: { pod, text: await ctx.deps.backend.podLogs(ref, pod, tail) } };
 }
 
 export const routes: Route[] = [
   {
     method: "GET",
     pattern: /^\/healthz$/,
-    handle: async (ctx) =>
-      sendJson(ctx.res, ctx.healthy() ? 200 : 503, { ok: ctx.healthy(), backend: ctx.deps.backend.kind }),
+    access: "healthz",
+    handle: async (ctx) => ({
+      status: ctx.healthy() ? 200 : 503,
+      body: { ok: ctx.healthy(), backend: ctx.deps.backend.kind },
+    }),
   },
   {
     method: "GET",
     pattern: /^\/metrics$/,
-    handle: async (ctx) =>
-      sendText(ctx.res, 200, await ctx.deps.metrics.registry.render(), PROMETHEUS_CONTENT_TYPE),
+    access: "metrics",
+    handle: async (ctx) => ({ status: 200, body: null, text: await ctx.deps.metrics.registry.render() }),
   },
   {
     method: "GET",
     pattern: /^\/api\/v1\/jobs$/,
-    handle: async (ctx) => sendJson(ctx.res, 200, { jobs: ctx.deps.live.list() }),
+    access: "jobs.list",
+    authorizesItself: true,
+    handle: listJobs,
   },
-  { method: "POST", pattern: /^\/api\/v1\/jobs$/, handle: (ctx) => submit(ctx) },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/jobs$/,
+    access: "jobs.submit",
+    authorizesItself: true,
+    handle: submit,
+  },
   {
     method: "GET",
     pattern: new RegExp(`^/api/v1/jobs/${JOB}$`),
+    access: "jobs.get",
     handle: (ctx, params) => jobDetail(ctx, refOf(params)),
   },
   {
     method: "DELETE",
     pattern: new RegExp(`^/api/v1/jobs/${JOB}$`),
-    handle: async (ctx, params) => {
-      await ctx.deps.backend.requestDeletion(refOf(params));
-      sendJson(ctx.res, 202, { deleting: refOf(params) });
-    },
+    access: "jobs.delete",
+    handle: (ctx, params) => remove(ctx, refOf(params)),
   },
   {
     method: "POST",
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/faults$`),
-    handle: async (ctx, params) => {
-      const parsed = injectFaultInputSchema.safeParse(JSON.parse((await readBody(ctx.req)) || "{}"));
-      if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
-      const backend = asLocal(ctx.deps.backend);
-      sendJson(
-        ctx.res,
-        202,
-        injectFault({ backend, live: ctx.deps.live, ref: refOf(params), input: parsed.data }),
-      );
-    },
+    access: "jobs.fault",
+    authorizesItself: true,
+    handle: (ctx, params) => fault(ctx, refOf(params)),
   },
   {
     method: "POST",
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/actions$`),
-    handle: async (ctx, params) => {
-      const parsed = jobActionSchema.safeParse(JSON.parse((await readBody(ctx.req)) || "{}"));
-      if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
-      await runJobAction(ctx.deps, refOf(params), parsed.data);
-      sendJson(ctx.res, 202, { accepted: parsed.data.action });
-    },
+    access: "jobs.action",
+    handle: (ctx, params) => action(ctx, refOf(params)),
   },
   {
     method: "GET",
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/logs$`),
-    handle: async (ctx, params) => {
-      const url = new URL(ctx.req.url ?? "/", "http://operator");
-      const pod = url.searchParams.get("pod") ?? "";
-      const tail = Math.min(5000, Math.max(1, Number(url.searchParams.get("tail") ?? 500) || 500));
-      if (!pod.startsWith(`${params[1]}-`))
-        throw new HttpError(400, `pod: ${pod || "(none)"} is not one of the job's pods`);
-      sendJson(ctx.res, 200, { pod, text: await ctx.deps.backend.podLogs(refOf(params), pod, tail) });
-    },
+    access: "jobs.logs",
+    handle: (ctx, params) => logs(ctx, refOf(params)),
   },
   {
     method: "GET",
     pattern: /^\/api\/v1\/nodes$/,
-    handle: async (ctx) => sendJson(ctx.res, 200, { nodes: await ctx.deps.backend.listNodes() }),
+    access: "nodes.list",
+    handle: async (ctx) => ({ status: 200, body: { nodes: await ctx.deps.backend.listNodes() } }),
   },
 ];
 
-function findRoute(method: string | undefined, pathname: string): { route: Route; params: string[] } {
+function findRoute(method: string | undefined, pathname: string): { route: Route; params: string[] } | null {
   for (const route of routes) {
     const match = route.pattern.exec(pathname);
     if (match && route.method === method) return { route, params: match.slice(1) };
   }
-  throw new HttpError(404, `no route for ${method} ${pathname}`);
+  return null;
+}
+
+const PUBLIC: ReadonlySet<OperatorApiRoute> = new Set(["healthz", "metrics"]);
+
+/** Runs the route for an admitted caller, then records the change it made (if any) before answering. */
+async function serve(ctx: RouteContext, pathname: string): Promise<void> {
+  refuseForeignRequest(ctx.req, ctx.auth);
+  const found = findRoute(ctx.req.method, pathname);
+  const isPublic = found !== null && PUBLIC.has(found.route.access);
+  const caller = isPublic ? ANONYMOUS : await authenticate(ctx.auth, ctx.req);
+  if (!found) throw new HttpError(404, `no route for ${ctx.req.method} ${pathname}`);
+  const { route, params } = found;
+  if (!isPublic && !route.authorizesItself)
+    await authorize(ctx.auth, caller, checksFor(route.access, refOf(params)));
+  const reply = await route.handle({ ...ctx, caller }, params);
+  if (reply.audit) await auditApiChange(ctx.deps.db, caller, reply.audit);
+  if (reply.text !== undefined) sendText(ctx.res, reply.status, reply.text, PROMETHEUS_CONTENT_TYPE);
+  else sendJson(ctx.res, reply.status, reply.body);
+}
+
+function answerError(ctx: RouteContext, pathname: string, error: unknown): void {
+  if (error instanceof SyntaxError) {
+    sendJson(ctx.res, 400, { message: `body is not JSON: ${error.message}` });
+    return;
+  }
+  if (!(error instanceof HttpError)) {
+    ctx.deps.log.error("request failed", { path: pathname, error: String(error) });
+    sendJson(ctx.res, 500, { message: "internal error" });
+    return;
+  }
+  if (error.status === 401 || error.status === 403) {
+    const { method } = ctx.req;
+    ctx.deps.log.warn("request refused", {
+      path: pathname,
+      method,
+      status: error.status,
+      message: error.message,
+    });
+  }
+  sendJson(ctx.res, error.status, { message: error.message });
 }
 
 export async function handleRequest(ctx: RouteContext): Promise<void> {
-  const url = new URL(ctx.req.url ?? "/", "http://operator");
+  const { pathname } = new URL(ctx.req.url ?? "/", "http://operator");
   try {
-    const { route, params } = findRoute(ctx.req.method, url.pathname);
-    await route.handle(ctx, params);
+    await serve(ctx, pathname);
   } catch (error) {
-    if (error instanceof HttpError) sendJson(ctx.res, error.status, { message: error.message });
-    else if (error instanceof SyntaxError)
-      sendJson(ctx.res, 400, { message: `body is not JSON: ${error.message}` });
-    else {
-      ctx.deps.log.error("request failed", { path: url.pathname, error: String(error) });
-      sendJson(ctx.res, 500, { message: "internal error" });
-    }
+    answerError(ctx, pathname, error);
   }
 }

@@ -8,6 +8,8 @@ import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import type { AgentTransport } from "@/server/operator/agent-transport";
+import { type ApiAuth, localTokenAuth } from "@/server/operator/api/authorize";
+import { ensureOperatorToken, operatorTokenPath } from "@/server/operator/api/local-token";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
 import {
@@ -28,6 +30,10 @@ export type LocalOperator = {
   backend: LocalBackend;
   controller: Controller;
   db: Db;
+  /** The API's credential (created in the operator's data dir, as main.ts does) and its check. */
+  token: string;
+  auth: ApiAuth;
+  dataDir: string;
   submit(yaml: string): Promise<JobRef>;
   live(ref: JobRef): LiveJob | undefined;
   waitFor<T>(
@@ -92,12 +98,16 @@ export async function startLocalOperator(opts: {
   await backend.start();
   await controller.start();
   const tracker = trackPids(deps, backend);
+  const token = ensureOperatorToken(dataDir);
 
   return {
     deps,
     backend,
     controller,
     db,
+    token,
+    auth: localTokenAuth({ token, tokenFile: operatorTokenPath(dataDir) }),
+    dataDir,
     submit: (yaml) => submitOrThrow(backend, yaml),
     live: (ref) => deps.live.get(jobKey(ref)),
     waitFor,
