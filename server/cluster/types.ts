@@ -56,6 +56,8 @@ export type ClusterPod = {
   phase: PodPhase;
   /** Where the pod's agent listens (annotation in tests and the local back end, else pod IP:8080). */
   agentUrl: string | null;
+  /** The pod's own address (its IP; 127.0.0.1 for local pods), for `/start`'s rankIps; absent until known. */
+  ip?: string | null;
   createdAt: number;
   /** Epoch ms when the pod stopped (phase Failed/Succeeded), for fault times. */
   finishedAt: number | null;

@@ -1,4 +1,4 @@
-import type { CoreV1Event, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { CoreV1Event, V1Container, V1Node, V1Pod } from "@kubernetes/client-node";
 import type {
   ClusterEvent,
   ClusterJob,
@@ -10,6 +10,7 @@ import type {
 import { JOB_API_VERSION, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import { parseJobObject } from "@/server/domain/job-spec/parse-job";
+import { operatorInjectedEnv, withInjectedEnv } from "../pod-env";
 
 /**
  * Pure conversions between Kubernetes objects and the back-end-neutral shapes of server/cluster/types.ts,
@@ -117,6 +118,8 @@ function agentUrlOf(pod: V1Pod, agentPort: number): string | null {
   return `http://${ip.includes(":") ? `[${ip}]` : ip}:${agentPort}`;
 }
 
+const podIpOf = (pod: V1Pod): string | null => pod.status?.podIP ?? null;
+
 export function toClusterPod(pod: V1Pod, agentPort = DEFAULT_AGENT_PORT): ClusterPod {
   const labels = pod.metadata?.labels ?? {};
   const phase = phaseOf(pod);
@@ -130,6 +133,7 @@ export function toClusterPod(pod: V1Pod, agentPort = DEFAULT_AGENT_PORT): Cluste
     node: pod.spec?.nodeName ?? null,
     phase,
     agentUrl: agentUrlOf(pod, agentPort),
+    ip: podIpOf(pod),
     createdAt: toMs(pod.metadata?.creationTimestamp),
     finishedAt: finished ? (finishedAt(pod) ?? toMs(pod.metadata?.deletionTimestamp)) : null,
   };
@@ -181,8 +185,9 @@ export function podGpuRequest(pod: V1Pod): number {
 
 /**
  * The pod for one replica: the replica spec's template, plus our labels, the job as controlling owner,
- * a stable hostname under the job's headless Service, the node we placed it on, and restartPolicy Never
- * (restarts are the operator's decision, not the kubelet's).
+ * a stable hostname under the job's headless Service, the node we placed it on, restartPolicy Never
+ * (restarts are the operator's decision, not the kubelet's), and in every container the environment
+ * HyperPod's operator injects (`NNODES`, see server/cluster/pod-env.ts).
  */
 export function buildPod(input: {
   job: ClusterJob;
@@ -198,6 +203,11 @@ export function buildPod(input: {
     spec: Record<string, unknown>;
   };
   const name = podName(job.ref.name, input.replicaSpec, input.index);
+  const injected = operatorInjectedEnv(job.job);
+  const containers = (template.spec.containers as Array<Record<string, unknown>>).map((container) => ({
+    ...container,
+    env: withInjectedEnv(container.env, injected),
+  }));
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -224,6 +234,7 @@ export function buildPod(input: {
     },
     spec: {
       ...(template.spec as unknown as V1Pod["spec"] & object),
+      containers: containers as unknown as V1Container[],
       nodeName: input.node,
       // A DNS name <pod>.<job>.<namespace>.svc under the job's headless Service (labels are ≤ 63 chars).
       ...(name.length <= 63 && job.ref.name.length <= 63 ? { hostname: name, subdomain: job.ref.name } : {}),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { localAgentCommand } from "./agent-command";
+import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
+import { localAgentCommand, localPodEnv } from "./agent-command";
 
 const base = { agentBin: "/repo/bin/rebound-agent.mjs", port: 41000, logDir: "/data/pods/p0" };
 
@@ -55,5 +56,42 @@ describe("localAgentCommand", () => {
       ok: false,
       reason: expect.stringContaining("got: python3 train.py"),
     });
+  });
+});
+
+describe("localPodEnv", () => {
+  const parsed = parseJobYaml(`apiVersion: sagemaker.amazonaws.com/v1
+kind: HyperPodPyTorchJob
+metadata:
+  name: demo
+spec:
+  replicaSpecs:
+    - name: pods
+      replicas: 2
+      template: { spec: { containers: [{ name: main, command: [hyperpodrun, train.py] }] } }
+`);
+  if (!parsed.ok) throw new Error("fixture does not parse");
+  const job = parsed.job;
+
+  it("gives the pod NNODES, as HyperPod's operator does, over the host's own", () => {
+    const env = localPodEnv({ host: { PATH: "/bin", NNODES: "64" }, job, containers: [], extra: {} });
+    expect(env).toEqual({ PATH: "/bin", NNODES: "2" });
+  });
+
+  it("lets the container's env and the back end's own variables win", () => {
+    const env = localPodEnv({
+      host: {},
+      job,
+      containers: [
+        {
+          env: [
+            { name: "NNODES", value: "5" },
+            { name: "A", value: "container" },
+          ],
+        },
+      ],
+      extra: { A: "backend" },
+    });
+    expect(env).toEqual({ NNODES: "5", A: "backend" });
   });
 });

@@ -3,6 +3,9 @@
  * (`rebound-agent`, or `hyperpodrun`, which our agent stands in for) run by this Node.js, listening on a
  * port of our choosing, with logs under the pod's directory. Anything else is refused with a clear reason.
  */
+import { operatorInjectedEnv } from "@/server/cluster/pod-env";
+import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
+
 export type AgentCommand = { command: string; args: string[] };
 
 /** Workers of local pods run at the lowest CPU priority (they still get every idle cycle). */
@@ -88,4 +91,22 @@ export function containerEnv(containers: readonly unknown[]): Record<string, str
     }
   }
   return env;
+}
+
+/**
+ * A local pod's environment, later entries winning: this machine's (as a container inherits its image's),
+ * what HyperPod's operator injects (`NNODES`…), the containers' literal `env`, then the back end's own.
+ */
+export function localPodEnv<Host extends Record<string, string | undefined>>(input: {
+  host: Host;
+  job: HyperPodPyTorchJob;
+  containers: readonly unknown[];
+  extra: Record<string, string>;
+}): Host & Record<string, string> {
+  return {
+    ...input.host,
+    ...operatorInjectedEnv(input.job),
+    ...containerEnv(input.containers),
+    ...input.extra,
+  };
 }

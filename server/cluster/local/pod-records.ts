@@ -30,6 +30,7 @@ export function toClusterPod(record: PodRecord): ClusterPod {
     node: record.node,
     phase: record.phase as PodPhase,
     agentUrl: `http://127.0.0.1:${record.port}`,
+    ip: "127.0.0.1",
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,
   };

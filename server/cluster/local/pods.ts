@@ -5,7 +5,7 @@ import { lowerPriority } from "@/server/agent/priority";
 import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
-import { containerArgv, containerEnv, localAgentCommand } from "./agent-command";
+import { containerArgv, localAgentCommand, localPodEnv } from "./agent-command";
 import { hostEnvironment } from "./host-env";
 import {
   loadPodRecords,
@@ -120,11 +120,12 @@ export function createPodManager(opts: {
         cwd: opts.repoRoot,
         detached: true,
         stdio: ["ignore", log, log],
-        env: {
-          ...hostEnvironment(),
-          ...containerEnv(templateContainers(input.job, input.replicaSpec)),
-          ...input.env,
-        },
+        env: localPodEnv({
+          host: hostEnvironment(),
+          job: input.job.job,
+          containers: templateContainers(input.job, input.replicaSpec),
+          extra: input.env,
+        }),
       });
       if (child.pid === undefined)
         throw new AppError("UNAVAILABLE", `could not start the agent of pod ${podName}`);

@@ -113,7 +113,9 @@ function startBody(
     master_port: rendezvous.port,
     log_monitoring_configuration: ctx.job.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
     ipVersion: rendezvous.ipVersion,
-    rankIps: ctx.obs.pods.map((other) => ({ ip: rendezvous.addr, rank: other.expected.groupRank })),
+    rankIps: ctx.obs.pods.flatMap((other) =>
+      other.pod?.ip ? [{ ip: other.pod.ip, rank: other.expected.groupRank }] : [],
+    ),
     spare: false,
     progress: {},
   };

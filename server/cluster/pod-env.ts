@@ -1,0 +1,36 @@
+import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
+import { jobTotals } from "@/server/domain/job-spec/job-totals";
+
+/**
+ * What HyperPod's training operator adds to every container of a job's pods, as the unmodified
+ * `hyperpod-elastic-agent` needs it (both back ends use this):
+ * - `NNODES`: the job's node count (the sum of `replicas`, spares not counted; the same as `/start`'s
+ *   `nnodes`). hyperpodrun's rendezvous backend reads `int(os.environ["NNODES"])` when it starts and exits
+ *   without it; AWS's sample jobs never set it.
+ * - `HYPERPOD_SIGNAL_COORDINATION=distributed`, for jobs with an `elasticPolicy` only: without it
+ *   `elastic_event_detected()` never reports the graceful-stop signal (reference §5.1, §6 item 8).
+ * A value the container's own `env` sets wins: HyperPod's operator fills in, it does not override.
+ */
+export type InjectedEnv = Record<string, string>;
+
+export function operatorInjectedEnv(job: HyperPodPyTorchJob): InjectedEnv {
+  return {
+    NNODES: String(jobTotals(job).nodes),
+    ...(job.spec.elasticPolicy ? { HYPERPOD_SIGNAL_COORDINATION: "distributed" } : {}),
+  };
+}
+
+type EnvVar = { name?: unknown };
+
+/**
+ * A container's `env` list with the injected variables appended, those the container already names left
+ * out (Kubernetes keeps the last of two same-named entries, so appending a duplicate would override).
+ */
+export function withInjectedEnv(env: unknown, injected: InjectedEnv): unknown[] {
+  const own = Array.isArray(env) ? (env as EnvVar[]) : [];
+  const named = new Set(own.map((item) => item.name));
+  const added = Object.entries(injected)
+    .filter(([name]) => !named.has(name))
+    .map(([name, value]) => ({ name, value }));
+  return [...own, ...added];
+}
