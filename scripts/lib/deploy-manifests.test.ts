@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { OPERATOR_API_ACCESS } from "@/server/domain/access/operator-api";
 
 /** Static checks of deploy/: every manifest parses, kustomizations resolve, RBAC stays least-privilege. */
 
@@ -42,6 +43,15 @@ const rolesIn = (manifests: Manifest[], kind: string, name: string) =>
 
 const grants = (rules: Rule[], resource: string, verb: string) =>
   rules.some((rule) => rule.resources?.includes(resource) && rule.verbs?.includes(verb));
+
+/** Whether the rules grant `verb` on group/resource (with its subresource, as RBAC names it). */
+const grantsIn = (rules: Rule[], want: { group: string; resource: string; verb: string }) =>
+  rules.some(
+    (rule) =>
+      rule.apiGroups?.includes(want.group) &&
+      rule.resources?.includes(want.resource) &&
+      rule.verbs?.includes(want.verb),
+  );
 
 const full = render(DEPLOY);
 const consoleOnly = render(path.join(DEPLOY, "console-only"));
@@ -131,6 +141,33 @@ describe("RBAC", () => {
     expect(grants(leaseRole?.rules as Rule[], "leases", "update")).toBe(true);
   });
 
+  it("lets the operator review its API's callers: TokenReview and SubjectAccessReview, create only", () => {
+    expect(
+      grantsIn(operator, { group: "authentication.k8s.io", resource: "tokenreviews", verb: "create" }),
+    ).toBe(true);
+    expect(
+      grantsIn(operator, { group: "authorization.k8s.io", resource: "subjectaccessreviews", verb: "create" }),
+    ).toBe(true);
+    const reviews = operator.filter((rule) => rule.resources?.some((name) => name.endsWith("reviews")));
+    expect(reviews.flatMap((rule) => rule.verbs)).toEqual(["create", "create"]);
+  });
+
+  it("gives the console every right the operator's API asks of it (operator-api.ts)", () => {
+    const needed = Object.entries(OPERATOR_API_ACCESS).flatMap(([route, access]) =>
+      access.public ? [] : access.grants.map((grant) => ({ route, grant })),
+    );
+    expect(needed.length).toBeGreaterThan(5);
+    for (const { route, grant } of needed) {
+      const resource = [grant.resource, "subresource" in grant ? grant.subresource : undefined]
+        .filter(Boolean)
+        .join("/");
+      expect(
+        grantsIn(consoleRules, { group: grant.group, resource, verb: grant.verb }),
+        `${route}: console lacks ${grant.verb} ${resource}`,
+      ).toBe(true);
+    }
+  });
+
   it("binds each role to its own service account", () => {
     const bindings = full.filter((m) => m.kind === "ClusterRoleBinding" || m.kind === "RoleBinding");
     for (const binding of bindings) {
@@ -167,4 +204,88 @@ describe("workloads", () => {
       }
     },
   );
+});
+
+describe("the operator's network", () => {
+  type Port = { name: string; containerPort: number };
+  type PolicyPeer = { podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: object };
+  type Policy = {
+    spec: {
+      podSelector: { matchLabels: Record<string, string> };
+      policyTypes: string[];
+      ingress: Array<{ from: PolicyPeer[]; ports: Array<{ port: string | number }> }>;
+    };
+  };
+  const policy = full.find((m) => m.kind === "NetworkPolicy" && m.metadata?.name === "rebound-operator") as
+    | (Manifest & Policy)
+    | undefined;
+  const operatorPod = (
+    full.find((m) => m.kind === "Deployment" && m.metadata?.name === "rebound-operator") as unknown as {
+      spec: {
+        template: {
+          metadata: { labels: Record<string, string> };
+          spec: {
+            containers: Array<{
+              ports: Port[];
+              env: Array<{ name: string; value?: string }>;
+              readinessProbe: { httpGet: { port: string } };
+              livenessProbe: { httpGet: { port: string } };
+            }>;
+          };
+        };
+      };
+    }
+  ).spec.template;
+  const [container] = operatorPod.spec.containers;
+  const portOf = (name: string) => container?.ports.find((port) => port.name === name)?.containerPort;
+  const envOf = (name: string) => container?.env.find((entry) => entry.name === name)?.value;
+
+  it("serves the API and /metrics on two ports, as the env and the Service say", () => {
+    expect(portOf("api")).toBe(Number(envOf("OPERATOR_PORT")));
+    expect(portOf("metrics")).toBe(Number(envOf("OPERATOR_METRICS_PORT")));
+    expect(portOf("api")).not.toBe(portOf("metrics"));
+    const service = full.find(
+      (m) => m.kind === "Service" && m.metadata?.name === "rebound-operator",
+    ) as Manifest & {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(Number(service.metadata.annotations["prometheus.io/port"])).toBe(portOf("metrics"));
+    expect(container?.readinessProbe.httpGet.port).toBe("metrics");
+    expect(container?.livenessProbe.httpGet.port).toBe("metrics");
+  });
+
+  it("lets only the console's pods reach the API port, and Prometheus only the metrics port", () => {
+    expect(policy, "deploy/operator/network-policy.yaml").toBeDefined();
+    if (!policy) return;
+    expect(policy.metadata?.namespace).toBe("rebound-system");
+    expect(policy.spec.podSelector.matchLabels).toEqual({
+      "app.kubernetes.io/name": operatorPod.metadata.labels["app.kubernetes.io/name"],
+    });
+    expect(policy.spec.policyTypes).toEqual(["Ingress"]);
+    const toPort = (port: string) =>
+      policy.spec.ingress.filter((rule) => rule.ports.some((p) => p.port === port));
+    const [api, ...moreApi] = toPort("api");
+    expect(moreApi).toEqual([]);
+    expect(api?.from).toEqual([
+      { podSelector: { matchLabels: { "app.kubernetes.io/name": "rebound-console" } } },
+    ]);
+    const [metrics, ...moreMetrics] = toPort("metrics");
+    expect(moreMetrics).toEqual([]);
+    expect(
+      metrics?.from.every(
+        (peer) => peer.podSelector?.matchLabels?.["app.kubernetes.io/name"] === "prometheus",
+      ),
+    ).toBe(true);
+    expect(policy.spec.ingress.flatMap((rule) => rule.ports.map((port) => port.port)).sort()).toEqual([
+      "api",
+      "metrics",
+    ]);
+  });
+
+  it("reaches the operator's API port from the console", () => {
+    const consoleDeployment = JSON.stringify(
+      full.find((m) => m.metadata?.name === "rebound-console" && m.kind === "Deployment"),
+    );
+    expect(consoleDeployment).toContain(`rebound-operator.rebound-system.svc:${portOf("api")}`);
+  });
 });

@@ -8,6 +8,11 @@ export const operatorEnv = createEnv({
     DATABASE_URL: postgresUrlSchema,
     OPERATOR_PORT: portSchema.default(8081),
     OPERATOR_HOST: z.string().min(1).default("127.0.0.1"),
+    /**
+     * A second port serving only /metrics and /healthz (on a cluster, so a NetworkPolicy can let Prometheus
+     * and the kubelet reach those and nothing else); unset: they are on OPERATOR_PORT only.
+     */
+    OPERATOR_METRICS_PORT: portSchema.optional(),
     REBOUND_CLUSTER: z.enum(["local", "kubernetes"]).default("local"),
     REBOUND_DATA_DIR: z.string().min(1).default(".data"),
     REBOUND_LOCAL_NODES: z.coerce.number().int().min(1).max(4096).default(4),

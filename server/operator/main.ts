@@ -12,7 +12,7 @@ import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger, type Logger } from "@/server/log";
-import { type ApiAuth, kubernetesAuth, localTokenAuth } from "./api/authorize";
+import { type ApiAuth, kubernetesAuth, localTokenAuth, NOBODY } from "./api/authorize";
 import { ensureOperatorToken, operatorTokenPath } from "./api/local-token";
 import { handleRequest } from "./api/routes";
 import { type Controller, createController } from "./controller";
@@ -128,6 +128,12 @@ async function main() {
     (req, res) => void handleRequest({ req, res, deps, auth, healthy: () => ready }),
   );
   await new Promise<void>((resolve) => server.listen(env.OPERATOR_PORT, env.OPERATOR_HOST, resolve));
+  const metricsServer = env.OPERATOR_METRICS_PORT
+    ? createServer((req, res) => void handleRequest({ req, res, deps, auth: NOBODY, healthy: () => ready }))
+    : null;
+  await new Promise<void>((resolve) =>
+    metricsServer ? metricsServer.listen(env.OPERATOR_METRICS_PORT, env.OPERATOR_HOST, resolve) : resolve(),
+  );
   await backend.start();
   const controller = createController(deps, { workers: env.REBOUND_WORKERS, resyncMs: 30_000 });
 
@@ -144,6 +150,7 @@ async function main() {
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5000))]);
     stopPods();
     server.close();
+    metricsServer?.close();
     await db.$disconnect().catch(() => undefined);
     process.exit(code);
   };

@@ -58,6 +58,14 @@ export function kubernetesAuth(review: AccessReview): ApiAuth {
   };
 }
 
+/** For a listener that serves only the public routes (/metrics, /healthz): no credential is accepted. */
+export const NOBODY: ApiAuth = {
+  kind: "local",
+  hint: "this port serves /metrics and /healthz only; the API is on OPERATOR_PORT",
+  authenticate: async () => null,
+  allowed: async () => ({ allowed: false }),
+};
+
 /**
  * Rules on the request itself, before any credential is looked at. Empty for now; the hardening issue adds
  * here: writes accept only `application/json`, and foreign Host/Origin headers are refused on the local API.
