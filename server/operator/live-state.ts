@@ -1,42 +1,28 @@
 import type { ClusterEvent, ClusterNode } from "@/server/cluster/types";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
-import type { AgentRank } from "./agent-client";
+import type { LiveJob, LivePod, LiveRecovery } from "@/server/domain/operator-api/contract";
 import type { JobPhase, Recovery } from "./reconcilers/job-state";
 import type { Observation, PodView } from "./reconcilers/observe";
 
 /**
- * What the operator last saw of each job, per pod and per rank: served to the console by the live-state API.
- * Built from the observation of each reconcile, so it costs no extra polling.
+ * What the operator last saw of each job, per pod and per rank: served to the console by the live-state API
+ * (its shape is the API contract's, server/domain/operator-api/contract.ts). Built from the observation of
+ * each reconcile, so it costs no extra polling.
  */
-export type LivePod = {
-  name: string;
-  node: string | null;
-  phase: string;
-  groupRank: number;
-  agentState: string | null;
-  agentReason: string | null;
-  agentError: string | null;
-  ranks: AgentRank[];
-};
+export type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
 
-export type LiveJob = {
-  namespace: string;
-  name: string;
-  /** Epoch ms the job was created. */
-  createdAt: number;
-  gpus: number;
-  /** `kueue.x-k8s.io/priority-class` and `kueue.x-k8s.io/queue-name` labels, when set. */
-  priorityClass: string | null;
-  queue: string | null;
-  phase: JobPhase;
-  status: string;
-  recovery: Recovery | null;
-  restartCount: number;
-  pods: LivePod[];
-  ranksTotal: number;
-  ranksRunning: number;
-  updatedAt: number;
-};
+/** The contract's view of a restart under way (one spelling of the restart type). */
+function toLiveRecovery(recovery: Recovery | null): LiveRecovery | null {
+  if (!recovery) return null;
+  return {
+    action: recovery.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : recovery.action,
+    stage: recovery.stage,
+    reason: recovery.reason,
+    faultAt: recovery.faultAt,
+    detectedAt: recovery.detectedAt,
+    pods: recovery.pods,
+  };
+}
 
 function toLivePod(view: PodView): LivePod {
   const status = view.agent.kind === "status" ? view.agent.status : null;
@@ -80,7 +66,7 @@ export function createLiveState() {
         queue: labels["kueue.x-k8s.io/queue-name"] ?? null,
         phase: entry.phase,
         status: entry.status,
-        recovery: entry.recovery,
+        recovery: toLiveRecovery(entry.recovery),
         restartCount: entry.restartCount,
         pods,
         ranksTotal: pods.length * entry.ranksPerNode,

@@ -11,7 +11,7 @@ import { isNodeHealthy } from "@/server/cluster/types";
 import { rankHealth } from "@/server/domain/console/rank-health";
 import { findStragglers } from "@/server/domain/console/straggler";
 import { timelineTotals } from "@/server/domain/console/timeline";
-import type { LiveJob, LivePod } from "@/server/operator/live-state";
+import type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
 import type { RestartEventRow } from "@/server/services/restart-events/queries";
 
 /**

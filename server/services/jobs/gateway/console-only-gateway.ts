@@ -1,6 +1,6 @@
-import type { JobRef } from "@/server/cluster/types";
-import type { LiveJob } from "@/server/operator/live-state";
 import type { ConsoleJob, ConsoleView } from "@/server/cluster/kubernetes/console-view";
+import type { JobRef } from "@/server/cluster/types";
+import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { type ClusterSource, SourceError } from "./types";
 
 /**

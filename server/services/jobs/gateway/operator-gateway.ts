@@ -1,34 +1,76 @@
-import type { ClusterEvent, ClusterNode, JobRef } from "@/server/cluster/types";
-import type { LiveJob } from "@/server/operator/live-state";
-import { type ClusterSource, type JobDetail, SourceError, type SourceMode } from "./types";
+import type { z } from "zod";
+import { operatorToken } from "@/server/cluster/operator-credentials";
+import type { JobRef } from "@/server/cluster/types";
+import {
+  API_VERSION_HEADER,
+  actionResponseSchema,
+  deleteResponseSchema,
+  errorResponseSchema,
+  injectFaultResponseSchema,
+  jobDetailResponseSchema,
+  jobListResponseSchema,
+  logsResponseSchema,
+  nodeListResponseSchema,
+  OperatorMismatchError,
+  parseAnswer,
+} from "@/server/domain/operator-api/contract";
+import { type ClusterSource, SourceError, type SourceMode } from "./types";
 
-/** The operator's live-state API (server/operator/api/routes.ts), over HTTP. */
+/** A 4xx/5xx answer as a SourceError with the operator's own sentence. */
+function refusalOf(status: number, body: unknown, what: string): SourceError {
+  const refusal = errorResponseSchema.safeParse(body);
+  return new SourceError(
+    status,
+    refusal.success ? refusal.data.message : `operator answered ${status} to ${what}`,
+  );
+}
+
+/**
+ * The operator's live-state API (server/operator/api/routes.ts), over HTTP. Every answer is parsed with the
+ * API contract (server/domain/operator-api/contract.ts): an operator of another version is reported as
+ * "operator version mismatch", never passed on to a view.
+ */
 export function createOperatorSource(opts: {
   baseUrl: string;
   mode: SourceMode;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** The API's bearer token (default: server/cluster/operator-credentials.ts). */
+  token?: () => string | undefined;
 }): ClusterSource {
   const fetchImpl = opts.fetch ?? fetch;
-  const call = async <T>(path: string, init?: RequestInit): Promise<T> => {
-    let response: Response;
+
+  const send = async (path: string, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    const token = (opts.token ?? operatorToken)();
+    if (token) headers.set("authorization", `Bearer ${token}`);
     try {
-      response = await fetchImpl(`${opts.baseUrl}${path}`, {
+      return await fetchImpl(`${opts.baseUrl}${path}`, {
         ...init,
+        headers,
         signal: AbortSignal.timeout(opts.timeoutMs ?? 5000),
       });
     } catch (error) {
       throw new SourceError(503, `the operator at ${opts.baseUrl} does not answer (${String(error)})`);
     }
-    const body = (await response.json().catch(() => ({}))) as T & { message?: string };
-    if (!response.ok)
-      throw new SourceError(response.status, body.message ?? `operator answered ${response.status}`);
-    return body;
   };
+
+  const call = async <T>(schema: z.ZodType<T>, path: string, init?: RequestInit): Promise<T> => {
+    const response = await send(path, init);
+    const body: unknown = await response.json().catch(() => null);
+    const what = `${init?.method ?? "GET"} ${path.split("?")[0]}`;
+    if (!response.ok) throw refusalOf(response.status, body, what);
+    try {
+      return parseAnswer(schema, { body, version: response.headers.get(API_VERSION_HEADER), what });
+    } catch (error) {
+      throw error instanceof OperatorMismatchError ? new SourceError(502, error.message) : error;
+    }
+  };
+
   const jobPath = (ref: JobRef) =>
     `/api/v1/jobs/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
-  const post = (path: string, body: unknown) =>
-    call(path, {
+  const post = <T>(schema: z.ZodType<T>, path: string, body: unknown) =>
+    call(schema, path, {
       method: "POST",
       body: JSON.stringify(body),
       headers: { "content-type": "application/json" },
@@ -36,37 +78,37 @@ export function createOperatorSource(opts: {
 
   return {
     mode: opts.mode,
-    jobs: async () => (await call<{ jobs: LiveJob[] }>("/api/v1/jobs")).jobs,
+    jobs: async () => (await call(jobListResponseSchema, "/api/v1/jobs")).jobs,
     async job(ref) {
       try {
-        const detail = await call<{
-          live: LiveJob | null;
-          events: ClusterEvent[];
-          job: { spec?: { runPolicy?: { logMonitoringConfiguration?: JobDetail["logRules"] } } };
-        }>(jobPath(ref));
+        const detail = await call(jobDetailResponseSchema, jobPath(ref));
         if (!detail.live) return null;
         return {
           live: detail.live,
           events: detail.events,
-          logRules: detail.job.spec?.runPolicy?.logMonitoringConfiguration ?? [],
+          logRules: detail.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
         };
       } catch (error) {
         if (error instanceof SourceError && error.status === 404) return null;
         throw error;
       }
     },
-    nodes: async () => (await call<{ nodes: ClusterNode[] }>("/api/v1/nodes")).nodes,
+    nodes: async () => (await call(nodeListResponseSchema, "/api/v1/nodes")).nodes,
     logs: async (ref, pod, tailLines) =>
-      (await call<{ text: string }>(`${jobPath(ref)}/logs?pod=${encodeURIComponent(pod)}&tail=${tailLines}`))
-        .text,
+      (
+        await call(
+          logsResponseSchema,
+          `${jobPath(ref)}/logs?pod=${encodeURIComponent(pod)}&tail=${tailLines}`,
+        )
+      ).text,
     act: async (ref, action) => {
-      await post(`${jobPath(ref)}/actions`, action);
+      await post(actionResponseSchema, `${jobPath(ref)}/actions`, action);
     },
     injectFault: async (ref, fault) => {
-      await post(`${jobPath(ref)}/faults`, fault);
+      await post(injectFaultResponseSchema, `${jobPath(ref)}/faults`, fault);
     },
     delete: async (ref) => {
-      await call(jobPath(ref), { method: "DELETE" });
+      await call(deleteResponseSchema, jobPath(ref), { method: "DELETE" });
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ClusterEvent, ClusterNode, JobRef } from "@/server/cluster/types";
-import type { LiveJob } from "@/server/operator/live-state";
+import type { FaultKind, JobAction, LiveJob } from "@/server/domain/operator-api/contract";
 
 /**
  * Where the console reads a cluster from, whichever it is: the operator's live-state API (the local back
@@ -23,16 +23,11 @@ export type ClusterSource = {
   logs(ref: JobRef, pod: string, tailLines: number): Promise<string>;
   act(ref: JobRef, action: SourceAction): Promise<void>;
   /** Local back end only: plant a fault in a rank (crash, hang, nan, slow) or fail its node. */
-  injectFault(ref: JobRef, fault: { kind: string; rank?: number }): Promise<void>;
+  injectFault(ref: JobRef, fault: { kind: FaultKind; rank?: number; by?: string }): Promise<void>;
   delete(ref: JobRef): Promise<void>;
 };
 
-export type SourceAction =
-  | { action: "restart-rank"; rank: number; by: string }
-  | { action: "restart-pod"; pod: string; by: string }
-  | { action: "restart-job"; by: string }
-  | { action: "suspend"; by: string }
-  | { action: "resume"; by: string };
+export type SourceAction = JobAction;
 
 export class SourceError extends Error {
   constructor(

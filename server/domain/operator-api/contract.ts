@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { rankStatusSchema } from "@/server/agent/protocol";
+
+/**
+ * The operator's HTTP API (server/operator/api, port 8081) as one contract: the operator builds its answers
+ * to these types, and the console and the CLI parse what they receive with these schemas, so a console and an
+ * operator of different versions fail at the edge, in words, instead of inside a view.
+ *
+ * Bump OPERATOR_API_VERSION when a change is not backwards compatible (a field removed or its meaning
+ * changed). Adding an optional field is compatible.
+ */
+export const OPERATOR_API_VERSION = "1";
+/** Sent on every answer of the operator's API; the console refuses answers of another version. */
+export const API_VERSION_HEADER = "rebound-api-version";
+
+/** One spelling of each restart type everywhere (HyperPod's metric label values). */
+export const restartTypeSchema = z.enum(["PLR", "POD_REPLACEMENT", "JLR"]);
+export type RestartType = z.infer<typeof restartTypeSchema>;
+
+export const jobPhaseSchema = z.enum([
+  "Starting",
+  "Running",
+  "Recovering",
+  "Suspended",
+  "Succeeded",
+  "Failed",
+]);
+export type JobPhase = z.infer<typeof jobPhaseSchema>;
+
+export const jobRefSchema = z.object({ namespace: z.string(), name: z.string() });
+
+/** A restart under way, as the console shows it. */
+export const liveRecoverySchema = z.object({
+  action: restartTypeSchema,
+  stage: z.enum(["replacing", "stopping", "starting"]),
+  reason: z.string(),
+  faultAt: z.number(),
+  detectedAt: z.number(),
+  pods: z.array(z.string()),
+});
+export type LiveRecovery = z.infer<typeof liveRecoverySchema>;
+
+export const livePodSchema = z.object({
+  name: z.string(),
+  node: z.string().nullable(),
+  phase: z.string(),
+  groupRank: z.int(),
+  agentState: z.string().nullable(),
+  agentReason: z.string().nullable(),
+  agentError: z.string().nullable(),
+  /** Per local rank detail; empty when the pod's agent does not report ranks (HyperPod's own agent). */
+  ranks: z.array(rankStatusSchema),
+});
+export type LivePod = z.infer<typeof livePodSchema>;
+
+export const liveJobSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  /** Epoch ms the job was created. */
+  createdAt: z.number(),
+  gpus: z.number(),
+  /** `kueue.x-k8s.io/priority-class` and `kueue.x-k8s.io/queue-name` labels, when set. */
+  priorityClass: z.string().nullable(),
+  queue: z.string().nullable(),
+  phase: jobPhaseSchema,
+  status: z.string(),
+  recovery: liveRecoverySchema.nullable(),
+  restartCount: z.int(),
+  pods: z.array(livePodSchema),
+  ranksTotal: z.int(),
+  ranksRunning: z.int(),
+  updatedAt: z.number(),
+});
+export type LiveJob = z.infer<typeof liveJobSchema>;
+
+export const clusterEventSchema = z.object({
+  type: z.enum(["Normal", "Warning"]),
+  reason: z.string(),
+  message: z.string(),
+  at: z.number(),
+});
+
+export const clusterNodeSchema = z.object({
+  name: z.string(),
+  health: z.string(),
+  ready: z.boolean(),
+  gpus: z.number(),
+  changedAt: z.number(),
+});
+
+/** One row of the restart timeline (dates as ISO strings on the wire). */
+export const restartRecordSchema = z.object({
+  id: z.string(),
+  jobName: z.string(),
+  namespace: z.string(),
+  ranks: z.array(z.int()),
+  pods: z.array(z.string()),
+  node: z.string().nullable(),
+  faultReason: z.string(),
+  faultAt: z.iso.datetime(),
+  detectedAt: z.iso.datetime(),
+  action: z.string(),
+  recoveredAt: z.iso.datetime().nullable(),
+  outcome: z.string(),
+  message: z.string(),
+});
+
+/** The parts of the job object the console reads (the whole object is sent; other keys pass through). */
+const jobObjectSchema = z.looseObject({
+  spec: z.looseObject({
+    runPolicy: z
+      .looseObject({
+        logMonitoringConfiguration: z
+          .array(z.looseObject({ name: z.string(), logPattern: z.string().optional() }))
+          .optional(),
+      })
+      .optional(),
+  }),
+});
+
+// ── answers ────────────────────────────────────────────────────────────────────────────────────────────
+export const healthResponseSchema = z.object({ ok: z.boolean(), backend: z.enum(["local", "kubernetes"]) });
+export const jobListResponseSchema = z.object({ jobs: z.array(liveJobSchema) });
+export const jobDetailResponseSchema = z.object({
+  job: jobObjectSchema,
+  status: z.unknown(),
+  live: liveJobSchema.nullable(),
+  events: z.array(clusterEventSchema),
+  restarts: z.array(restartRecordSchema),
+});
+export const nodeListResponseSchema = z.object({ nodes: z.array(clusterNodeSchema) });
+export const logsResponseSchema = z.object({ pod: z.string(), text: z.string() });
+export const submitResponseSchema = jobRefSchema;
+export const deleteResponseSchema = z.object({ deleting: jobRefSchema });
+/** Every refusal: 4xx/5xx with a sentence; submit's 400 adds the field errors. */
+export const errorResponseSchema = z.looseObject({ message: z.string() });
+
+export type JobListResponse = z.infer<typeof jobListResponseSchema>;
+export type JobDetailResponse = z.infer<typeof jobDetailResponseSchema>;
+export type NodeListResponse = z.infer<typeof nodeListResponseSchema>;
+export type LogsResponse = z.infer<typeof logsResponseSchema>;
+
+// ── requests ───────────────────────────────────────────────────────────────────────────────────────────
+/** `by`: the person the caller acts for (the console sends its signed-in user), for the audit log. */
+const by = z.string().min(1);
+export const jobActionSchema = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.literal("restart-rank"), rank: z.int().min(0), by }),
+  z.strictObject({ action: z.literal("restart-pod"), pod: z.string().min(1), by }),
+  z.strictObject({ action: z.literal("restart-job"), by }),
+  z.strictObject({ action: z.literal("suspend"), by }),
+  z.strictObject({ action: z.literal("resume"), by }),
+]);
+export type JobAction = z.infer<typeof jobActionSchema>;
+export const actionResponseSchema = z.object({ accepted: z.string() });
+
+export const faultKindSchema = z.enum(["crash", "hang", "nan", "slow", "node"]);
+export type FaultKind = z.infer<typeof faultKindSchema>;
+export const injectFaultInputSchema = z.strictObject({
+  kind: faultKindSchema,
+  rank: z.int().min(0).optional(),
+  by: by.optional(),
+});
+export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
+export const injectFaultResponseSchema = z.looseObject({ kind: faultKindSchema, rank: z.int() });
+
+// ── reading an answer ──────────────────────────────────────────────────────────────────────────────────
+export class OperatorMismatchError extends Error {}
+
+/**
+ * Parses an answer of the operator with its schema, or throws OperatorMismatchError saying, in words, that
+ * the operator speaks another version of this API, and where the answer differs.
+ */
+export function parseAnswer<T>(
+  schema: z.ZodType<T>,
+  answer: { body: unknown; version: string | null; what: string },
+): T {
+  if (answer.version !== null && answer.version !== OPERATOR_API_VERSION) {
+    throw new OperatorMismatchError(
+      `operator version mismatch: the operator speaks API version ${answer.version}, this console ${OPERATOR_API_VERSION}; upgrade the older of the two`,
+    );
+  }
+  const parsed = schema.safeParse(answer.body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
+  throw new OperatorMismatchError(
+    `operator version mismatch: its answer to ${answer.what} does not match this console (${where}: ${issue?.message ?? "invalid"}); upgrade the older of the two`,
+  );
+}
