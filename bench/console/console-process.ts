@@ -12,6 +12,8 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 export async function startConsoleProcess(opts: {
   databaseUrl: string;
   operatorUrl: string;
+  /** The console sends it to the operator's API (REBOUND_OPERATOR_TOKEN). */
+  operatorToken: string;
   logFile: string;
 }): Promise<ConsoleProcess> {
   const port = await findFreePort();
@@ -25,6 +27,7 @@ export async function startConsoleProcess(opts: {
         ...process.env,
         DATABASE_URL: opts.databaseUrl,
         REBOUND_OPERATOR_URL: opts.operatorUrl,
+        REBOUND_OPERATOR_TOKEN: opts.operatorToken,
         REBOUND_CLUSTER: "kubernetes",
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",

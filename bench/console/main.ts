@@ -141,6 +141,7 @@ async function measure(env: BenchEnvironment, dir: string) {
   const consoleProcess = await startConsoleProcess({
     databaseUrl: env.databaseUrl,
     operatorUrl: env.operator.url,
+    operatorToken: env.operator.token,
     logFile: path.join(dir, "console.log"),
   });
   const browser = await chromium.launch({ executablePath: chromiumExecutablePath, args: [...CHROMIUM_ARGS] });

@@ -129,6 +129,7 @@ export async function openEnvironment(input: {
   const operator = await step("start the operator process", async () =>
     startOperatorProcess({
       kubeconfigPath: await cluster.kubeconfigFor(operatorUser),
+      token: operatorUser.token,
       databaseUrl: database.url,
       pollMs: config.pollMs,
       nodeArgs: config.operatorNodeArgs,

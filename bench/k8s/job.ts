@@ -15,7 +15,9 @@ export function runningSince(job: BenchJob): number | null {
 
 /** How many ranks the operator's live state reports running (GET /api/v1/jobs). */
 export async function liveRanksRunning(env: BenchEnvironment, ref: JobRef): Promise<number | null> {
-  const response = await fetch(`${env.operator.url}/api/v1/jobs`);
+  const response = await fetch(`${env.operator.url}/api/v1/jobs`, {
+    headers: { authorization: `Bearer ${env.operator.token}` },
+  });
   if (!response.ok) return null;
   const { jobs } = (await response.json()) as {
     jobs: { namespace: string; name: string; ranksRunning: number }[];

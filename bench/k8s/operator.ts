@@ -14,6 +14,8 @@ import { type ProcWatch, watchProc } from "./proc";
 export type OperatorProcess = {
   pid: number;
   url: string;
+  /** A bearer token for its API (the operator's own user's: TokenReview + SubjectAccessReview admit it). */
+  token: string;
   proc: ProcWatch;
   logTail(lines: number): Promise<string>;
   stop(): Promise<void>;
@@ -30,6 +32,8 @@ const exited = (child: ChildProcess) =>
 
 export async function startOperatorProcess(opts: {
   kubeconfigPath: string;
+  /** The token of the kubeconfig's user, sent to the operator's API. */
+  token: string;
   databaseUrl: string;
   pollMs: number | null;
   nodeArgs: string[];
@@ -84,7 +88,7 @@ export async function startOperatorProcess(opts: {
     await stop();
     throw new Error(`${String(error)}\noperator log:\n${await logTail(30)}`);
   }
-  return { pid: child.pid ?? -1, url, proc: watchProc(child.pid ?? -1), logTail, stop };
+  return { pid: child.pid ?? -1, url, token: opts.token, proc: watchProc(child.pid ?? -1), logTail, stop };
 }
 
 /** The operator's own counters, from its /metrics: reconciles (count, seconds) and failures. */

@@ -10,7 +10,12 @@ import {
   type V1CustomResourceDefinition,
   type V1Node,
 } from "@kubernetes/client-node";
-import { buildKubeTestCluster, type KubeTestCluster, startKubeTestCluster } from "@/e2e/kube/cluster";
+import {
+  buildKubeTestCluster,
+  type KubeTestCluster,
+  type KubeTestToken,
+  startKubeTestCluster,
+} from "@/e2e/kube/cluster";
 import { JOB_CRD_NAME } from "@/server/domain/job-spec/job-spec.schema";
 import { loadKubeConfig, reuseConnections } from "../config";
 import { GPU_RESOURCE, LABEL_NODE_HEALTH } from "../objects";
@@ -122,11 +127,18 @@ export async function startKubeEnv(opts: {
   crd?: boolean;
   /** Extra kube-apiserver flags. */
   apiserverArgs?: string[];
+  /** Extra static-token users (RBAC tests bind them to roles). */
+  extraTokens?: KubeTestToken[];
   log?: (line: string) => void;
 }): Promise<KubeEnv> {
   await buildKubeTestCluster({ log: opts.log });
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-kube-"));
-  const cluster = await startKubeTestCluster({ dataDir, log: opts.log, apiserverArgs: opts.apiserverArgs });
+  const cluster = await startKubeTestCluster({
+    dataDir,
+    log: opts.log,
+    apiserverArgs: opts.apiserverArgs,
+    extraTokens: opts.extraTokens,
+  });
   try {
     const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
     const core = kubeConfig.makeApiClient(CoreV1Api);
