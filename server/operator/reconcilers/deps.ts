@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ClusterBackend, ClusterJob } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
@@ -7,7 +8,9 @@ import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
-import type { ReboundState } from "./job-state";
+import { createRestartEventStore, type RestartEventStore } from "@/server/services/restart-events/store";
+import { type ReboundState, withState } from "./job-state";
+import { createLedger, type Ledger } from "./ledger";
 import type { FailureClock, Observation } from "./observe";
 
 export type OperatorConfig = {
@@ -23,7 +26,11 @@ export type OperatorDeps = {
   backend: ClusterBackend;
   agents: AgentClient;
   db: Db;
+  /** The restart timeline (Postgres; an in-memory store in unit tests). */
+  restartEvents: RestartEventStore;
   metrics: OperatorMetrics;
+  /** Events and metrics this process already sent or observed (kept beside the metrics' registry). */
+  ledger: Ledger;
   live: LiveState;
   failures: FailureClock;
   requests: ManualRequests;
@@ -56,7 +63,9 @@ export function createOperatorDeps(opts: {
       transport: opts.transport,
     }),
     db: opts.db,
+    restartEvents: createRestartEventStore(opts.db),
     metrics: createOperatorMetrics(),
+    ledger: createLedger(),
     live: createLiveState(),
     failures: new Map(),
     requests: createManualRequests(),
@@ -66,13 +75,18 @@ export function createOperatorDeps(opts: {
   };
 }
 
-/** One reconcile's working set: steps read `obs` and change `status`/`state`, which are written once at the end. */
+/**
+ * One reconcile's working set: steps read `obs` and change `status`/`state`, which are written at the end,
+ * and before that wherever a decision must be on record before its first side effect (saveStatus).
+ */
 export type JobContext = {
   deps: OperatorDeps;
   job: ClusterJob;
   obs: Observation;
   status: JobStatus;
   state: ReboundState;
+  /** The status as last written (or read): saveStatus writes only a change. */
+  saved: JobStatus;
   now: number;
   ranksPerNode: number;
 };
@@ -88,4 +102,14 @@ export function labels(ctx: JobContext) {
 
 export async function event(ctx: JobContext, type: "Normal" | "Warning", reason: string, message: string) {
   await ctx.deps.backend.recordEvent(ctx.job.ref, { type, reason, message });
+}
+
+/** Writes status and state unless they are what was last written (compared as values: the API server sorts keys). */
+export async function saveStatus(ctx: JobContext): Promise<JobStatus> {
+  const next = withState(ctx.status, ctx.state);
+  const plain = JSON.parse(JSON.stringify(next)) as JobStatus;
+  if (isDeepStrictEqual(plain, ctx.saved)) return next;
+  await ctx.deps.backend.updateJobStatus(ctx.job.ref, next);
+  ctx.saved = plain;
+  return next;
 }

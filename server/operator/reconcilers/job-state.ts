@@ -15,6 +15,36 @@ const recoverySchema = z.object({
   pods: z.array(z.string()),
   avoidNodes: z.array(z.string()),
   useSpare: z.string().nullable(),
+  /**
+   * Creation time of each pod of `pods` when the restart was decided: a pod of that name created since is
+   * its replacement, so a retried step never replaces it again. Absent in a status written before this
+   * field existed (then every listed pod is replaced).
+   */
+  podsCreatedAt: z.record(z.string(), z.number()).optional(),
+});
+
+/**
+ * A decision whose restart-timeline row, event and detection metric are not written yet: saved in status
+ * before any of them (the intent), cleared once they are, so a retried or restarted reconcile writes them
+ * with the same row id instead of deciding the fault again.
+ */
+const pendingRecordSchema = z.object({
+  id: z.string(),
+  ranks: z.array(z.number()),
+  pods: z.array(z.string()),
+  node: z.string().nullable(),
+  reason: z.string(),
+  faultAt: z.number(),
+  detectedAt: z.number(),
+  action: z.enum(["PLR", "POD_REPLACEMENT", "JLR", "FAIL"]),
+  message: z.string(),
+  event: z.object({ type: z.enum(["Normal", "Warning"]), message: z.string() }),
+  /** A fault's detection latency is observed (a person's restart has none). */
+  detection: z.boolean(),
+  /** The decision was FAIL: the job fails with this once the row is written. */
+  fail: z.object({ reason: z.string(), message: z.string() }).nullable(),
+  /** The restart this decision supersedes: its row is completed as failed with this message. */
+  supersedes: z.object({ id: z.string(), message: z.string() }).nullable(),
 });
 
 const rendezvousSchema = z.object({ addr: z.string(), port: z.string(), ipVersion: z.string() });
@@ -24,6 +54,7 @@ export const reboundStateSchema = z.object({
   /** Epoch ms the phase began (deadlines). */
   since: z.number(),
   recovery: recoverySchema.nullable(),
+  record: pendingRecordSchema.nullable().default(null),
   rendezvous: rendezvousSchema.nullable(),
   history: z.array(
     z.object({
@@ -37,6 +68,7 @@ export const reboundStateSchema = z.object({
 
 export type ReboundState = z.infer<typeof reboundStateSchema>;
 export type Recovery = z.infer<typeof recoverySchema>;
+export type PendingRecord = z.infer<typeof pendingRecordSchema>;
 export type JobPhase = ReboundState["phase"];
 
 export const HISTORY_LIMIT = 100;
@@ -45,7 +77,7 @@ export function readState(status: JobStatus, now: number): ReboundState {
   const parsed = reboundStateSchema.safeParse((status as { rebound?: unknown }).rebound);
   return parsed.success
     ? parsed.data
-    : { phase: "Starting", since: now, recovery: null, rendezvous: null, history: [] };
+    : { phase: "Starting", since: now, recovery: null, record: null, rendezvous: null, history: [] };
 }
 
 export function withState(status: JobStatus, state: ReboundState): JobStatus {

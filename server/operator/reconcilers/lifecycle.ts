@@ -1,5 +1,6 @@
 import { event, type JobContext } from "./deps";
 import { setCondition } from "./job-state";
+import { dropRecovery } from "./record";
 import { deleteAllPods, ensurePods, shutdownAgents, startAgents, stopAgents } from "./steps";
 
 /** Phases around recovery: first start, completion, failure, suspension, finished-job cleanup, deletion. */
@@ -55,9 +56,9 @@ export async function completeJob(ctx: JobContext): Promise<void> {
 
 export async function failJob(ctx: JobContext, failure: { reason: string; message: string }): Promise<void> {
   await shutdownAgents(ctx);
+  await dropRecovery(ctx, `the job failed while restarting: ${failure.message}`);
   ctx.state.phase = "Failed";
   ctx.state.since = ctx.now;
-  ctx.state.recovery = null;
   ctx.status = setCondition(
     ctx.status,
     { type: "Running", status: "False", reason: failure.reason, message: failure.message },
@@ -73,6 +74,7 @@ export async function failJob(ctx: JobContext, failure: { reason: string; messag
 export async function suspendJob(ctx: JobContext): Promise<void> {
   await deleteAllPods(ctx);
   if (ctx.state.phase === "Suspended") return;
+  await dropRecovery(ctx, "the job was suspended while restarting");
   ctx.state = { ...ctx.state, phase: "Suspended", since: ctx.now, recovery: null, rendezvous: null };
   ctx.status = setCondition(ctx.status, { type: "Running", status: "False", reason: "Suspended" }, ctx.now);
   ctx.status = setCondition(ctx.status, { type: "Suspended", status: "True", reason: "Suspended" }, ctx.now);
@@ -98,6 +100,7 @@ export async function expireFinished(ctx: JobContext): Promise<number | null> {
 export async function finalizeDeletion(ctx: JobContext): Promise<void> {
   await shutdownAgents(ctx);
   await deleteAllPods(ctx);
+  await dropRecovery(ctx, "the job was deleted while restarting");
   await ctx.deps.backend.finalizeDeletion(ctx.job.ref);
   ctx.deps.metrics.deleted.inc({ namespace: ctx.job.ref.namespace });
 }

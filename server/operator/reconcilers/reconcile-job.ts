@@ -1,10 +1,9 @@
-import { isDeepStrictEqual } from "node:util";
 import { jobKey, parseJobKey } from "@/server/cluster/types";
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import type { HandlerResult } from "@/server/operator/workqueue";
-import { event, type JobContext, type OperatorDeps, ranksPerNode } from "./deps";
+import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectFault } from "./detect";
-import { displayStatus, type JobPhase, readState, setCondition, withState } from "./job-state";
+import { displayStatus, type JobPhase, readState, setCondition } from "./job-state";
 import {
   completeJob,
   expireFinished,
@@ -14,8 +13,9 @@ import {
   resumeJob,
   suspendJob,
 } from "./lifecycle";
+import { beginManualRestart } from "./manual-restart";
 import { observe } from "./observe";
-import { abandonRecovery, advanceRecovery, beginManualRestart, beginRecovery } from "./recovery";
+import { advanceRecovery, beginRecovery, carryOutDecision } from "./recovery";
 
 /**
  * reconcile(key): read the job as it is now, look at its pods, nodes and agents, take the next step, write
@@ -45,11 +45,10 @@ async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<voi
   if (fault) await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
 }
 
-/** While agents restart, a new fault means this restart failed: it is decided afresh. */
+/** While agents restart, a new fault means this restart failed: it is decided afresh (and superseded). */
 async function stepRecovering(ctx: JobContext, options: DetectOptions): Promise<void> {
   const fault = ctx.state.recovery?.stage === "starting" ? detectFault(ctx.obs, options) : null;
   if (!fault) return advanceRecovery(ctx);
-  await abandonRecovery(ctx, `a new fault (${fault.reason}) happened while restarting`);
   await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
 }
 
@@ -140,9 +139,12 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     obs,
     status: job.status,
     state: readState(job.status, now),
+    saved: job.status,
     now,
     ranksPerNode: ranksPerNode(job),
   };
+  // A decision saved by a reconcile that failed (or an operator that died) before carrying it out.
+  await carryOutDecision(ctx);
   if (job.deleting) {
     await finalizeDeletion(ctx);
     deps.live.forget(key);
@@ -150,11 +152,8 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   }
   await markCreated(ctx);
   const requeueAfterMs = await advance(ctx);
-  const next = withState(ctx.status, ctx.state);
-  // Compared as values: the API server returns a custom resource's keys sorted, so the strings differ
-  // even when nothing changed (and a write per reconcile would cost an etcd write and a watch event).
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(next)), job.status))
-    await deps.backend.updateJobStatus(ref, next);
+  // Only a change is written: a write per reconcile would cost an etcd write and a watch event.
+  const next = await saveStatus(ctx);
   deps.live.update(key, {
     obs: ctx.obs,
     phase: ctx.state.phase,

@@ -1,20 +1,22 @@
+import { randomUUID } from "node:crypto";
 import { isNodeHealthy } from "@/server/cluster/types";
 import { decideRecovery } from "@/server/domain/recovery/decide";
 import { remediatedMessage } from "@/server/domain/recovery/remediation";
 import type { ClusterView, Fault, RecoveryDecision } from "@/server/domain/recovery/types";
-import { completeFault, recordFault } from "@/server/services/restart-events/mutations";
-import type { ManualRestart } from "../requests";
-import { event, type JobContext, labels } from "./deps";
-import { type Recovery, setCondition } from "./job-state";
+import { type JobContext, labels, saveStatus } from "./deps";
+import { type PendingRecord, type Recovery, setCondition } from "./job-state";
 import { failJob } from "./lifecycle";
+import { completeRecord, eventOnce, ownDecision, writeRecord } from "./record";
 import { ensurePods, startAgents, stopAgents } from "./steps";
-
-export const MANUAL_REASON = "ManualRestart";
 
 /**
  * A fault's life: detected → decided (PLR, pod replacement, full job restart, or fail) → carried out in
  * stages (replacing → stopping → starting) across reconciles → recovered, with the restart timeline row
  * and the Running condition's "remediated in N milliseconds" message.
+ *
+ * Exactly once: the decision, its counters and its row id are saved in status before any side effect
+ * (saveStatus), so a reconcile that fails or an operator that dies afterwards resumes that decision
+ * (carryOutDecision) instead of deciding the fault again; every later step is idempotent on it.
  */
 
 function clusterView(ctx: JobContext): ClusterView {
@@ -36,13 +38,21 @@ function describeFault(fault: Fault, agentMessage: string | undefined): string {
   }
 }
 
+/** When each pod to be replaced was created: a pod of that name created later is already its replacement. */
+function creationTimes(ctx: JobContext, pods: readonly string[]): Record<string, number> {
+  const wanted = new Set(pods);
+  const times: Record<string, number> = {};
+  for (const view of ctx.obs.pods) {
+    if (view.pod && wanted.has(view.expected.name)) times[view.expected.name] = view.pod.createdAt;
+  }
+  return times;
+}
+
+export type RestartPlan = Pick<Recovery, "action" | "stage" | "pods" | "avoidNodes" | "useSpare">;
 type RestartDecision = Exclude<RecoveryDecision, { action: "FAIL" }>;
 
 /** Which pods the restart recreates, where they may go, and the first stage. */
-function plan(
-  ctx: JobContext,
-  decision: RestartDecision,
-): Pick<Recovery, "action" | "stage" | "pods" | "avoidNodes" | "useSpare"> {
+function plan(ctx: JobContext, decision: RestartDecision): RestartPlan {
   switch (decision.action) {
     case "PLR":
       return { action: "PLR", stage: "stopping", pods: [], avoidNodes: [], useSpare: null };
@@ -67,26 +77,84 @@ function plan(
   }
 }
 
-/** Enters the Recovering phase with this restart (Running turns False with its reason) and takes its first step. */
-async function startRestart(ctx: JobContext, input: { recovery: Recovery; message: string }): Promise<void> {
-  const { recovery, message } = input;
-  ctx.deps.backend.beforeRestart?.(ctx.job.ref);
+/** Enters the Recovering phase with this restart (Running turns False with its reason); no side effect. */
+export function enterRestart(ctx: JobContext, input: { record: PendingRecord; plan: RestartPlan }): void {
+  const { record, plan } = input;
   ctx.state.phase = "Recovering";
-  ctx.state.since = recovery.detectedAt;
+  ctx.state.since = record.detectedAt;
   ctx.state.rendezvous = null;
-  ctx.state.recovery = recovery;
+  ctx.state.recovery = {
+    eventId: record.id,
+    reason: record.reason,
+    faultAt: record.faultAt,
+    detectedAt: record.detectedAt,
+    ...plan,
+    podsCreatedAt: creationTimes(ctx, plan.pods),
+  };
   ctx.status = setCondition(
     ctx.status,
-    { type: "Running", status: "False", reason: recovery.reason, message },
-    recovery.detectedAt,
+    { type: "Running", status: "False", reason: record.reason, message: record.event.message },
+    record.detectedAt,
   );
+}
+
+/**
+ * Writes the saved decision's row, event and metric, fails the job if that was the decision, and clears
+ * it. Every reconcile calls it first, so a decision saved by a reconcile that failed afterwards (or by an
+ * operator that died) is carried out with the same row id.
+ */
+export async function carryOutDecision(ctx: JobContext): Promise<void> {
+  const record = ctx.state.record;
+  if (!record) return;
+  if (ctx.state.recovery) ctx.deps.backend.beforeRestart?.(ctx.job.ref);
+  await writeRecord(ctx, record);
+  if (record.fail) await failJob(ctx, record.fail);
+  ctx.state.record = null;
+}
+
+/** Saves the decision (the intent) before any of its side effects, then carries it out. */
+export async function decide(ctx: JobContext, record: PendingRecord): Promise<void> {
+  ownDecision(ctx, record.id);
+  ctx.state.record = record;
+  await saveStatus(ctx);
+  await carryOutDecision(ctx);
   await advanceRecovery(ctx);
 }
 
+/** A fault while a restart is in progress: that restart failed; its row says so once this one is saved. */
+function superseded(ctx: JobContext, fault: Fault): PendingRecord["supersedes"] {
+  const recovery = ctx.state.recovery;
+  if (!recovery) return null;
+  return { id: recovery.eventId, message: `a new fault (${fault.reason}) happened while restarting` };
+}
+
+function faultRecord(
+  ctx: JobContext,
+  input: { fault: Fault; decision: RecoveryDecision; message: string; now: number },
+): PendingRecord {
+  const { fault, decision, message, now } = input;
+  const failed = decision.action === "FAIL";
+  return {
+    id: randomUUID(),
+    ranks: fault.ranks,
+    pods: fault.pods,
+    node: fault.node ?? null,
+    reason: fault.reason,
+    faultAt: fault.at,
+    detectedAt: now,
+    action: decision.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : decision.action,
+    message: failed ? decision.reason : message,
+    event: { type: "Warning", message },
+    detection: true,
+    fail: failed ? { reason: decision.limit, message: decision.reason } : null,
+    supersedes: superseded(ctx, fault),
+  };
+}
+
+/** Decides a fault (a new one, or one that supersedes the restart in progress) and carries it out. */
 export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?: string): Promise<void> {
-  const { deps } = ctx;
   // Detected now, once this reconcile has observed the fault (ctx.now is when it began observing).
-  const now = deps.clock();
+  const now = ctx.deps.clock();
   const decision = decideRecovery({
     runPolicy: ctx.job.job.spec.runPolicy,
     status: { restartCount: ctx.status.restartCount, restartStatus: ctx.status.restartStatus },
@@ -95,24 +163,7 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
     now,
     cluster: clusterView(ctx),
   });
-  const message = describeFault(fault, agentMessage);
-  deps.metrics.detectionLatency.observe(
-    { ...labels(ctx), fault_reason: fault.reason },
-    Math.max(0, now - fault.at) / 1000,
-  );
-  await event(ctx, "Warning", fault.reason, message);
-  const eventId = await recordFault(deps.db, {
-    namespace: ctx.job.ref.namespace,
-    jobName: ctx.job.ref.name,
-    ranks: fault.ranks,
-    pods: fault.pods,
-    node: fault.node ?? null,
-    reason: fault.reason,
-    faultAt: new Date(fault.at),
-    detectedAt: new Date(now),
-    action: decision.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : decision.action,
-    message: decision.action === "FAIL" ? decision.reason : message,
-  });
+  const record = faultRecord(ctx, { fault, decision, message: describeFault(fault, agentMessage), now });
   ctx.status = {
     ...ctx.status,
     restartCount: decision.restartCount,
@@ -122,80 +173,9 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
       : {}),
   };
   if (decision.record) ctx.state.history.push(decision.record);
-  if (decision.action === "FAIL") {
-    await failJob(ctx, { reason: decision.limit, message: decision.reason });
-    return;
-  }
-  await startRestart(ctx, {
-    recovery: { eventId, reason: fault.reason, faultAt: fault.at, detectedAt: now, ...plan(ctx, decision) },
-    message,
-  });
-}
-
-/** What a person's restart does: PLR of every process, one pod replaced (then PLR), or every pod recreated. */
-function manualPlan(
-  ctx: JobContext,
-  request: ManualRestart,
-): Pick<Recovery, "action" | "stage" | "pods"> & {
-  ranks: number[];
-  node: string | null;
-} {
-  switch (request.kind) {
-    case "restart-rank":
-      return { action: "PLR", stage: "stopping", pods: [], ranks: [request.rank], node: null };
-    case "restart-pod": {
-      const node = ctx.obs.pods.find((view) => view.expected.name === request.pod)?.pod?.node ?? null;
-      return { action: "REPLACE_PODS", stage: "replacing", pods: [request.pod], ranks: [], node };
-    }
-    case "restart-job":
-      return {
-        action: "JLR",
-        stage: "replacing",
-        pods: ctx.obs.pods.map((view) => view.expected.name),
-        ranks: [],
-        node: null,
-      };
-    default:
-      return request satisfies never;
-  }
-}
-
-/**
- * A restart someone asked for (the console's actions): recorded on the restart timeline with reason
- * ManualRestart, carried out like a fault's, but not counted against the restart policy: it is not a fault.
- */
-export async function beginManualRestart(ctx: JobContext, request: ManualRestart): Promise<void> {
-  const { deps } = ctx;
-  const now = deps.clock();
-  const plan = manualPlan(ctx, request);
-  const message = `${request.kind} requested by ${request.by}`;
-  await event(ctx, "Normal", MANUAL_REASON, message);
-  const eventId = await recordFault(deps.db, {
-    namespace: ctx.job.ref.namespace,
-    jobName: ctx.job.ref.name,
-    ranks: plan.ranks,
-    pods: plan.pods,
-    node: plan.node,
-    reason: MANUAL_REASON,
-    faultAt: new Date(now),
-    detectedAt: new Date(now),
-    action: plan.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : plan.action,
-    message,
-  });
-  await startRestart(ctx, {
-    recovery: {
-      eventId,
-      reason: MANUAL_REASON,
-      faultAt: now,
-      detectedAt: now,
-      action: plan.action,
-      stage: plan.stage,
-      pods: plan.pods,
-      avoidNodes: [],
-      useSpare: null,
-    },
-    message,
-  });
+  if (decision.action === "FAIL") ctx.state.recovery = null;
+  else enterRestart(ctx, { record, plan: plan(ctx, decision) });
+  await decide(ctx, record);
 }
 
 async function finishRecovery(ctx: JobContext): Promise<void> {
@@ -205,54 +185,62 @@ async function finishRecovery(ctx: JobContext): Promise<void> {
   // Recovered now, once every agent has accepted its /start (not when this reconcile began).
   const now = deps.clock();
   const message = remediatedMessage(recovery.reason, Math.max(0, now - recovery.faultAt));
-  await completeFault(deps.db, recovery.eventId, {
-    outcome: "recovered",
-    recoveredAt: new Date(now),
-    message,
-  });
-  const restartType = recovery.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : recovery.action;
-  deps.metrics.restarted.inc({ ...labels(ctx), restart_type: restartType });
-  deps.metrics.restartLatency.observe(
-    { ...labels(ctx), restart_type: restartType },
-    (now - recovery.detectedAt) / 1000,
-  );
+  const result = { outcome: "recovered", recoveredAt: new Date(now), message } as const;
+  if (await completeRecord(ctx, recovery.eventId, result)) {
+    const restartType = recovery.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : recovery.action;
+    deps.metrics.restarted.inc({ ...labels(ctx), restart_type: restartType });
+    deps.metrics.restartLatency.observe(
+      { ...labels(ctx), restart_type: restartType },
+      (now - recovery.detectedAt) / 1000,
+    );
+  }
   ctx.status = setCondition(ctx.status, { type: "Running", status: "True", reason: "Running", message }, now);
-  await event(ctx, "Normal", "Running", message);
+  await eventOnce(ctx, { id: recovery.eventId, type: "Normal", reason: "Running", message });
   ctx.state.phase = "Running";
   ctx.state.since = now;
   ctx.state.recovery = null;
 }
 
+/** The listed pods still to replace: those that are still the instance seen when the restart was decided. */
+function stillToReplace(ctx: JobContext, recovery: Recovery): Set<string> {
+  const created = recovery.podsCreatedAt;
+  if (!created) return new Set(recovery.pods);
+  const listed = new Set(recovery.pods);
+  const due = ctx.obs.pods.filter(
+    (view) => listed.has(view.expected.name) && view.pod?.createdAt === created[view.expected.name],
+  );
+  return new Set(due.map((view) => view.expected.name));
+}
+
+/** The "replacing" stage: recreates the pods the restart replaces; false while some wait for room. */
+async function replacePods(ctx: JobContext, recovery: Recovery): Promise<boolean> {
+  const unplaced = await ensurePods(ctx, {
+    replace: stillToReplace(ctx, recovery),
+    avoidNodes: recovery.avoidNodes,
+    preferNode: recovery.useSpare,
+  });
+  recovery.pods = [];
+  recovery.podsCreatedAt = {};
+  return unplaced === 0;
+}
+
+/** The "stopping" stage: pods that died meanwhile are recreated (agents come up READY), the rest stopped. */
+async function stopAll(ctx: JobContext, recovery: Recovery): Promise<boolean> {
+  if ((await ensurePods(ctx, { avoidNodes: recovery.avoidNodes, preferNode: null })) > 0) return false;
+  return stopAgents(ctx);
+}
+
+/** Takes the restart's next steps (none while its decision is not written yet). */
 export async function advanceRecovery(ctx: JobContext): Promise<void> {
   const recovery = ctx.state.recovery;
-  if (!recovery) return;
+  if (!recovery || ctx.state.record) return;
   if (recovery.stage === "replacing") {
-    const unplaced = await ensurePods(ctx, {
-      replace: new Set(recovery.pods),
-      avoidNodes: recovery.avoidNodes,
-      preferNode: recovery.useSpare,
-    });
-    recovery.pods = [];
-    if (unplaced > 0) return;
+    if (!(await replacePods(ctx, recovery))) return;
     recovery.stage = "stopping";
   }
   if (recovery.stage === "stopping") {
-    // Pods that died meanwhile are recreated; the agents come up READY.
-    if ((await ensurePods(ctx, { avoidNodes: recovery.avoidNodes, preferNode: null })) > 0) return;
-    if (!(await stopAgents(ctx))) return;
+    if (!(await stopAll(ctx, recovery))) return;
     recovery.stage = "starting";
   }
   if (await startAgents(ctx)) await finishRecovery(ctx);
-}
-
-/** A fault while restarting: the restart in progress failed; the new fault is decided afresh. */
-export async function abandonRecovery(ctx: JobContext, reason: string): Promise<void> {
-  const recovery = ctx.state.recovery;
-  if (!recovery) return;
-  await completeFault(ctx.deps.db, recovery.eventId, {
-    outcome: "failed",
-    recoveredAt: null,
-    message: reason,
-  });
-  ctx.state.recovery = null;
 }

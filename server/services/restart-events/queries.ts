@@ -40,3 +40,13 @@ export async function listRestartEvents(
     },
   });
 }
+
+/** Rows neither recovered nor failed: a restart in flight, or (once nothing is in flight) a lost completion. */
+export async function listPendingRestartEvents(
+  db: Db,
+): Promise<Array<{ id: string; namespace: string; jobName: string; faultReason: string }>> {
+  return db.restartEvent.findMany({
+    where: { outcome: "pending" },
+    select: { id: true, namespace: true, jobName: true, faultReason: true },
+  });
+}

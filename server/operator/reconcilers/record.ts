@@ -1,0 +1,91 @@
+import type { FaultCompletion } from "@/server/services/restart-events/store";
+import { event, type JobContext, labels } from "./deps";
+import type { PendingRecord } from "./job-state";
+
+/**
+ * A fault's restart-timeline row, Warning event and metrics, each written exactly once whatever fails:
+ * the decision and its row id are saved in status first (state.record); the row is inserted by that id
+ * (a retry finds it); a completion applies only to a pending row; events and metrics are sent once per
+ * operator process (the ledger), and a metric only by the process that decided or inserted it, so a
+ * restarted operator does not count again what its predecessor counted.
+ */
+
+const key = (id: string, what: string) => `${id}:${what}`;
+
+/** Marks a decision as this process's own (before it is saved): its metrics are observed here. */
+export function ownDecision(ctx: JobContext, id: string): void {
+  ctx.deps.ledger.add(key(id, "decided"));
+}
+
+/** Runs `effect` unless this process already ran it for `what` (retries skip it). */
+async function once(ctx: JobContext, what: string, effect: () => unknown): Promise<void> {
+  if (ctx.deps.ledger.has(what)) return;
+  await effect();
+  ctx.deps.ledger.add(what);
+}
+
+/** Writes the row, the event and the detection metric of the saved decision (idempotent); keeps it pending. */
+export async function writeRecord(ctx: JobContext, record: PendingRecord): Promise<void> {
+  const { deps } = ctx;
+  if (record.supersedes) {
+    const { id, message } = record.supersedes;
+    await deps.restartEvents.complete(id, { outcome: "failed", recoveredAt: null, message });
+  }
+  const inserted = await deps.restartEvents.record({
+    id: record.id,
+    namespace: ctx.job.ref.namespace,
+    jobName: ctx.job.ref.name,
+    ranks: record.ranks,
+    pods: record.pods,
+    node: record.node,
+    reason: record.reason,
+    faultAt: new Date(record.faultAt),
+    detectedAt: new Date(record.detectedAt),
+    action: record.action,
+    message: record.message,
+  });
+  if (record.detection && (inserted || deps.ledger.has(key(record.id, "decided")))) {
+    await once(ctx, key(record.id, "detected"), () =>
+      deps.metrics.detectionLatency.observe(
+        { ...labels(ctx), fault_reason: record.reason },
+        Math.max(0, record.detectedAt - record.faultAt) / 1000,
+      ),
+    );
+  }
+  await once(ctx, key(record.id, "event"), () =>
+    event(ctx, record.event.type, record.reason, record.event.message),
+  );
+}
+
+/**
+ * Completes the row of restart `id`: the first call changes it, any later one is a no-op. Returns whether
+ * this process should count the completion (it changed the row now, or in an attempt this process began
+ * and that failed afterwards): true once per restart and process.
+ */
+export async function completeRecord(ctx: JobContext, id: string, result: FaultCompletion): Promise<boolean> {
+  const { ledger } = ctx.deps;
+  const began = ledger.has(key(id, "completing"));
+  ledger.add(key(id, "completing"));
+  const changed = await ctx.deps.restartEvents.complete(id, result);
+  if (!(changed || began) || ledger.has(key(id, "counted"))) return false;
+  ledger.add(key(id, "counted"));
+  return true;
+}
+
+/** Sends an event once per restart and process (retries skip it). */
+export function eventOnce(
+  ctx: JobContext,
+  input: { id: string; type: "Normal" | "Warning"; reason: string; message: string },
+): Promise<void> {
+  return once(ctx, key(input.id, `event:${input.reason}`), () =>
+    event(ctx, input.type, input.reason, input.message),
+  );
+}
+
+/** The restart in progress ends without recovering (job failed, suspended or deleted): its row says why. */
+export async function dropRecovery(ctx: JobContext, message: string): Promise<void> {
+  const recovery = ctx.state.recovery;
+  if (!recovery) return;
+  await completeRecord(ctx, recovery.eventId, { outcome: "failed", recoveredAt: null, message });
+  ctx.state.recovery = null;
+}
