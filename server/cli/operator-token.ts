@@ -9,7 +9,7 @@ import { readOperatorToken } from "@/server/operator/api/local-token";
 export async function operatorToken(opts: {
   flag: string | undefined;
   kubeconfig: string | undefined;
-  env: NodeJS.ProcessEnv;
+  env: Readonly<Record<string, string | undefined>>;
   cwd: string;
 }): Promise<string | null> {
   if (opts.flag) return opts.flag;
