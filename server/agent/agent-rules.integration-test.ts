@@ -11,9 +11,13 @@ import {
   waitForExit,
 } from "./testing/agent-harness";
 
-/** Log-monitoring rules evaluated on every local rank of the real agent: a hang, then a NaN loss. */
+/**
+ * Log-monitoring rules on the real agent opted in to faulting on every local rank (--log-rules-all-ranks):
+ * a hang, then a NaN loss, on ranks other than 0. The default (local rank 0 only, as hyperpodrun) is in
+ * agent-rank-zero.integration-test.ts.
+ */
 
-describe("agent log rules, 4 local ranks", () => {
+describe("agent log rules, 4 local ranks, --log-rules-all-ranks", () => {
   let dir = "";
   let control = "";
   let agent: AgentHandle;
@@ -39,6 +43,7 @@ describe("agent log rules, 4 local ranks", () => {
         "--server-port=0",
         "--server-host=127.0.0.1",
         "--nproc-per-node=4",
+        "--log-rules-all-ranks",
         `--log-dir=${path.join(dir, "logs")}`,
         "--monitor-interval-ms=100",
         "--shutdown-timeout=5",

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
+import { logRuleWarnings } from "../domain/log-rules/rule-warnings";
 import type { Logger } from "../log";
 import type { AgentConfig } from "./cli";
 import type { ProcessEnv } from "./env";
@@ -79,6 +80,7 @@ export function launcherSettings(deps: Pick<AgentDeps, "config" | "agentId" | "r
     postTrain: hookOf({ script: config.postTrainScript, args: config.postTrainArgs, runner }),
     tee: config.tee,
     workerNice: config.workerNice,
+    logRulesAllRanks: config.logRulesAllRanks,
   };
 }
 
@@ -135,6 +137,8 @@ export function createAgent(deps: AgentDeps): Agent {
     const number = attempts++;
     metrics.recordAttempt();
     const rules: readonly LogMonitoringRule[] = request.log_monitoring_configuration ?? [];
+    // Accepted as hyperpodrun accepts them; what it would ignore is logged once per attempt.
+    for (const warning of logRuleWarnings(rules, rules)) logger.warn(warning.message, { attempt: number });
     attempt = launchAttempt({
       settings,
       rendezvous: rendezvousOf(request),

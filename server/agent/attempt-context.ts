@@ -26,6 +26,8 @@ export type LauncherSettings = WorkerGroup & {
   tee: TeeMode;
   /** Niceness of worker processes (0: as the agent). */
   workerNice: number;
+  /** Every local rank's rules can fault the attempt (opt-in); else local rank 0's only, as hyperpodrun. */
+  logRulesAllRanks: boolean;
 };
 
 /** A pre/post-train script: its path (for messages) and how it is run. */
@@ -65,14 +67,22 @@ function buildMonitor(input: AttemptInput): { monitor: RankLogMonitor | null; er
   return { monitor: created.monitor, error: null };
 }
 
+/** A running rank silent for longer than this is suspect: the shortest recurring window of the rules. */
+function silenceWindowMs(rules: readonly LogMonitoringRule[]): number | null {
+  const windows = rules.flatMap((rule) => rule.expectedRecurringFrequencyInSeconds ?? []);
+  return windows.length === 0 ? null : Math.min(...windows) * 1000;
+}
+
 export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext; ruleError: string | null } {
   const { settings, rendezvous, attempt } = input;
   let ruleError: string | null = null;
+  const silenceMs = silenceWindowMs(input.rules);
   const records = Array.from({ length: settings.nprocPerNode }, (_, localRank) => {
     const { monitor, error } = buildMonitor(input);
     ruleError ??= error;
     const rank = globalRank({ rendezvous, group: settings, localRank });
-    return createRankRecord({ localRank, rank, restarts: attempt, monitor });
+    const watched = settings.logRulesAllRanks || localRank === 0;
+    return createRankRecord({ localRank, rank, restarts: attempt, monitor, watched, silenceMs });
   });
   const ctx: AttemptContext = {
     input,
@@ -139,10 +149,14 @@ export function ruleLoadFault(ctx: AttemptContext, reason: string): Fault {
   };
 }
 
-/** Faults the attempt if the local ranks' rule states, combined as the agent does, are SLOW/HANGING/FAULTED. */
+/**
+ * Faults the attempt if the watched local ranks' rule states, combined as the agent does, are
+ * SLOW/HANGING/FAULTED. Watched: local rank 0 (hyperpodrun), or every rank with logRulesAllRanks.
+ */
 export function checkRules(ctx: AttemptContext): void {
   if (ctx.faulted || isStopping(ctx)) return;
-  const fault = rankLogFault(aggregateRanks(ctx.records.map((record) => record.logState)));
+  const watched = ctx.records.filter((record) => record.watched);
+  const fault = rankLogFault(aggregateRanks(watched.map((record) => record.logState)));
   if (fault !== null) raiseFault(ctx, { ...fault, at: ctx.input.deps.now() });
 }
 

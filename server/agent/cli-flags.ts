@@ -37,6 +37,12 @@ export type AgentOptions = {
   inprocessRestart: boolean;
   /** Rebound: run workers this much nicer (0-19) than the agent, see managed-process.ts. */
   workerNice: number;
+  /**
+   * Rebound opt-in (`--log-rules-all-ranks`, or REBOUND_LOG_RULES_ALL_RANKS=true): every local rank's log
+   * rules can fault the job. By default only local rank 0's do, as hyperpodrun (`_log_agent.start(…, {0}, …)`);
+   * the other ranks' rule states are still evaluated and reported in /status.
+   */
+  logRulesAllRanks: boolean;
 };
 
 export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
@@ -44,7 +50,9 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   nprocPerNode: 1,
   serverHost: "0.0.0.0",
   serverPort: 8080,
-  shutdownSignal: "SIGTERM",
+  // hyperpodrun's defaults (run.py: --shutdown-signal SIGKILL, --shutdown-timeout 15; the timeout is the
+  // grace between SIGTERM and SIGKILL, so it only matters with --shutdown-signal SIGTERM).
+  shutdownSignal: "SIGKILL",
   shutdownTimeoutSeconds: 15,
   preTrainScript: null,
   preTrainArgs: [],
@@ -59,6 +67,7 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   tee: "none",
   inprocessRestart: false,
   workerNice: 0,
+  logRulesAllRanks: false,
 };
 
 export type FlagSpec =
@@ -114,6 +123,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "no-python": switchOn("noPython"),
   module: switchOn("module"),
   "inprocess-restart": switchOn("inprocessRestart"),
+  "log-rules-all-ranks": switchOn("logRulesAllRanks"),
   // Accepted for compatibility, no effect here (output always goes to per-rank log files; rendezvous
   // comes from the operator; uvicorn knobs do not apply to node:http).
   "rdzv-backend": ignoredValue,

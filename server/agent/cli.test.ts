@@ -21,7 +21,8 @@ describe("parseAgentArgs", () => {
       nprocPerNode: 1,
       serverHost: "0.0.0.0",
       serverPort: 8080,
-      shutdownSignal: "SIGTERM",
+      // hyperpodrun 1.1.3 run.py: --shutdown-signal default SIGKILL, --shutdown-timeout default 15.
+      shutdownSignal: "SIGKILL",
       shutdownTimeoutSeconds: 15,
       preTrainScript: null,
       preTrainArgs: [],
@@ -36,6 +37,7 @@ describe("parseAgentArgs", () => {
       tee: "none",
       inprocessRestart: false,
       workerNice: 0,
+      logRulesAllRanks: false,
       script: "train.py",
       scriptArgs: [],
       warnings: [],
@@ -59,9 +61,18 @@ describe("parseAgentArgs", () => {
     expect(config(["--", "-weird.py", "a"])).toMatchObject({ script: "-weird.py", scriptArgs: ["a"] });
   });
 
+  it("opts in to faulting on every local rank's log rules with --log-rules-all-ranks", () => {
+    expect(config(["--log-rules-all-ranks", "t.py"]).logRulesAllRanks).toBe(true);
+    expect(config(["--log_rules_all_ranks", "t.py"]).logRulesAllRanks).toBe(true);
+    expect(parseAgentArgs(["--log-rules-all-ranks=1", "t.py"])).toEqual({
+      kind: "error",
+      message: "--log-rules-all-ranks takes no value",
+    });
+  });
+
   it("reads the hyperpodrun flags", () => {
     const parsed = config([
-      "--shutdown-signal=SIGKILL",
+      "--shutdown-signal=SIGTERM",
       "--shutdown-timeout",
       "30",
       "--pre-train-script=/w/echo.sh",
@@ -77,7 +88,7 @@ describe("parseAgentArgs", () => {
       "train.py",
     ]);
     expect(parsed).toMatchObject({
-      shutdownSignal: "SIGKILL",
+      shutdownSignal: "SIGTERM",
       shutdownTimeoutSeconds: 30,
       preTrainScript: "/w/echo.sh",
       preTrainArgs: ["Pre-training script", "--x=a b"],

@@ -19,8 +19,14 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N] [--
                      [--shutdown-signal SIG] [--shutdown-timeout SECONDS] [--log-dir DIR]
                      [--pre-train-script PATH [--pre-train-args ARGS]] [--post-train-script PATH [--post-train-args ARGS]]
                      [--monitor-interval-ms MS] [--max-restarts N] [--rdzv-id ID] [--tee 0-3] [--no-python | -m]
-                     [--worker-nice 0-19]
+                     [--worker-nice 0-19] [--log-rules-all-ranks]
                      script [script args...]
+  --shutdown-signal SIG      signal that stops workers (default SIGKILL, as hyperpodrun; SIGTERM is followed by
+                             SIGKILL after --shutdown-timeout seconds, default 15)
+  --log-rules-all-ranks      let every local rank's log rules fault the job (also REBOUND_LOG_RULES_ALL_RANKS=true).
+                             Default, as hyperpodrun: only local rank 0's rules do; every rank is still reported in
+                             /status, and a rank silent for longer than the shortest
+                             expectedRecurringFrequencyInSeconds is marked suspect there.
   --server-port 0 picks a free port (printed on start-up). Other torchrun/hyperpodrun flags are accepted and ignored.`;
 
 type Step = { next: number; error?: string };

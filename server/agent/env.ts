@@ -25,3 +25,20 @@ export function agentId(): string {
 export function spawnEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   return { ...env } as NodeJS.ProcessEnv;
 }
+
+export const LOG_RULES_ALL_RANKS_ENV = "REBOUND_LOG_RULES_ALL_RANKS";
+
+/**
+ * REBOUND_LOG_RULES_ALL_RANKS: "true"/"1" opts in to faulting on every local rank's log rules (as the
+ * --log-rules-all-ranks flag), "false"/"0"/unset leaves hyperpodrun's rank-0-only default; anything else is
+ * an error message.
+ */
+export function logRulesAllRanksFromEnv(
+  env: ProcessEnv,
+): { ok: true; value: boolean } | { ok: false; error: string } {
+  const text = env[LOG_RULES_ALL_RANKS_ENV];
+  if (text === undefined || text === "" || text === "false" || text === "0")
+    return { ok: true, value: false };
+  if (text === "true" || text === "1") return { ok: true, value: true };
+  return { ok: false, error: `${LOG_RULES_ALL_RANKS_ENV}: expected true, false, 1 or 0, got "${text}"` };
+}

@@ -21,10 +21,11 @@ import { type HookPhase, hookFault, workerCrashFault } from "./worker-faults";
 /**
  * One attempt of the worker group (what a /start launches): the pre-train script, then nprocPerNode
  * workers, then (if every worker exited 0) the post-train script and `onCompleted`. The first fault (a
- * worker exiting non-zero or by a signal, a log rule going SLOW/HANGING/FAULTED on any local rank, a
+ * worker exiting non-zero or by a signal, a log rule going SLOW/HANGING/FAULTED on a watched local rank, a
  * failing pre/post-train script) is reported through `onFault` at once, then every worker is stopped with
  * the shutdown signal and SIGKILLed after the shutdown timeout. Exits after a stop was requested are
- * "stopped", never faults. Every local rank's output goes through its rank's log rules.
+ * "stopped", never faults. Every local rank's output goes through its rank's log rules; only the watched
+ * ranks' rules (local rank 0, or all with --log-rules-all-ranks) can fault the attempt.
  */
 
 export type { AttemptEvents, AttemptInput, Hook, LauncherSettings, OutputSink } from "./attempt-context";
@@ -116,7 +117,8 @@ async function runHook(ctx: AttemptContext, phase: HookPhase): Promise<boolean> 
 function startTicker(ctx: AttemptContext): void {
   if (isStopping(ctx) || ctx.records.every((record) => record.monitor === null)) return;
   ctx.ticker = setInterval(() => {
-    for (const record of ctx.records) tickRank(record);
+    const now = ctx.input.deps.now();
+    for (const record of ctx.records) tickRank(record, now);
     checkRules(ctx);
   }, ctx.input.settings.monitorIntervalMs);
 }

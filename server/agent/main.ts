@@ -1,7 +1,7 @@
 import { createLogger } from "../log";
 import { createAgent } from "./agent";
 import { type AgentConfig, parseAgentArgs } from "./cli";
-import { agentId, agentProcessEnv } from "./env";
+import { agentId, agentProcessEnv, logRulesAllRanksFromEnv } from "./env";
 import { defaultRunner } from "./script-command";
 import { createAgentServer, listen } from "./server";
 
@@ -27,8 +27,14 @@ function configFromArgs(): AgentConfig {
       process.stderr.write(`rebound-agent: error: ${parsed.message} (see rebound-agent --help)\n`);
       process.exit(2);
       break;
-    case "config":
-      return parsed.config;
+    case "config": {
+      const fromEnv = logRulesAllRanksFromEnv(agentProcessEnv());
+      if (!fromEnv.ok) {
+        process.stderr.write(`rebound-agent: error: ${fromEnv.error}\n`);
+        process.exit(2);
+      }
+      return { ...parsed.config, logRulesAllRanks: parsed.config.logRulesAllRanks || fromEnv.value };
+    }
     default:
       return parsed satisfies never;
   }

@@ -129,6 +129,14 @@ export const rankStatusSchema = z.object({
   rule_states: z.record(z.string(), logStateSchema),
   rule_metrics: z.record(z.string(), jsonFloatSchema.nullable()),
   restarts: z.int(),
+  /**
+   * Added later (optional: older agents omit them). suspect: running, printed, then
+   * silent past the rules' shortest recurring window — reported, not a fault; suspect_since: when.
+   */
+  suspect: z.boolean().optional(),
+  suspect_since: z.string().nullable().optional(),
+  /** Whether this rank's log rules can fault the job (local rank 0 unless the agent opts in to all). */
+  log_watched: z.boolean().optional(),
 });
 export type RankStatus = z.infer<typeof rankStatusSchema>;
 

@@ -7,7 +7,12 @@ import { isoTimestamp } from "./state";
 
 /**
  * What the agent knows about one local rank of the current attempt: its process, how it ended, its last
- * output line and the progress parsed from it, and its log-rule monitor (every local rank is monitored).
+ * output line and the progress parsed from it, and its log-rule monitor. Every local rank's rules are
+ * evaluated and reported; only `watched` ranks' rules can fault the attempt (attempt-context.ts).
+ *
+ * Suspect: a running rank that printed at least one line and then nothing for longer than `silenceMs`
+ * (the shortest expectedRecurringFrequencyInSeconds of the rules; never without one). It is reported, not
+ * acted on: `suspectSince` is when the silence passed the window (last line + window).
  */
 
 export type RankRecord = {
@@ -26,6 +31,10 @@ export type RankRecord = {
   loss: number | null;
   throughput: number | null;
   logState: RankLogState;
+  /** This rank's rules can fault the attempt. */
+  readonly watched: boolean;
+  readonly silenceMs: number | null;
+  suspectSince: number | null;
 };
 
 /** `/status` shows at most this much of a rank's last line. */
@@ -36,9 +45,15 @@ export function createRankRecord(input: {
   rank: number;
   restarts: number;
   monitor: RankLogMonitor | null;
+  /** Default true (the rank's rules count); attempt-context.ts passes local rank 0 only unless opted in. */
+  watched?: boolean;
+  silenceMs?: number | null;
 }): RankRecord {
   return {
     ...input,
+    watched: input.watched ?? true,
+    silenceMs: input.silenceMs ?? null,
+    suspectSince: null,
     process: null,
     state: "starting",
     exitCode: null,
@@ -56,6 +71,7 @@ export function createRankRecord(input: {
 export function recordLine(record: RankRecord, input: { line: string; at: number }): RankLogState {
   record.lastLine = input.line.slice(0, STATUS_LINE_CHARS);
   record.lastLineAt = input.at;
+  record.suspectSince = null;
   const metrics = parseLineMetrics(input.line);
   if (metrics.step !== undefined) record.step = metrics.step;
   if (metrics.loss !== undefined) record.loss = metrics.loss;
@@ -64,9 +80,18 @@ export function recordLine(record: RankRecord, input: { line: string; at: number
   return record.logState;
 }
 
-export function tickRank(record: RankRecord): RankLogState {
+export function tickRank(record: RankRecord, now: number): RankLogState {
   if (record.monitor !== null && record.state === "running") record.logState = record.monitor.tick();
+  updateSuspect(record, now);
   return record.logState;
+}
+
+/** Marks a running rank suspect once its silence since its last line passes the window; clears it otherwise. */
+export function updateSuspect(record: RankRecord, now: number): void {
+  const { lastLineAt, silenceMs } = record;
+  const silent =
+    record.state === "running" && lastLineAt !== null && silenceMs !== null && now - lastLineAt > silenceMs;
+  record.suspectSince = silent ? (record.suspectSince ?? lastLineAt + silenceMs) : null;
 }
 
 export function isFailedExit(exit: ProcessExit): boolean {
@@ -92,5 +117,8 @@ export function rankStatus(record: RankRecord): RankStatus {
     rule_states: Object.fromEntries(evaluators.map((e) => [e.name, e.state])),
     rule_metrics: Object.fromEntries(evaluators.map((e) => [e.name, nullableFloat(e.lastMetricValue)])),
     restarts: record.restarts,
+    suspect: record.suspectSince !== null,
+    suspect_since: record.suspectSince === null ? null : isoTimestamp(record.suspectSince),
+    log_watched: record.watched,
   };
 }

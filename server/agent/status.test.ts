@@ -65,6 +65,9 @@ describe("buildStatus", () => {
       rule_states: { Loss: "HEALTHY" },
       rule_metrics: { Loss: null },
       restarts: 2,
+      suspect: false,
+      suspect_since: null,
+      log_watched: true,
     });
   });
 });
