@@ -6,19 +6,23 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localPodEnv } from "@/server/cluster/local/agent-command";
 import { hostEnvironment } from "@/server/cluster/local/host-env";
+import type { ClusterJob } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
-import { type AgentStatus, createAgentClient, type StartRequestBody } from "@/server/operator/agent-client";
+import { type AgentStatus, createAgentClient } from "@/server/operator/agent-client";
 import { ensureHyperPodAgent, HYPERPOD_AGENT_VERSION, type HyperPodAgent } from "@/test/hyperpod-agent";
 import { HYPERPOD_WORKER_PY } from "./testing/hyperpod-worker";
+import { onePodSteps } from "./testing/one-pod-steps";
 
 /**
- * AWS's unmodified hyperpod-elastic-agent (PyPI, run as `hyperpodrun`, CPU only) driven by the operator's
- * own agent client: start → RUNNING, a worker crash → FAULTED/WorkerCrash → in-place restart with
- * faultCount + 1, a log rule that stops matching → LogHang_<rule>, a graceful stop (SIGUSR1), shutdown.
- * The pod environment is the one the local back end gives (localPodEnv: NNODES as HyperPod's operator
- * injects it). The local back end itself runs our agent for `hyperpodrun` commands, so the agent is
- * started here directly. The first run installs the agent (about 2.6 GB of wheels, see test/hyperpod-agent.ts).
+ * AWS's unmodified hyperpod-elastic-agent (PyPI, run as `hyperpodrun`, CPU only) driven by the operator:
+ * its agent client, its reconcile step that sends /start (startAgents: faultCount, rendezvous, rankIps,
+ * the job's log rules) and its fault detection (detectFault) over the real /status. Start → RUNNING, a
+ * worker crash → FAULTED/WorkerCrash → in-place restart with faultCount + 1, a log rule that stops
+ * matching → LogHang_<rule>, a graceful stop (SIGUSR1), shutdown. The pod environment is the local back
+ * end's (localPodEnv: NNODES as HyperPod's operator injects it). The local back end runs our own agent for
+ * `hyperpodrun` commands (agent-command.ts), so this agent is started here, outside any back end.
+ * The first run installs the agent (about 2.6 GB of wheels, see test/hyperpod-agent.ts); later runs reuse it.
  */
 const JOB_YAML = `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
@@ -34,8 +38,13 @@ spec:
           containers:
             - name: trainer
               command: [hyperpodrun, --nnodes=1, --nproc-per-node=1, train.py]
+  runPolicy:
+    logMonitoringConfiguration:
+      - name: Steps
+        logPattern: ".*step.*"
+        expectedRecurringFrequencyInSeconds: 2
 `;
-const RULE = { name: "Steps", logPattern: ".*step.*", expectedRecurringFrequencyInSeconds: 2 };
+const RULE_NAME = "Steps";
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
 const RESOURCE_CONFIG = "/opt/ml/input/config/pod_resourceconfig.json";
 
@@ -47,13 +56,20 @@ let proc: ChildProcess;
 let url: string;
 let agentOutput: () => string;
 let exited: Promise<number | null>;
+let steps: ReturnType<typeof onePodSteps>;
 const masterPort = "29511";
 
-function podEnv(): NodeJS.ProcessEnv {
+function clusterJob(): ClusterJob {
   const parsed = parseJobYaml(JOB_YAML);
   if (!parsed.ok) throw new Error("the job fixture does not parse");
+  const job = parsed.job;
+  const ref = { namespace: "default", name: "conformance" };
+  return { ref, uid: "u", generation: 1, createdAt: new Date(), job, status: {}, deleting: false };
+}
+
+function podEnv(): NodeJS.ProcessEnv {
   const { NNODES: _hostValue, ...host } = hostEnvironment();
-  return localPodEnv({ host, job: parsed.job, containers: [], extra: {} });
+  return localPodEnv({ host, job: clusterJob().job, containers: [], extra: {} });
 }
 
 function spawnAgent(env: NodeJS.ProcessEnv, port: number): { child: ChildProcess; output: () => string } {
@@ -99,34 +115,21 @@ async function waitForStatus(what: string, accept: (status: AgentStatus) => bool
 
 const inState = (state: AgentStatus["status"]) => (status: AgentStatus) => status.status === state;
 
-function startBody(faultCount: number): StartRequestBody {
-  return {
-    rank: 0,
-    nnodes: 1,
-    faultCount,
-    master_addr: "127.0.0.1",
-    master_port: masterPort,
-    log_monitoring_configuration: [RULE],
-    ipVersion: `2025-01-10T12:00:0${faultCount}Z`,
-    rankIps: [{ ip: "127.0.0.1", rank: 0 }],
-    spare: false,
-    progress: {},
-  };
-}
-
 function workerEnv(restart: number): Record<string, string | null> {
   const file = path.join(ctl, `env-${restart}.json`);
   return JSON.parse(readFileSync(file, "utf8")) as Record<string, string | null>;
 }
 
-async function startAt(faultCount: number): Promise<AgentStatus> {
-  const started = await client.start(url, startBody(faultCount));
-  expect(started).toEqual({ ok: true, value: null });
+/** The operator's startAgents against the READY agent, as a reconcile after `faultCount` restarts. */
+async function startAt(faultCount: number): Promise<{ running: AgentStatus; ipVersion: string | undefined }> {
+  const ready = await waitForStatus("READY", inState("ready"));
+  const started = await steps.start({ status: ready, restartCount: faultCount, now: Date.now() });
+  expect(started.rendezvous).toMatchObject({ addr: "127.0.0.1", port: masterPort });
   const running = await waitForStatus("RUNNING", inState("running"));
   await waitForStatus(`worker of restart ${faultCount}`, () =>
     existsSync(path.join(ctl, `env-${faultCount}.json`)),
   );
-  return running;
+  return { running, ipVersion: started.rendezvous?.ipVersion };
 }
 
 async function stopToReady(body: Parameters<typeof client.stop>[1]): Promise<AgentStatus> {
@@ -143,6 +146,7 @@ beforeAll(async () => {
   await mkdir(ctl);
   const port = await findFreePort();
   url = `http://127.0.0.1:${port}`;
+  steps = onePodSteps({ job: clusterJob(), agentUrl: url, agents: client, masterPort });
   const spawned = spawnAgent(podEnv(), port);
   proc = spawned.child;
   agentOutput = spawned.output;
@@ -157,7 +161,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe(`hyperpod-elastic-agent ${HYPERPOD_AGENT_VERSION} driven by the operator's agent client`, () => {
+describe(`hyperpod-elastic-agent ${HYPERPOD_AGENT_VERSION} driven by the operator`, () => {
   it("exits at start without NNODES, which the pod environment supplies", async () => {
     expect(podEnv().NNODES).toBe("1");
     const { NNODES: _dropped, ...withoutNnodes } = podEnv();
@@ -177,10 +181,10 @@ describe(`hyperpod-elastic-agent ${HYPERPOD_AGENT_VERSION} driven by the operato
   }, 130_000);
 
   it("/start → RUNNING; the worker gets the rendezvous and restart count 0; rankIps land in the IP table", async () => {
-    const running = await startAt(0);
+    const { running, ipVersion } = await startAt(0);
     // The PLR agent never updates its spare flag: "True" even after /start with spare: false (unlike ours).
     expect(running).toMatchObject({ assigned_rank: "0", spare: "True", reason: "Running" });
-    expect(running.ipversion).toBe(startBody(0).ipVersion);
+    expect(running.ipversion).toBe(ipVersion);
     expect(workerEnv(0)).toMatchObject({
       RANK: "0",
       WORLD_SIZE: "1",
@@ -195,9 +199,20 @@ describe(`hyperpod-elastic-agent ${HYPERPOD_AGENT_VERSION} driven by the operato
   });
 
   it("a worker crash → FAULTED WorkerCrash; /stop then /start with faultCount + 1 restarts it in place", async () => {
+    const crashedAt = Date.now();
     await writeFile(path.join(ctl, "crash"), "");
     const faulted = await waitForStatus("FAULTED", inState("faulted"));
     expect(faulted.reason).toBe("WorkerCrash");
+    const fault = steps.detect(faulted, Date.now());
+    expect(fault).toMatchObject({
+      kind: "WorkerCrash",
+      reason: "WorkerCrash",
+      pods: [steps.pod.name],
+      ranks: [0],
+    });
+    // The fault time is the agent's transitions.FAULTED (microsecond ISO), not the time we looked.
+    expect(fault?.at).toBeGreaterThanOrEqual(crashedAt - 1000);
+    expect(fault?.at).toBe(Date.parse(faulted.transitions?.FAULTED ?? ""));
     // 1.1.3 reports the raw wait status of an exit: code 3 reads "exited with code -768 … Signal 768".
     expect(faulted.message).toMatch(/A training worker process has crashed:\s+Local Rank 0 exited with code/);
     const pid = proc.pid;
@@ -211,7 +226,8 @@ describe(`hyperpod-elastic-agent ${HYPERPOD_AGENT_VERSION} driven by the operato
   it("a log rule that stops matching → FAULTED LogHang_<rule>", async () => {
     await writeFile(path.join(ctl, "quiet"), "");
     const faulted = await waitForStatus("LogHang", inState("faulted"), 30_000);
-    expect(faulted.reason).toBe(`LogHang_${RULE.name}`);
+    expect(faulted.reason).toBe(`LogHang_${RULE_NAME}`);
+    expect(steps.detect(faulted, Date.now())).toMatchObject({ kind: "LogHang", rule: RULE_NAME });
     expect(faulted.message).toMatch(/hanging/);
     await rm(path.join(ctl, "quiet"));
     await stopToReady({});
