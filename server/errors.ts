@@ -7,7 +7,8 @@ export type AppErrorCode =
   | "UNAUTHORIZED"
   | "CONFLICT"
   | "UNAVAILABLE"
-  | "INVALID";
+  | "INVALID"
+  | "TOO_MANY_REQUESTS";
 
 export class AppError extends Error {
   override name = "AppError";
@@ -34,6 +35,8 @@ export function toTrpcCode(code: AppErrorCode): TRPC_ERROR_CODE_KEY {
       return "SERVICE_UNAVAILABLE";
     case "INVALID":
       return "BAD_REQUEST";
+    case "TOO_MANY_REQUESTS":
+      return "TOO_MANY_REQUESTS";
     default:
       return code satisfies never;
   }

@@ -2,6 +2,8 @@ import type { Db } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import { rootLogger } from "@/server/log";
 import { SESSION_COOKIE, type SessionUser, userForToken } from "@/server/services/auth/sessions";
+import { getClusterSource } from "@/server/services/jobs/gateway";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 
 /** What every procedure gets. Built per request by the route handler, or directly by tests. */
 export type Context = {
@@ -11,7 +13,29 @@ export type Context = {
   log: Logger;
   /** Appends a Set-Cookie header to the response (a no-op for server-side callers). */
   setCookie: (cookie: string) => void;
+  /** The cluster the console reads (the operator's API, or the cluster itself in console-only mode). */
+  cluster: () => Promise<ClusterSource>;
+  /** The client's address, for sign-in attempt limiting. */
+  clientAddress: string;
+  /** The request came over HTTPS (directly, or through a proxy that says so): cookies get `Secure`. */
+  secure: boolean;
 };
+
+/**
+ * The address of the client: the last `x-forwarded-for` entry, which Next's server (and any proxy in front
+ * of it) appends from the connection it received, so a client cannot choose it by sending the header.
+ */
+export function clientAddressOf(headers: Headers): string {
+  const forwarded = headers.get("x-forwarded-for");
+  const last = forwarded?.split(",").at(-1)?.trim();
+  return last || headers.get("x-real-ip") || "unknown";
+}
+
+/** HTTPS as the browser sees it: the request URL, or `x-forwarded-proto` set by a TLS-terminating proxy. */
+export function isSecureRequest(opts: { url: string | undefined; headers: Headers }): boolean {
+  if (opts.url?.startsWith("https:")) return true;
+  return opts.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+}
 
 export function readCookie(headers: Headers, name: string): string | undefined {
   const raw = headers.get("cookie");
@@ -27,6 +51,7 @@ export async function createRequestContext(opts: {
   db: Db;
   headers: Headers;
   resHeaders: Headers;
+  url?: string;
 }): Promise<Context> {
   const sessionToken = readCookie(opts.headers, SESSION_COOKIE);
   return {
@@ -35,5 +60,8 @@ export async function createRequestContext(opts: {
     sessionToken,
     log: rootLogger.child({ requestId: crypto.randomUUID() }),
     setCookie: (cookie) => opts.resHeaders.append("set-cookie", cookie),
+    cluster: getClusterSource,
+    clientAddress: clientAddressOf(opts.headers),
+    secure: isSecureRequest({ url: opts.url, headers: opts.headers }),
   };
 }

@@ -34,15 +34,19 @@ const t = initTRPC.context<Context>().create({
   },
 });
 
+/** An AppError as the TRPCError of its code (anything else unchanged). */
+export function toTrpcError(error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  return new TRPCError({ code: toTrpcCode(error.code), message: error.message, cause: error });
+}
+
 /** Maps AppError to its tRPC code and logs unexpected errors with the procedure path. */
 const errorMapping = t.middleware(async ({ ctx, path, type, next }) => {
   const log = ctx.log.child({ path, type });
   const result = await next({ ctx: { log } });
   if (!result.ok) {
     const cause = result.error.cause;
-    if (cause instanceof AppError) {
-      throw new TRPCError({ code: toTrpcCode(cause.code), message: cause.message, cause });
-    }
+    if (cause instanceof AppError) throw toTrpcError(cause);
     if (result.error.code === "INTERNAL_SERVER_ERROR")
       log.error("procedure failed", { error: String(cause) });
   }

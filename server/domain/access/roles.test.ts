@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { hasTeamRole, highestRole, isClusterAdmin, type Membership } from "./roles";
+import {
+  canActOnTeam,
+  canReadTeam,
+  hasTeamRole,
+  highestRole,
+  isClusterAdmin,
+  type Membership,
+} from "./roles";
 
 const engineerOfA: Membership = { teamId: "a", teamName: "a", role: "engineer" };
 const viewerOfB: Membership = { teamId: "b", teamName: "b", role: "viewer" };
@@ -23,5 +30,25 @@ describe("roles", () => {
   it("finds the highest role", () => {
     expect(highestRole([viewerOfB, engineerOfA])).toBe("engineer");
     expect(highestRole([])).toBeNull();
+  });
+
+  it("lets members of a team read its jobs, and nobody else but a cluster admin", () => {
+    expect(canReadTeam([viewerOfB], "b")).toBe(true);
+    expect(canReadTeam([engineerOfA], "b")).toBe(false);
+    expect(canReadTeam([], "a")).toBe(false);
+    expect(canReadTeam([adminOfB], "a")).toBe(true);
+  });
+
+  it("keeps a namespace of no team to cluster admins", () => {
+    expect(canReadTeam([engineerOfA, viewerOfB], null)).toBe(false);
+    expect(canActOnTeam([engineerOfA], null)).toBe(false);
+    expect(canReadTeam([adminOfB], null)).toBe(true);
+    expect(canActOnTeam([adminOfB], null)).toBe(true);
+  });
+
+  it("lets engineers and above act on their own team's jobs only", () => {
+    expect(canActOnTeam([engineerOfA], "a")).toBe(true);
+    expect(canActOnTeam([engineerOfA], "b")).toBe(false);
+    expect(canActOnTeam([viewerOfB], "b")).toBe(false);
   });
 });

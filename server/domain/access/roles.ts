@@ -26,3 +26,18 @@ export function highestRole(memberships: readonly Membership[]): Role | null {
   for (const { role } of memberships) if (best === null || RANK[role] > RANK[best]) best = role;
   return best;
 }
+
+/**
+ * Whether the user may see a team's jobs, their pages, logs, metrics and live streams: any role on that
+ * team, or cluster admin. A namespace that belongs to no team (`teamId` null) is for cluster admins only.
+ */
+export function canReadTeam(memberships: readonly Membership[], teamId: string | null): boolean {
+  if (isClusterAdmin(memberships)) return true;
+  return teamId !== null && memberships.some((membership) => membership.teamId === teamId);
+}
+
+/** Whether the user may act on a team's jobs (restart, suspend, delete, inject faults): engineer or above. */
+export function canActOnTeam(memberships: readonly Membership[], teamId: string | null): boolean {
+  if (isClusterAdmin(memberships)) return true;
+  return teamId !== null && hasTeamRole(memberships, { teamId, atLeast: "engineer" });
+}

@@ -7,12 +7,14 @@ export function demoJobYaml(opts: {
   restartsBeforeFullRestart?: number;
   hangSeconds?: number;
   stepMs?: number;
+  /** Default: the LLM Research team's namespace. */
+  namespace?: string;
 }): string {
   return `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
 metadata:
   name: ${opts.name}
-  namespace: hyperpod-ns-llm-research
+  namespace: ${opts.namespace ?? "hyperpod-ns-llm-research"}
 spec:
   nprocPerNode: "${opts.ranks}"
   replicaSpecs:

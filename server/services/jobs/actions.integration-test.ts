@@ -1,15 +1,16 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
-import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
+import { localTokenAuth } from "@/server/operator/api/authorize";
 import { handleRequest } from "@/server/operator/api/routes";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
 import { type SessionUser, signIn } from "@/server/services/auth/sessions";
+import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { createTestDatabase } from "@/test/database";
 import { runJobAction } from "./actions";
@@ -25,6 +26,7 @@ let db: Db;
 let operator: LocalOperator;
 let server: Server;
 let source: ClusterSource;
+const TOKEN = "console-actions-test-token";
 const ref = { namespace: "hyperpod-ns-llm-research", name: "it-console-actions" };
 
 async function user(email: string): Promise<SessionUser> {
@@ -39,13 +41,15 @@ beforeAll(async () => {
   db = createDb(database.url);
   await seedIfEmpty(db);
   operator = await startLocalOperator({ databaseUrl: database.url, nodes: 2, gpusPerNode: 2 });
+  const auth = localTokenAuth({ token: TOKEN, tokenFile: "(test)" });
   server = createServer(
-    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true }),
+    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true, auth }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   source = createOperatorSource({
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     mode: "local",
+    token: () => TOKEN,
   });
   await operator.submit(demoJobYaml({ name: ref.name, nodes: 2, ranks: 2, gpusPerPod: 2 }));
   await operator.waitFor("4 ranks running", () => operator.live(ref)?.ranksRunning === 4, 60_000);
@@ -61,10 +65,12 @@ afterAll(async () => {
 describe("job actions from the console", () => {
   it("refuses another team's engineer and a viewer, and writes nothing", async () => {
     const audits = await db.auditLog.count();
-    for (const email of ["vision@rebound.local", "viewer@rebound.local"]) {
+    // Another team's engineer does not even see the job; a viewer of the team sees it but may not act.
+    const refusals = { "vision@rebound.local": "NOT_FOUND", "viewer@rebound.local": "FORBIDDEN" };
+    for (const [email, code] of Object.entries(refusals)) {
       await expect(
         runJobAction(db, source, { user: await user(email), ref, input: { action: "restart-job" } }),
-      ).rejects.toMatchObject({ code: "FORBIDDEN" });
+      ).rejects.toMatchObject({ code });
     }
     expect(await db.auditLog.count()).toBe(audits);
     expect(await listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name })).toEqual([]);

@@ -1,15 +1,15 @@
-import type { ClusterSource, SourceAction } from "@/server/services/jobs/gateway/types";
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import { hasTeamRole } from "@/server/domain/access/roles";
 import { AppError } from "@/server/errors";
+import { requireActionable } from "@/server/services/access/job-access";
 import { writeAudit } from "@/server/services/audit/mutations";
 import type { SessionUser } from "@/server/services/auth/sessions";
+import type { ClusterSource, SourceAction } from "@/server/services/jobs/gateway/types";
 import { toAppError } from "./queries";
 
 /**
- * The console's actions on a job, authorised on the server (an engineer of the job's team, or a cluster
- * admin) and written to the audit log before they are sent to the cluster.
+ * The console's actions on a job, authorised on the server (server/services/access/job-access.ts: an
+ * engineer of the job's team, or a cluster admin) and written to the audit log before they are sent to the cluster.
  */
 export type JobActionInput =
   | { action: "restart-rank"; rank: number }
@@ -19,14 +19,6 @@ export type JobActionInput =
   | { action: "resume" }
   | { action: "delete" }
   | { action: "inject-fault"; kind: "crash" | "hang" | "nan" | "slow" | "node"; rank?: number };
-
-/** Whether the user may act on jobs in this namespace (the team owning it, by namespace). */
-export async function canActOn(db: Db, user: SessionUser | null, namespace: string): Promise<boolean> {
-  if (!user) return false;
-  const team = await db.team.findUnique({ where: { namespace }, select: { id: true } });
-  if (!team) return hasTeamRole(user.memberships, { teamId: "", atLeast: "cluster_admin" });
-  return hasTeamRole(user.memberships, { teamId: team.id, atLeast: "engineer" });
-}
 
 function send(source: ClusterSource, ref: JobRef, input: JobActionInput, by: string): Promise<void> {
   switch (input.action) {
@@ -50,12 +42,7 @@ export async function runJobAction(
   opts: { user: SessionUser; ref: JobRef; input: JobActionInput },
 ): Promise<void> {
   const { user, ref, input } = opts;
-  if (!(await canActOn(db, user, ref.namespace))) {
-    throw new AppError(
-      "FORBIDDEN",
-      `only an engineer of the team owning ${ref.namespace} may ${input.action} its jobs`,
-    );
-  }
+  await requireActionable(db, user, { ref, action: input.action });
   await db.$transaction((tx) =>
     writeAudit(tx, {
       userId: user.id,

@@ -1,12 +1,18 @@
+import { isNodeHealthy } from "@/server/cluster/types";
 import type { NodeView } from "@/server/domain/jobs/view-model";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { isNodeHealthy } from "@/server/cluster/types";
 import { toAppError } from "./queries";
 
 export type ClusterNodeRow = NodeView & { jobs: string[] };
 
-/** Every node with its health, its GPUs used by the jobs' pods, and which jobs run there. */
-export async function clusterNodes(source: ClusterSource): Promise<ClusterNodeRow[]> {
+/**
+ * Every node with its health, its GPUs used by the jobs' pods, and which jobs run there: GPUs count every
+ * job's pods, but only the jobs the caller may see (`visible`) are named.
+ */
+export async function clusterNodes(
+  source: ClusterSource,
+  visible: (namespace: string) => boolean,
+): Promise<ClusterNodeRow[]> {
   const [nodes, jobs] = await Promise.all([source.nodes(), source.jobs()]).catch((error: unknown) => {
     throw toAppError(error);
   });
@@ -30,8 +36,12 @@ export async function clusterNodes(source: ClusterSource): Promise<ClusterNodeRo
           (sum, { job }) => sum + (perPodGpus.get(`${job.namespace}/${job.name}`) ?? 0),
           0,
         ),
-        pods: pods.map(({ pod }) => pod.name),
-        jobs: [...new Set(pods.map(({ job }) => `${job.namespace}/${job.name}`))].sort(),
+        pods: pods.filter(({ job }) => visible(job.namespace)).map(({ pod }) => pod.name),
+        jobs: [
+          ...new Set(
+            pods.filter(({ job }) => visible(job.namespace)).map(({ job }) => `${job.namespace}/${job.name}`),
+          ),
+        ].sort(),
       };
     })
     .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));

@@ -1,10 +1,11 @@
-import type { JobTotals, TimelineEntry, TopologyView } from "@/server/domain/jobs/view-model";
-import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { SourceError } from "@/server/services/jobs/gateway/types";
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
+import type { JobTotals, TimelineEntry, TopologyView } from "@/server/domain/jobs/view-model";
 import { compilePattern } from "@/server/domain/log-rules/pattern";
 import { AppError } from "@/server/errors";
+import { teamsByNamespace } from "@/server/services/access/job-access";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
+import { SourceError } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { jobTotalsView, timelineEntries, topologyView } from "./job-view";
 
@@ -57,11 +58,6 @@ export function toAppError(error: unknown): unknown {
   return new AppError(code, error.message);
 }
 
-async function teamsByNamespace(db: Db): Promise<Map<string, { id: string; name: string }>> {
-  const teams = await db.team.findMany({ select: { id: true, name: true, namespace: true } });
-  return new Map(teams.map((team) => [team.namespace, { id: team.id, name: team.name }]));
-}
-
 async function restartCounts(db: Db): Promise<Map<string, JobRow["restarts"]>> {
   const groups = await db.restartEvent.groupBy({
     by: ["namespace", "jobName", "action"],
@@ -79,7 +75,12 @@ async function restartCounts(db: Db): Promise<Map<string, JobRow["restarts"]>> {
   return counts;
 }
 
-export async function listJobRows(db: Db, source: ClusterSource): Promise<JobRow[]> {
+/** The jobs the caller may see (`visible`: server/services/access/job-access.ts `readableNamespaces`). */
+export async function listJobRows(
+  db: Db,
+  source: ClusterSource,
+  visible: (namespace: string) => boolean,
+): Promise<JobRow[]> {
   const [jobs, nodes, teams, restarts] = await Promise.all([
     source.jobs().catch((error: unknown) => {
       throw toAppError(error);
@@ -89,6 +90,7 @@ export async function listJobRows(db: Db, source: ClusterSource): Promise<JobRow
     restartCounts(db),
   ]);
   return jobs
+    .filter((live) => visible(live.namespace))
     .map((live) => {
       const key = `${live.namespace}/${live.name}`;
       const ranks = topologyView(live, nodes).ranks;

@@ -11,7 +11,7 @@ function handler(req: Request) {
     req,
     router: appRouter,
     createContext: ({ resHeaders }) =>
-      createRequestContext({ db: getDb(), headers: req.headers, resHeaders }),
+      createRequestContext({ db: getDb(), headers: req.headers, resHeaders, url: req.url }),
   });
 }
 

@@ -38,3 +38,38 @@ export const jobMetricsInputSchema = z.strictObject({
     .max(7 * 24 * 3600 * 1000)
     .default(15 * 60 * 1000),
 });
+
+// ── outputs ────────────────────────────────────────────────────────────────────────────────────────────
+const restartCountsSchema = z.object({ plr: z.int(), podReplacement: z.int(), jlr: z.int() });
+
+export const jobRowSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  team: z.string().nullable(),
+  status: z.string(),
+  phase: z.string(),
+  priorityClass: z.string().nullable(),
+  gpus: z.number(),
+  ranksHealthy: z.int(),
+  ranksTotal: z.int(),
+  restarts: restartCountsSchema,
+  createdAt: z.number(),
+});
+
+export const jobAccessOutputSchema = z.object({
+  canAct: z.boolean(),
+  mode: z.enum(["local", "kubernetes", "console-only"]),
+  metrics: z.enum(["prometheus", "live"]),
+});
+
+export const logLineSchema = z.object({ text: z.string(), matches: z.array(z.string()) });
+
+const metricSeriesSchema = z.object({
+  name: z.string(),
+  points: z.array(z.object({ t: z.number(), value: z.number() })),
+});
+export const jobMetricsOutputSchema = z
+  .object({ loss: z.array(metricSeriesSchema), throughput: z.array(metricSeriesSchema) })
+  .nullable();
+
+export const jobActOutputSchema = z.object({ ok: z.literal(true) });

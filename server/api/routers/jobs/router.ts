@@ -1,15 +1,28 @@
+import { TRPCError } from "@trpc/server";
 import { env } from "@/env";
+import { createTRPCRouter, protectedProcedure, toTrpcError } from "@/server/api/trpc";
 import { diffPage } from "@/server/domain/jobs/patch";
-import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
-import { getClusterSource } from "@/server/services/jobs/gateway";
 import { AppError } from "@/server/errors";
 import { createPrometheusSource } from "@/server/metrics/prometheus";
-import { canActOn, runJobAction } from "@/server/services/jobs/actions";
+import { readableNamespaces, requireReadable, stillReadable } from "@/server/services/access/job-access";
+import { runJobAction } from "@/server/services/jobs/actions";
 import { type JobPage, jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
-import { jobActInputSchema, jobLogsInputSchema, jobMetricsInputSchema, jobRefSchema } from "./jobs.schema";
+import {
+  jobAccessOutputSchema,
+  jobActInputSchema,
+  jobActOutputSchema,
+  jobLogsInputSchema,
+  jobMetricsInputSchema,
+  jobMetricsOutputSchema,
+  jobRefSchema,
+  jobRowSchema,
+  logLineSchema,
+} from "./jobs.schema";
 
 /** How often a watched job page is looked at; changes within one interval go out as one diff. */
 const WATCH_INTERVAL_MS = 250;
+/** How often a live stream asks again whether its session may still read the job. */
+const RECHECK_ACCESS_MS = 2000;
 
 /** Waits `ms`, or less if the subscription ends; leaves no listener behind on the long-lived signal. */
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
@@ -23,43 +36,71 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
     signal?.addEventListener("abort", done, { once: true });
   });
 
+/**
+ * Every procedure reads only jobs the signed-in user may see (server/services/access/job-access.ts): another
+ * team's job is NOT_FOUND, exactly as a job that does not exist.
+ */
 export const jobsRouter = createTRPCRouter({
-  list: protectedProcedure.query(async ({ ctx }) => listJobRows(ctx.db, await getClusterSource())),
+  list: protectedProcedure
+    .output(jobRowSchema.array())
+    .query(async ({ ctx }) =>
+      listJobRows(ctx.db, await ctx.cluster(), await readableNamespaces(ctx.db, ctx.user)),
+    ),
 
   /** What the signed-in user may do on this job's page (the page itself comes over `watch`). */
-  access: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
-    const source = await getClusterSource();
-    return {
-      canAct: await canActOn(ctx.db, ctx.user, input.namespace),
-      mode: source.mode,
-      metrics: env.PROMETHEUS_URL ? ("prometheus" as const) : ("live" as const),
-    };
-  }),
+  access: protectedProcedure
+    .input(jobRefSchema)
+    .output(jobAccessOutputSchema)
+    .query(async ({ ctx, input }) => {
+      const access = await requireReadable(ctx.db, ctx.user, input);
+      return {
+        canAct: access.canAct,
+        mode: (await ctx.cluster()).mode,
+        metrics: env.PROMETHEUS_URL ? ("prometheus" as const) : ("live" as const),
+      };
+    }),
 
   /** Loss and throughput history from Prometheus; null without one (the page keeps its own live history). */
-  metrics: protectedProcedure.input(jobMetricsInputSchema).query(async ({ input }) => {
-    if (!env.PROMETHEUS_URL) return null;
-    return createPrometheusSource({ url: env.PROMETHEUS_URL })
-      .jobMetrics(input.job, { windowMs: input.windowMs, rank: input.rank })
-      .catch((error: unknown) => {
-        throw new AppError("UNAVAILABLE", error instanceof Error ? error.message : String(error));
-      });
-  }),
+  metrics: protectedProcedure
+    .input(jobMetricsInputSchema)
+    .output(jobMetricsOutputSchema)
+    .query(async ({ ctx, input }) => {
+      await requireReadable(ctx.db, ctx.user, input.job);
+      if (!env.PROMETHEUS_URL) return null;
+      return createPrometheusSource({ url: env.PROMETHEUS_URL })
+        .jobMetrics(input.job, { windowMs: input.windowMs, rank: input.rank })
+        .catch((error: unknown) => {
+          throw new AppError("UNAVAILABLE", error instanceof Error ? error.message : String(error));
+        });
+    }),
 
   page: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
-    const source = await getClusterSource();
-    const [page, canAct] = await Promise.all([
-      jobPage(ctx.db, source, input),
-      canActOn(ctx.db, ctx.user, input.namespace),
-    ]);
-    return { page, canAct, mode: source.mode };
+    const access = await requireReadable(ctx.db, ctx.user, input);
+    const source = await ctx.cluster();
+    return { page: await jobPage(ctx.db, source, input), canAct: access.canAct, mode: source.mode };
   }),
 
-  /** Live updates (SSE): the page first, then small diffs, at most one per WATCH_INTERVAL_MS. */
+  /**
+   * Live updates (SSE): the page first, then small diffs, at most one per WATCH_INTERVAL_MS. The stream ends
+   * (UNAUTHORIZED) within RECHECK_ACCESS_MS of its session being revoked or its right to the job removed.
+   */
   watch: protectedProcedure.input(jobRefSchema).subscription(async function* ({ ctx, input, signal }) {
-    const source = await getClusterSource();
+    // A subscription's errors pass no middleware once it has started: AppErrors become TRPCErrors here.
+    await requireReadable(ctx.db, ctx.user, input).catch((error: unknown) => {
+      throw toTrpcError(error);
+    });
+    const source = await ctx.cluster();
     let previous: JobPage | null = null;
+    let checkedAt = Date.now();
     while (!signal?.aborted) {
+      if (Date.now() - checkedAt >= RECHECK_ACCESS_MS) {
+        if (!(await stillReadable(ctx.db, { token: ctx.sessionToken, ref: input })))
+          throw new TRPCError({
+            code: "UNAUTHORIZED",
+            message: "the session ended or lost access to this job: sign in again",
+          });
+        checkedAt = Date.now();
+      }
       const next = await jobPage(ctx.db, source, input);
       const patch = diffPage(previous, next);
       previous = next;
@@ -68,23 +109,26 @@ export const jobsRouter = createTRPCRouter({
     }
   }),
 
-  logs: protectedProcedure.input(jobLogsInputSchema).query(async ({ ctx, input }) => {
-    const source = await getClusterSource();
-    const page = await jobPage(ctx.db, source, input.job);
-    return rankLogs(source, input.job, {
-      pod: input.pod,
-      localRank: input.localRank,
-      tail: input.tail,
-      rules: page.logRules,
-    });
-  }),
+  logs: protectedProcedure
+    .input(jobLogsInputSchema)
+    .output(logLineSchema.array())
+    .query(async ({ ctx, input }) => {
+      await requireReadable(ctx.db, ctx.user, input.job);
+      const source = await ctx.cluster();
+      const page = await jobPage(ctx.db, source, input.job);
+      return rankLogs(source, input.job, {
+        pod: input.pod,
+        localRank: input.localRank,
+        tail: input.tail,
+        rules: page.logRules,
+      });
+    }),
 
-  act: protectedProcedure.input(jobActInputSchema).mutation(async ({ ctx, input }) => {
-    await runJobAction(ctx.db, await getClusterSource(), {
-      user: ctx.user,
-      ref: input.job,
-      input: input.input,
-    });
-    return { ok: true };
-  }),
+  act: protectedProcedure
+    .input(jobActInputSchema)
+    .output(jobActOutputSchema)
+    .mutation(async ({ ctx, input }) => {
+      await runJobAction(ctx.db, await ctx.cluster(), { user: ctx.user, ref: input.job, input: input.input });
+      return { ok: true as const };
+    }),
 });

@@ -21,6 +21,9 @@ function callerAs(user: SessionUser | null) {
     sessionToken: undefined,
     log: createLogger({ test: "teams" }),
     setCookie: (cookie) => cookies.push(cookie),
+    cluster: () => Promise.reject(new Error("the teams router reads no cluster")),
+    clientAddress: "127.0.0.1",
+    secure: false,
   };
   return createCaller(ctx);
 }

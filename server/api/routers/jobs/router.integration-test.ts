@@ -1,0 +1,192 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Context } from "@/server/api/context";
+import { createCaller } from "@/server/api/root";
+import { createDb, type Db } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seedIfEmpty } from "@/server/db/seed";
+import { createLogger } from "@/server/log";
+import { localTokenAuth } from "@/server/operator/api/authorize";
+import { handleRequest } from "@/server/operator/api/routes";
+import { demoJobYaml } from "@/server/operator/testing/jobs";
+import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
+import { signIn, signOut } from "@/server/services/auth/sessions";
+import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
+import { createTestDatabase } from "@/test/database";
+
+/**
+ * Team-scoped reads through the console's tRPC API, on a real operator behind its real HTTP API: an
+ * engineer of Vision cannot list, open, stream, read the logs or metrics of, or act on an LLM Research job
+ * (each answered NOT_FOUND, as for a job that does not exist), while members of LLM Research and cluster
+ * admins can; a revoked session's open stream ends within seconds.
+ */
+const TOKEN = "console-access-test-token";
+let database: { url: string; drop: () => Promise<void> };
+let db: Db;
+let operator: LocalOperator;
+let server: Server;
+let source: ClusterSource;
+const llm = { namespace: "hyperpod-ns-llm-research", name: "it-scoped-llm" };
+const vision = { namespace: "hyperpod-ns-vision", name: "it-scoped-vision" };
+
+async function callerFor(email: string) {
+  const result = await signIn(db, { email, password: "rebound-demo" });
+  if (!result.ok) throw new Error(result.reason);
+  const ctx: Context = {
+    db,
+    user: result.user,
+    sessionToken: result.token,
+    log: createLogger({ test: "jobs-access" }),
+    setCookie: () => undefined,
+    cluster: async () => source,
+    clientAddress: "127.0.0.1",
+    secure: false,
+  };
+  return { caller: createCaller(ctx), token: result.token };
+}
+
+const codeOf = (error: unknown) => (error instanceof TRPCError ? error.code : String(error));
+
+async function refusedWith(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    () => "allowed",
+    (error: unknown) => codeOf(error),
+  );
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase("it_jobs_access");
+  await migrate(database.url);
+  db = createDb(database.url);
+  await seedIfEmpty(db);
+  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 2, gpusPerNode: 2 });
+  const auth = localTokenAuth({ token: TOKEN, tokenFile: "(test)" });
+  server = createServer(
+    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true, auth }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  source = createOperatorSource({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    mode: "local",
+    token: () => TOKEN,
+  });
+  await operator.submit(demoJobYaml({ name: llm.name, nodes: 1, ranks: 1, gpusPerPod: 1 }));
+  await operator.submit(
+    demoJobYaml({ name: vision.name, nodes: 1, ranks: 1, gpusPerPod: 1, namespace: vision.namespace }),
+  );
+  await operator.waitFor(
+    "both jobs running",
+    () => operator.live(llm)?.ranksRunning === 1 && operator.live(vision)?.ranksRunning === 1,
+    60_000,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await operator?.stop();
+  await db?.$disconnect();
+  await database?.drop();
+}, 60_000);
+
+describe("who sees which jobs", () => {
+  it("lists only the jobs of the user's teams; a cluster admin and a viewer of both see both", async () => {
+    const names = async (email: string) =>
+      (await (await callerFor(email)).caller.jobs.list())
+        .map((row) => row.name)
+        .filter((name) => name.startsWith("it-scoped"));
+    expect(await names("vision@rebound.local")).toEqual([vision.name]);
+    expect(await names("engineer@rebound.local")).toEqual([llm.name]);
+    expect(await names("viewer@rebound.local")).toEqual([llm.name, vision.name].sort());
+    expect(await names("admin@rebound.local")).toEqual([llm.name, vision.name].sort());
+  });
+
+  it("answers another team's job page, access, logs, metrics and stream as not found", async () => {
+    const { caller } = await callerFor("vision@rebound.local");
+    const pod = operator.live(llm)?.pods[0]?.name ?? "";
+    expect(await refusedWith(caller.jobs.page(llm))).toBe("NOT_FOUND");
+    expect(await refusedWith(caller.jobs.access(llm))).toBe("NOT_FOUND");
+    expect(await refusedWith(caller.jobs.logs({ job: llm, pod, localRank: 0, tail: 10 }))).toBe("NOT_FOUND");
+    expect(await refusedWith(caller.jobs.metrics({ job: llm, rank: null, windowMs: 60_000 }))).toBe(
+      "NOT_FOUND",
+    );
+    const stream = await caller.jobs.watch(llm);
+    expect(await refusedWith(stream[Symbol.asyncIterator]().next())).toBe("NOT_FOUND");
+    expect(await refusedWith(caller.jobs.act({ job: llm, input: { action: "suspend" } }))).toBe("NOT_FOUND");
+    // Its own team's job opens, with its logs.
+    expect((await caller.jobs.page(vision)).page.name).toBe(vision.name);
+    const visionPod = operator.live(vision)?.pods[0]?.name ?? "";
+    expect(await caller.jobs.logs({ job: vision, pod: visionPod, localRank: 0, tail: 10 })).toBeInstanceOf(
+      Array,
+    );
+  });
+
+  it("names on the cluster page only the jobs the user may see", async () => {
+    const { caller } = await callerFor("vision@rebound.local");
+    const jobs = (await caller.cluster.nodes()).flatMap((node) => node.jobs);
+    expect(jobs).toContain(`${vision.namespace}/${vision.name}`);
+    expect(jobs).not.toContain(`${llm.namespace}/${llm.name}`);
+    expect(
+      (await caller.cluster.nodes()).reduce((sum, node) => sum + node.gpusUsed, 0),
+    ).toBeGreaterThanOrEqual(2);
+  });
+
+  it("ends an open stream within seconds of its session being revoked", async () => {
+    const { caller, token } = await callerFor("engineer@rebound.local");
+    const stream = (await caller.jobs.watch(llm))[Symbol.asyncIterator]();
+    expect((await stream.next()).done).toBe(false);
+    await signOut(db, token);
+    const revokedAt = Date.now();
+    let ended = "open";
+    while (Date.now() - revokedAt < 10_000) {
+      ended = await refusedWith(stream.next());
+      if (ended !== "allowed") break;
+    }
+    expect(ended).toBe("UNAUTHORIZED");
+    expect(Date.now() - revokedAt).toBeLessThan(5_000);
+  });
+
+  it("ends an open stream when the user leaves the job's team", async () => {
+    const { caller } = await callerFor("lead@rebound.local");
+    const stream = (await caller.jobs.watch(llm))[Symbol.asyncIterator]();
+    expect((await stream.next()).done).toBe(false);
+    const lead = await db.user.findUniqueOrThrow({
+      where: { email: "lead@rebound.local" },
+      select: { id: true },
+    });
+    await db.membership.deleteMany({ where: { userId: lead.id } });
+    const removedAt = Date.now();
+    let ended = "open";
+    while (Date.now() - removedAt < 10_000) {
+      ended = await refusedWith(stream.next());
+      if (ended !== "allowed") break;
+    }
+    expect(ended).toBe("UNAUTHORIZED");
+  });
+});
+
+describe("sign-in", () => {
+  it("refuses an account after 5 wrong passwords, even with the right one, and says when to retry", async () => {
+    const { caller } = await callerFor("viewer@rebound.local");
+    for (let i = 0; i < 5; i += 1) {
+      expect(
+        await refusedWith(caller.auth.signIn({ email: "viewer@rebound.local", password: `wrong-${i}` })),
+      ).toBe("UNAUTHORIZED");
+    }
+    const refused = await caller.auth
+      .signIn({ email: "viewer@rebound.local", password: "rebound-demo" })
+      .catch((error: unknown) => error);
+    expect(codeOf(refused)).toBe("TOO_MANY_REQUESTS");
+    expect(String((refused as Error).message)).toMatch(
+      /too many failed sign-ins for this account: try again in \d+ s/,
+    );
+    // Another account is unaffected.
+    await expect(
+      caller.auth.signIn({ email: "admin@rebound.local", password: "rebound-demo" }),
+    ).resolves.toMatchObject({
+      email: "admin@rebound.local",
+    });
+  });
+});

@@ -1,0 +1,34 @@
+import type { Db } from "@/server/db/client";
+import { createSignInLimiter, type SignInLimiter } from "@/server/domain/access/sign-in-limiter";
+import { AppError } from "@/server/errors";
+import { type SessionUser, signIn } from "./sessions";
+
+/**
+ * Sign-in with attempt limiting (server/domain/access/sign-in-limiter.ts) per account and per client
+ * address. The console's one process keeps the counts in memory: a restart forgets them, and several console
+ * replicas each count their own (a team running more than one puts a limit in front, at the ingress).
+ */
+const processLimiter = createSignInLimiter();
+
+export async function limitedSignIn(
+  db: Db,
+  attempt: { email: string; password: string; address: string },
+  limiter: SignInLimiter = processLimiter,
+): Promise<{ token: string; user: SessionUser; expiresAt: Date }> {
+  const key = { account: attempt.email, address: attempt.address };
+  const check = limiter.check(key, Date.now());
+  if (!check.allowed) {
+    const seconds = Math.ceil(check.retryAfterMs / 1000);
+    throw new AppError(
+      "TOO_MANY_REQUESTS",
+      `too many failed sign-ins ${check.by === "account" ? "for this account" : "from this address"}: try again in ${seconds} s`,
+    );
+  }
+  const result = await signIn(db, { email: attempt.email, password: attempt.password });
+  if (!result.ok) {
+    limiter.failed(key, Date.now());
+    throw new AppError("UNAUTHORIZED", result.reason);
+  }
+  limiter.succeeded(key);
+  return result;
+}
