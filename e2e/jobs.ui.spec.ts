@@ -146,6 +146,34 @@ test("a viewer cannot see restart actions, and the server refuses them", async (
   await request.dispose();
 });
 
+test("a Vision engineer neither lists nor opens an LLM Research job, by page or by API", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  await signIn(page, "vision@rebound.local");
+  await expect(page.getByRole("main")).not.toContainText("Loading", { timeout: 20_000 });
+  await expect(page.getByRole("link", { name: JOB })).toHaveCount(0);
+  await page.goto(`/jobs/${NAMESPACE}/${JOB}`);
+  await expect(page.getByRole("alert")).toContainText(`job ${NAMESPACE}/${JOB} not found`, {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId("ranks-healthy")).toHaveCount(0);
+
+  const request = await playwright.request.newContext({ baseURL });
+  expect(
+    (
+      await trpcMutation(request, "auth.signIn", { email: "vision@rebound.local", password: "rebound-demo" })
+    ).status(),
+  ).toBe(200);
+  const input = encodeURIComponent(JSON.stringify({ json: { namespace: NAMESPACE, name: JOB } }));
+  expect((await request.get(`/api/trpc/jobs.page?input=${input}`)).status()).toBe(404);
+  const list = await request.get("/api/trpc/jobs.list");
+  expect(list.status()).toBe(200);
+  expect(JSON.stringify(await list.json())).not.toContain(JOB);
+  await request.dispose();
+});
+
 for (const [name, path] of [
   ["jobs list", "/jobs"],
   ["job page", `/jobs/${NAMESPACE}/${JOB}`],
