@@ -5,9 +5,10 @@ import path from "node:path";
 
 /**
  * AWS's unmodified `hyperpod-elastic-agent` (`hyperpodrun`) from PyPI, in a virtual environment under
- * `.data/hyperpod-agent/<version>-torch<torch>/`, created on first use and reused after that (a marker
- * file says the install finished; a half-made one is made again). The wheels are kept beside it in
- * `.data/hyperpod-agent/wheels/`, so a venv made again installs without the network.
+ * `.data/hyperpod-agent/<version>-torch<torch>/` (or under REBOUND_HYPERPOD_AGENT_DIR, e.g. a cache that
+ * outlives a fresh clone in CI), created on first use and reused after that (a marker file says the
+ * install finished; a half-made one is made again). The wheels are kept beside it in `wheels/`, so a
+ * venv made again downloads nothing.
  *
  * It needs PyTorch, and PyPI's Linux x86_64 torch is the CUDA build: `import torch` preloads cuBLAS, cuDNN,
  * NCCL… and fails without the nvidia-* wheels (checked with torch 2.11.0 installed --no-deps), so the full
@@ -19,7 +20,7 @@ export const HYPERPOD_AGENT_VERSION = "1.1.3";
 export const HYPERPOD_TORCH_VERSION = "2.11.0";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "..");
-const BASE = path.join(REPO_ROOT, ".data", "hyperpod-agent");
+const BASE = process.env.REBOUND_HYPERPOD_AGENT_DIR || path.join(REPO_ROOT, ".data", "hyperpod-agent");
 const WHEELS = path.join(BASE, "wheels");
 const OUTPUT_TAIL = 2000;
 

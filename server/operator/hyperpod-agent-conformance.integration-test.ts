@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -46,7 +46,10 @@ spec:
 `;
 const RULE_NAME = "Steps";
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
-const RESOURCE_CONFIG = "/opt/ml/input/config/pod_resourceconfig.json";
+/** hyperpodrun 1.1.3 writes the rank → IP table here; the path is hard-coded (not configurable). */
+const RESOURCE_CONFIG_DIR = "/opt/ml/input/config";
+const RESOURCE_CONFIG = path.join(RESOURCE_CONFIG_DIR, "pod_resourceconfig.json");
+let resourceConfigExisted = false;
 
 const client = createAgentClient({ timeoutMs: 5000 });
 let agent: HyperPodAgent;
@@ -138,7 +141,19 @@ async function stopToReady(body: Parameters<typeof client.stop>[1]): Promise<Age
   return waitForStatus("READY after /stop", inState("ready"));
 }
 
+/** Fails with one line when hyperpodrun could not write its IP table (it would exit at start). */
+function checkResourceConfigDir(): void {
+  try {
+    mkdirSync(RESOURCE_CONFIG_DIR, { recursive: true });
+    accessSync(RESOURCE_CONFIG_DIR, constants.W_OK);
+  } catch {
+    throw new Error(`hyperpodrun needs a writable ${RESOURCE_CONFIG_DIR}: run the test as root or create it`);
+  }
+  resourceConfigExisted = existsSync(RESOURCE_CONFIG);
+}
+
 beforeAll(async () => {
+  checkResourceConfigDir();
   agent = await ensureHyperPodAgent();
   dir = await mkdtemp(path.join(tmpdir(), "rebound-hyperpodrun-"));
   ctl = path.join(dir, "ctl");
@@ -147,7 +162,8 @@ beforeAll(async () => {
   const port = await findFreePort();
   url = `http://127.0.0.1:${port}`;
   steps = onePodSteps({ job: clusterJob(), agentUrl: url, agents: client, masterPort });
-  const spawned = spawnAgent(podEnv(), port);
+  // The agent's own temporary files (log agent log, IPC socket, log dirs) go under dir, removed after.
+  const spawned = spawnAgent({ ...podEnv(), TMPDIR: dir }, port);
   proc = spawned.child;
   agentOutput = spawned.output;
   exited = exitOf(proc);
@@ -159,13 +175,14 @@ afterAll(async () => {
     await exited;
   }
   if (dir) await rm(dir, { recursive: true, force: true });
+  if (!resourceConfigExisted) await rm(RESOURCE_CONFIG, { force: true });
 });
 
 describe(`hyperpod-elastic-agent ${HYPERPOD_AGENT_VERSION} driven by the operator`, () => {
   it("exits at start without NNODES, which the pod environment supplies", async () => {
     expect(podEnv().NNODES).toBe("1");
     const { NNODES: _dropped, ...withoutNnodes } = podEnv();
-    const { child, output } = spawnAgent(withoutNnodes, await findFreePort());
+    const { child, output } = spawnAgent({ ...withoutNnodes, TMPDIR: dir }, await findFreePort());
     const code = await exitOf(child);
     expect(code).not.toBe(0);
     expect(output()).toMatch(/KeyError: 'NNODES'/);
