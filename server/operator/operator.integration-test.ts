@@ -6,7 +6,7 @@ import type { JobRef } from "@/server/cluster/types";
 import { createDb } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listPendingRestartEvents, listRestartEvents } from "@/server/services/restart-events/queries";
 import { createTestDatabase } from "@/test/database";
 import { runJobAction } from "./api/actions";
 import { injectFault } from "./api/faults";
@@ -37,10 +37,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const seen = operator?.seenPids().length ?? 0;
+  // Every restart of the suite is over before the operator stops, so none of its rows may stay pending.
+  const quiet = await operator
+    ?.waitFor("no restart in flight", () => operator.deps.live.list().every((job) => !job.recovery), 20_000)
+    .then(
+      () => true,
+      () => false,
+    );
   await operator?.stop();
+  const db = database ? createDb(database.url) : null;
+  const pending = db ? await listPendingRestartEvents(db).finally(() => db.$disconnect()) : [];
   await database?.drop();
   expect(seen).toBeGreaterThan(0);
   expect(operator?.alivePids()).toEqual([]);
+  expect(quiet).toBe(true);
+  expect(pending).toEqual([]);
 }, 60_000);
 
 const allRanksRunning = (ref: JobRef, ranks: number) => () => {
@@ -126,13 +137,14 @@ describe("local job recovery, end to end", () => {
   });
 
   it("detects a hang through the log rule and restarts in place", async () => {
-    // A rule with only a recurring frequency starts counting at its first match (reference §2.4).
+    // A rule with only a recurring frequency starts counting at its first match (reference §2.4). As
+    // hyperpodrun, the agent faults on local rank 0's rules only: global rank 0 is pod 0's local rank 0.
     await operator.waitFor("ranks stepping", allRanksStepping(ref, 8));
     injectFault({
       backend: operator.backend,
       live: operator.deps.live,
       ref,
-      input: { kind: "hang", rank: 2 },
+      input: { kind: "hang", rank: 0 },
     });
     const event = await nextEvent(ref, 2);
     expect(event).toMatchObject({
@@ -149,7 +161,7 @@ describe("local job recovery, end to end", () => {
       backend: operator.backend,
       live: operator.deps.live,
       ref,
-      input: { kind: "nan", rank: 6 },
+      input: { kind: "nan", rank: 4 }, // local rank 0 of pod 1: the rank whose rules fault the job
     });
     const event = await nextEvent(ref, 3);
     expect(event).toMatchObject({ faultReason: "LogFault_LossNaN", action: "PLR", outcome: "recovered" });

@@ -14,7 +14,7 @@ import { JOB_CRD_NAME, JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domai
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { createLogger } from "@/server/log";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listPendingRestartEvents, listRestartEvents } from "@/server/services/restart-events/queries";
 import { createTestDatabase } from "@/test/database";
 import { JOB_FINALIZER, LABEL_JOB } from "./objects";
 import { type KubeEnv, REPO_ROOT, setNodeHealth, startKubeEnv, waitUntil } from "./testing/kube-env";
@@ -52,10 +52,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const operator of operators) await operator.stop().catch(() => undefined);
+  // Every restart of the suite is over (the job is deleted last), so none of its rows may stay pending.
+  const db = database ? createDb(database.url) : null;
+  const pending = db ? await listPendingRestartEvents(db).finally(() => db.$disconnect()) : [];
   agents?.stop();
   await env?.stop();
   await database?.drop();
   if (agentDir) await rm(agentDir, { recursive: true, force: true });
+  expect(pending).toEqual([]);
 }, 60_000);
 
 async function startOperator(name: string, extra: Partial<Parameters<typeof startKubeOperator>[0]> = {}) {
