@@ -16,6 +16,8 @@ function Mark({ mark }: { mark: (typeof HEALTH_STYLE)[RankHealth]["mark"] }) {
       return <rect x={1.8} y={4.4} width={8.4} height={3.2} fill={BG} />;
     case "cross":
       return <path d="M2.6 2.6 L9.4 9.4 M9.4 2.6 L2.6 9.4" stroke={BG} strokeWidth={2} />;
+    case "slash":
+      return <path d="M2.6 9.4 L9.4 2.6" stroke={BG} strokeWidth={2} />;
     case "none":
     case "hollow":
       return null;

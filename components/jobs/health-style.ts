@@ -6,11 +6,11 @@ import { RANK_HEALTH, type RankHealth } from "@/server/domain/jobs/view-model";
  * Colours: every one has a contrast ratio of at least 4.5:1 (WCAG AA for text, above the 3:1 needed for
  * graphics) against both --bg (#0f1419) and --panel (#161d25) of app/globals.css, so the same colour serves
  * as a cell fill and as text; health-style.test.ts checks it. Marks: health is never shown by colour alone;
- * each health has a distinct shape (hollow, dot, triangle, bar, cross, ring) drawn in the background colour
+ * each health has a distinct shape (hollow, dot, triangle, bar, cross, ring, slash) drawn in the background colour
  * on the cell, and the legend and tooltip always add the word.
  */
 
-export type HealthMark = "none" | "hollow" | "dot" | "triangle" | "bar" | "cross" | "ring";
+export type HealthMark = "none" | "hollow" | "dot" | "triangle" | "bar" | "cross" | "ring" | "slash";
 
 export type HealthStyle = { label: string; color: string; mark: HealthMark; description: string };
 
@@ -36,6 +36,12 @@ export const HEALTH_STYLE: Readonly<Record<RankHealth, HealthStyle>> = {
     mark: "cross",
     description: "Crashed or a rule reports FAULTED",
   },
+  suspect: {
+    label: "Suspect",
+    color: "#f778ba",
+    mark: "slash",
+    description: "Went silent after printing; not a fault (yet)",
+  },
   restarting: {
     label: "Restarting",
     color: "#39c5cf",
@@ -50,6 +56,7 @@ export const HEALTH_ORDER: readonly RankHealth[] = [
   "restarting",
   "hanging",
   "slow",
+  "suspect",
   "straggler",
   "waiting",
   "healthy",

@@ -64,6 +64,10 @@ function traceMark(ctx: CanvasRenderingContext2D, mark: HealthMark, cell: Topolo
       ctx.moveTo(x + r * 1.3, y - r * 1.3);
       ctx.lineTo(x - r * 1.3, y + r * 1.3);
       return;
+    case "slash":
+      ctx.moveTo(x - r * 1.3, y + r * 1.3);
+      ctx.lineTo(x + r * 1.3, y - r * 1.3);
+      return;
     case "none":
     case "hollow":
       return;
@@ -101,7 +105,7 @@ function markCells(
   ctx.strokeStyle = color;
   ctx.fillStyle = color;
   ctx.lineWidth = size >= 12 ? 2 : 1.5;
-  if (mark === "cross" || mark === "ring") ctx.stroke();
+  if (mark === "cross" || mark === "ring" || mark === "slash") ctx.stroke();
   else ctx.fill();
 }
 

@@ -19,6 +19,44 @@ const base: RankHealthInput = {
 
 const cases: Case[] = [
   { name: "running with a healthy rule", expected: "healthy" },
+  { name: "suspect (silent after printing)", rank: { suspect: true }, expected: "suspect" },
+  {
+    name: "suspect beats straggler",
+    rank: { suspect: true },
+    input: { straggler: true },
+    expected: "suspect",
+  },
+  {
+    name: "a watched rank's HANGING rule beats suspect",
+    rank: { suspect: true, ruleStates: { h: "HANGING" } },
+    expected: "hanging",
+  },
+  {
+    name: "faulted beats suspect",
+    rank: { suspect: true },
+    input: { agentState: "faulted" },
+    expected: "faulted",
+  },
+  {
+    name: "an unwatched rank's HANGING rule does not colour it (rank 1 of a rank-0-only job)",
+    rank: { logWatched: false, ruleStates: { h: "HANGING" } },
+    expected: "healthy",
+  },
+  {
+    name: "an unwatched rank's FAULTED rule does not colour it either",
+    rank: { logWatched: false, ruleStates: { nan: "FAULTED" } },
+    expected: "healthy",
+  },
+  {
+    name: "an unwatched rank that went silent is suspect",
+    rank: { logWatched: false, suspect: true, ruleStates: { h: "HANGING" } },
+    expected: "suspect",
+  },
+  {
+    name: "an unwatched rank without steps is waiting",
+    rank: { logWatched: false, step: null, ruleStates: { h: "HANGING" } },
+    expected: "waiting",
+  },
   { name: "crashed rank", rank: { state: "crashed" }, expected: "faulted" },
   { name: "a FAULTED rule", rank: { ruleStates: { a: "HEALTHY", b: "FAULTED" } }, expected: "faulted" },
   { name: "agent FAULTED (upper case)", input: { agentState: "FAULTED" }, expected: "faulted" },

@@ -13,18 +13,24 @@ import type { RankHealth, RankView } from "@/server/domain/jobs/view-model";
  *                  restart: it falls through to waiting.
  *  3. hanging    — any rule HANGING (no matching line within the rule's window).
  *  4. slow       — any rule SLOW (a metric rule crossed its threshold).
- *  5. straggler  — throughput or step well below its peers (see ./straggler.ts); grey failure, no rule.
- *  6. waiting    — not producing yet: the rank or agent is still starting (starting / INIT / READY), the
+ *  5. suspect    — the agent marks the rank suspect: it printed, then went silent past the rules' shortest
+ *                  recurring window, and it is not (or not yet) a fault of the job.
+ *  6. straggler  — throughput or step well below its peers (see ./straggler.ts); grey failure, no rule.
+ *  7. waiting    — not producing yet: the rank or agent is still starting (starting / INIT / READY), the
  *                  pod is Pending, every rule is WAITING, or, with no rules, no step has been seen.
  *                  HEALTHY beats WAITING as in the agent's own aggregation
  *                  (server/domain/log-rules/aggregate.ts): one healthy rule makes the rank healthy.
- *  7. healthy.
+ *  8. healthy.
+ *
+ * Rule states count only on ranks whose rules can fault the job (`logWatched`, local rank 0 by default as
+ * in hyperpodrun): another rank's HANGING rule (e.g. a rank that never prints steps) is shown in its rule
+ * states but does not colour it; its silence shows as suspect instead.
  *
  * States are compared case-insensitively: the agent reports `running`, the reference writes `RUNNING`.
  */
 
 export type RankHealthInput = {
-  rank: Pick<RankView, "state" | "step" | "ruleStates" | "restarts">;
+  rank: Pick<RankView, "state" | "step" | "ruleStates" | "restarts" | "suspect" | "logWatched">;
   /** The pod's agent state (init/ready/running/stopping/faulted/completed/shutdown); null if unknown. */
   agentState: string | null;
   /** The pod's phase: Pending, Running, Succeeded, Failed, Unknown. */
@@ -64,11 +70,12 @@ function isWaiting(input: RankHealthInput, rules: Set<string>): boolean {
 
 /** Classifies one rank for the console; see the file header for the precedence and why. */
 export function rankHealth(input: RankHealthInput): RankHealth {
-  const rules = ruleStateSet(input.rank.ruleStates);
+  const rules = input.rank.logWatched === false ? new Set<string>() : ruleStateSet(input.rank.ruleStates);
   if (isFaulted(input, rules)) return "faulted";
   if (isRestarting(input)) return "restarting";
   if (rules.has("HANGING")) return "hanging";
   if (rules.has("SLOW")) return "slow";
+  if (input.rank.suspect === true) return "suspect";
   if (input.straggler) return "straggler";
   if (isWaiting(input, rules)) return "waiting";
   return "healthy";

@@ -12,6 +12,7 @@ export const RANK_HEALTH = [
   "faulted",
   "restarting",
   "straggler",
+  "suspect",
 ] as const;
 export type RankHealth = (typeof RANK_HEALTH)[number];
 
@@ -35,6 +36,10 @@ export type RankView = {
   ruleStates: Record<string, string>;
   /** Throughput (or step) well below its peers' (see server/domain/console/straggler.ts). */
   straggler: boolean;
+  /** The agent's `suspect`: printed, then silent past the rules' shortest recurring window (not a fault). */
+  suspect?: boolean;
+  /** The agent's `log_watched`: this rank's rules can fault the job (local rank 0 unless opted in). */
+  logWatched?: boolean;
 };
 
 export type PodView = {
