@@ -7,10 +7,19 @@ export const NAMESPACE = "hyperpod-ns-llm-research";
 
 export type BenchJob = { ref: JobRef; nodes: number; ranksPerNode: number; ranks: number };
 
+type BenchJobDoc = {
+  spec: {
+    replicaSpecs: { template: { spec: { containers: { env?: { name: string; value: string }[] }[] } } }[];
+    runPolicy: Record<string, unknown> & { restartPolicy: Record<string, unknown> };
+  };
+};
+
 /**
  * The benchmark's demo-trainer job: `demoJobYaml` with a restart budget that lasts the whole run
  * (jobMaxRetryCount, maxFullJobRestarts), and either no escalation (every fault restarts in place or
  * replaces a pod) or `fullRestarts` (numRestartBeforeFullJobRestart 0: every fault is a full job restart).
+ * Hangs are injected into every local rank (phases.ts), so the agents opt in to faulting on every rank's
+ * log rules (REBOUND_LOG_RULES_ALL_RANKS; hyperpodrun's default watches local rank 0 only).
  */
 export function benchJobYaml(opts: {
   name: string;
@@ -30,7 +39,12 @@ export function benchJobYaml(opts: {
       hangSeconds: opts.hangSeconds,
       restartsBeforeFullRestart: opts.fullRestarts ? 0 : opts.maxRestarts,
     }),
-  ) as { spec: { runPolicy: Record<string, unknown> & { restartPolicy: Record<string, unknown> } } };
+  ) as BenchJobDoc;
+  for (const replica of doc.spec.replicaSpecs) {
+    for (const container of replica.template.spec.containers) {
+      container.env = [...(container.env ?? []), { name: "REBOUND_LOG_RULES_ALL_RANKS", value: "true" }];
+    }
+  }
   doc.spec.runPolicy.jobMaxRetryCount = opts.maxRestarts;
   doc.spec.runPolicy.restartPolicy.maxFullJobRestarts = opts.maxRestarts;
   return YAML.stringify(doc);

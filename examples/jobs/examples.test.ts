@@ -38,8 +38,10 @@ function capture(job: HyperPodPyTorchJob, rule: string, line: string): string | 
 }
 
 describe("example jobs parse with the project's parser", () => {
-  it.each(["demo", "small", "pytorch"] as const)("%s is valid", (name) => {
+  it.each(["demo", "small", "pytorch"] as const)("%s is valid, without warnings", (name) => {
     expect(parseValid(EXAMPLES[name]).kind).toBe("HyperPodPyTorchJob");
+    const result = parseJobYaml(readFileSync(EXAMPLES[name], "utf8"));
+    expect(result.ok && result.warnings).toEqual([]);
   });
 
   it("demo-job.yaml has the documented shape", () => {
@@ -57,7 +59,7 @@ describe("example jobs parse with the project's parser", () => {
     expect(job.spec.replicaSpecs[0]).toMatchObject({ name: "workers", replicas: 2, spares: 1 });
     expect(agentArgv(job).join(" ")).toBe(
       "npx rebound-agent --nproc-per-node 4 --server-port 8080 --log-dir /tmp/hyperpod " +
-        "examples/trainer/dist/demo-trainer.mjs --steps 0 --startup-ms 1500",
+        "--log-rules-all-ranks examples/trainer/dist/demo-trainer.mjs --steps 0 --startup-ms 1500",
     );
     expect(job.spec.runPolicy).toMatchObject({
       jobMaxRetryCount: 50,
