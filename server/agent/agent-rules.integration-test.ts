@@ -116,7 +116,8 @@ describe("agent log rules, 4 local ranks, --log-rules-all-ranks", () => {
     expect(metrics.text).toContain(
       'rebound_agent_rank_rule_state{local_rank="3",rank="3",rule="NaNLoss",state="FAULTED"} 1',
     );
-    expect(metrics.text).toMatch(/rebound_agent_rank_loss\{local_rank="3",rank="3"\} NaN/);
+    // prom-client writes NaN as "Nan" (Prometheus parses it case-insensitively).
+    expect(metrics.text).toMatch(/rebound_agent_rank_loss\{local_rank="3",rank="3"\} Na[Nn]/);
     expect(await waitForExit(agent.workerPids)).toEqual([]);
   });
 });
