@@ -14,6 +14,8 @@ export async function startOperator(opts: {
   databaseUrl: string;
   port: number;
   dataDir: string;
+  /** Serve /metrics and /healthz alone on this port too (OPERATOR_METRICS_PORT; as deploy/ does). */
+  metricsPort?: number;
 }): Promise<{ child: ChildProcess; url: string; token: string }> {
   const child = spawn(
     path.join(ROOT, "node_modules/.bin/tsx"),
@@ -27,6 +29,7 @@ export async function startOperator(opts: {
         OPERATOR_HOST: "127.0.0.1",
         REBOUND_DATA_DIR: opts.dataDir,
         REBOUND_CLUSTER: "local",
+        ...(opts.metricsPort ? { OPERATOR_METRICS_PORT: String(opts.metricsPort) } : {}),
       },
     },
   );

@@ -29,8 +29,8 @@ let dataDir: string;
 let port: number;
 let operator: { child: ChildProcess; url: string; token: string } | null = null;
 
-const start = async () => {
-  operator = await startOperator({ databaseUrl: database.url, port, dataDir });
+const start = async (metricsPort?: number) => {
+  operator = await startOperator({ databaseUrl: database.url, port, dataDir, metricsPort });
   return operator;
 };
 const stop = async () => {
@@ -135,9 +135,16 @@ describe("the local operator token", () => {
   it("is the same token after a restart, and the old one still works", async () => {
     const before = current().token;
     await stop();
-    const after = (await start()).token;
+    const metricsPort = await findFreePort();
+    const after = (await start(metricsPort)).token;
     expect(after).toBe(before);
     expect((await call("/api/v1/jobs")).status).toBe(200);
+    // OPERATOR_METRICS_PORT: /metrics and /healthz there, and nothing else, whatever the token.
+    const metrics = `http://127.0.0.1:${metricsPort}`;
+    expect((await fetch(`${metrics}/metrics`)).status).toBe(200);
+    expect((await fetch(`${metrics}/healthz`)).status).toBe(200);
+    const headers = { authorization: `Bearer ${after}` };
+    expect((await fetch(`${metrics}/api/v1/jobs`, { headers })).status).toBe(401);
   }, 120_000);
 });
 
