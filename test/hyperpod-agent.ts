@@ -1,12 +1,14 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 
 /**
  * AWS's unmodified `hyperpod-elastic-agent` (`hyperpodrun`) from PyPI, in a virtual environment under
- * `.data/hyperpod-agent/<version>-torch<torch>/` (or under REBOUND_HYPERPOD_AGENT_DIR, e.g. a cache that
- * outlives a fresh clone in CI), created on first use and reused after that (a marker file says the
+ * `~/.cache/rebound/hyperpod-agent/<version>-torch<torch>/` (a package cache like pip's and npm's: it
+ * outlives a fresh clone, so CI pays the install once per machine; REBOUND_HYPERPOD_AGENT_DIR moves it),
+ * created on first use and reused after that (a marker file says the
  * install finished; a half-made one is made again). The wheels are kept beside it in `wheels/`, so a
  * venv made again downloads nothing.
  *
@@ -19,8 +21,8 @@ export const HYPERPOD_AGENT_VERSION = "1.1.3";
 /** The newest torch 1.1.3 accepts (`torch>=2.4.0,<2.12.0`), pinned so the install is the same every time. */
 export const HYPERPOD_TORCH_VERSION = "2.11.0";
 
-const REPO_ROOT = path.resolve(import.meta.dirname, "..");
-const BASE = process.env.REBOUND_HYPERPOD_AGENT_DIR || path.join(REPO_ROOT, ".data", "hyperpod-agent");
+const CACHE_HOME = process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache");
+const BASE = process.env.REBOUND_HYPERPOD_AGENT_DIR || path.join(CACHE_HOME, "rebound", "hyperpod-agent");
 const WHEELS = path.join(BASE, "wheels");
 const OUTPUT_TAIL = 2000;
 

@@ -1,3 +1,8 @@
+import type { ClusterNode } from "@/server/cluster/types";
+import { isNodeHealthy } from "@/server/cluster/types";
+import { rankHealth } from "@/server/domain/console/rank-health";
+import { findStragglers } from "@/server/domain/console/straggler";
+import { timelineTotals } from "@/server/domain/console/timeline";
 import type {
   JobTotals,
   NodeView,
@@ -6,11 +11,6 @@ import type {
   TimelineEntry,
   TopologyView,
 } from "@/server/domain/jobs/view-model";
-import type { ClusterNode } from "@/server/cluster/types";
-import { isNodeHealthy } from "@/server/cluster/types";
-import { rankHealth } from "@/server/domain/console/rank-health";
-import { findStragglers } from "@/server/domain/console/straggler";
-import { timelineTotals } from "@/server/domain/console/timeline";
 import type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
 import type { RestartEventRow } from "@/server/services/restart-events/queries";
 
@@ -47,6 +47,8 @@ function rankView(
     restarts: rank.restarts,
     ruleStates: rank.rule_states,
     straggler: opts.straggler,
+    suspect: rank.suspect ?? false,
+    logWatched: rank.log_watched,
   };
   const health = rankHealth({
     rank: base,
