@@ -197,7 +197,8 @@ describe("Prometheus /metrics", () => {
     expect(text).toMatch(
       /hyperpod_training_operator_jobs_fault_detection_latency_count\{[^}]*fault_reason="WorkerCrash"\} 1/,
     );
-    expect(text).toMatch(/hyperpod_training_operator_jobs_restart_latency_bucket\{[^}]*le="\+Inf"\} 1/);
+    // Label order carries no meaning (prom-client writes le first).
+    expect(text).toMatch(/hyperpod_training_operator_jobs_restart_latency_bucket\{[^}]*le="\+Inf"[^}]*\} 1/);
   });
 
   it("the agent's passes promtool", async () => {
