@@ -12,6 +12,12 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { z } from "zod";
+import {
+  jobListResponseSchema,
+  parseAnswer,
+  submitResponseSchema,
+} from "@/server/domain/operator-api/contract";
 import { operatorToken } from "./operator-token";
 import { operatorUrl } from "./operator-url";
 
@@ -59,20 +65,27 @@ async function submit(call: Call, file: string | undefined) {
   });
   if (status === 400) fail(`${file} is not a valid job:\n${String(body.message)}`);
   if (status !== 201) fail(String(body.message ?? `operator answered ${status}`));
-  console.log(`submitted ${String(body.namespace)}/${String(body.name)}`);
+  const submitted = answer(submitResponseSchema, body, "POST /api/v1/jobs");
+  console.log(`submitted ${submitted.namespace}/${submitted.name}`);
+  for (const warning of submitted.warnings) {
+    const where = warning.line === undefined ? warning.path : `${warning.path} (line ${warning.line})`;
+    console.error(`warning: ${where}: ${warning.message}`);
+  }
+}
+
+/** An answer parsed with the API contract; an operator of another version stops the CLI in words. */
+function answer<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  try {
+    return parseAnswer(schema, { body, version: null, what });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
 }
 
 async function jobs(call: Call) {
   const { status, body } = await request(call, { path: "/api/v1/jobs" });
   if (status !== 200) fail(String(body.message ?? `operator answered ${status}`));
-  const list = (body.jobs ?? []) as Array<{
-    namespace: string;
-    name: string;
-    status: string;
-    restartCount: number;
-    ranksRunning: number;
-    ranksTotal: number;
-  }>;
+  const list = answer(jobListResponseSchema, body, "GET /api/v1/jobs").jobs;
   console.log(["NAMESPACE", "NAME", "STATUS", "RANKS", "RESTARTS"].join("\t"));
   for (const job of list) {
     console.log(

@@ -130,13 +130,27 @@ export const jobDetailResponseSchema = z.object({
 });
 export const nodeListResponseSchema = z.object({ nodes: z.array(clusterNodeSchema) });
 export const logsResponseSchema = z.object({ pod: z.string(), text: z.string() });
-export const submitResponseSchema = jobRefSchema;
+/** Where in the YAML, and what: a refused field (400) or one hyperpodrun would ignore or bend (a warning). */
+export const jobSpecIssueSchema = z.object({
+  path: z.string(),
+  line: z.int().optional(),
+  column: z.int().optional(),
+  message: z.string(),
+});
+export const submitResponseSchema = jobRefSchema.extend({
+  warnings: z.array(jobSpecIssueSchema).default([]),
+});
+export type SubmitResponse = z.input<typeof submitResponseSchema>;
 export const deleteResponseSchema = z.object({ deleting: jobRefSchema });
 /** Every refusal: 4xx/5xx with a sentence; submit's 400 adds the field errors. */
 export const errorResponseSchema = z.looseObject({ message: z.string() });
 
+export type HealthResponse = z.infer<typeof healthResponseSchema>;
 export type JobListResponse = z.infer<typeof jobListResponseSchema>;
 export type JobDetailResponse = z.infer<typeof jobDetailResponseSchema>;
+export type DeleteResponse = z.infer<typeof deleteResponseSchema>;
+export type ActionResponse = z.infer<typeof actionResponseSchema>;
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 export type NodeListResponse = z.infer<typeof nodeListResponseSchema>;
 export type LogsResponse = z.infer<typeof logsResponseSchema>;
 
@@ -158,7 +172,7 @@ export type FaultKind = z.infer<typeof faultKindSchema>;
 export const injectFaultInputSchema = z.strictObject({
   kind: faultKindSchema,
   rank: z.int().min(0).optional(),
-  by: by.optional(),
+  by: z.string().min(1).max(256).optional(),
 });
 export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
 export const injectFaultResponseSchema = z.looseObject({ kind: faultKindSchema, rank: z.int() });

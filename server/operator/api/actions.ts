@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
+import type { JobAction } from "@/server/domain/operator-api/contract";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { HttpError } from "./http-utils";
 
@@ -10,14 +10,7 @@ import { HttpError } from "./http-utils";
  * decided before this runs (authorize.ts: `patch` on the job); here the operator checks that the action
  * makes sense for the job as it is now. `by` names whom the client acts for, for the audit log.
  */
-export const jobActionSchema = z.discriminatedUnion("action", [
-  z.strictObject({ action: z.literal("restart-rank"), rank: z.int().min(0), by: z.string().min(1) }),
-  z.strictObject({ action: z.literal("restart-pod"), pod: z.string().min(1), by: z.string().min(1) }),
-  z.strictObject({ action: z.literal("restart-job"), by: z.string().min(1) }),
-  z.strictObject({ action: z.literal("suspend"), by: z.string().min(1) }),
-  z.strictObject({ action: z.literal("resume"), by: z.string().min(1) }),
-]);
-export type JobAction = z.infer<typeof jobActionSchema>;
+export { type JobAction, jobActionSchema } from "@/server/domain/operator-api/contract";
 
 function checkRestart(deps: OperatorDeps, ref: JobRef, action: JobAction): void {
   const live = deps.live.get(jobKey(ref));

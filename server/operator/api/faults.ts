@@ -1,7 +1,7 @@
-import { z } from "zod";
 import type { LocalBackend } from "@/server/cluster/local/backend";
 import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
+import type { InjectFaultInput } from "@/server/domain/operator-api/contract";
 import type { LiveState } from "@/server/operator/live-state";
 import { HttpError } from "./http-utils";
 
@@ -10,13 +10,7 @@ import { HttpError } from "./http-utils";
  * SIGKILL (works for any trainer); hang, nan and slow ask the demo trainer through its control file; node
  * fails the virtual node that hosts the rank (all its pods die; it reboots later).
  */
-export const injectFaultInputSchema = z.strictObject({
-  kind: z.enum(["crash", "hang", "nan", "slow", "node"]),
-  rank: z.int().min(0).optional(),
-  /** Whom the client acts for (the console's signed-in user), for the audit log. */
-  by: z.string().min(1).max(256).optional(),
-});
-export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
+export { type InjectFaultInput, injectFaultInputSchema } from "@/server/domain/operator-api/contract";
 
 function locateRank(live: LiveState, ref: JobRef, rank: number) {
   const job = live.get(jobKey(ref));

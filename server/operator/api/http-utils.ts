@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_VERSION_HEADER, OPERATOR_API_VERSION } from "@/server/domain/operator-api/contract";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -23,9 +24,14 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Every JSON answer says which version of the API contract it follows (the console checks it). */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    [API_VERSION_HEADER]: OPERATOR_API_VERSION,
+  });
   res.end(text);
 }
 

@@ -9,6 +9,14 @@ import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/ba
 import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
+import {
+  API_VERSION_HEADER,
+  jobDetailResponseSchema,
+  jobListResponseSchema,
+  nodeListResponseSchema,
+  OPERATOR_API_VERSION,
+  submitResponseSchema,
+} from "@/server/domain/operator-api/contract";
 import { createLogger } from "@/server/log";
 import { createOperatorDeps } from "@/server/operator/reconcilers/deps";
 import { childEnv } from "@/test/child-env";
@@ -102,6 +110,33 @@ describe("POST /api/v1/jobs", () => {
     const detail = await api(`/api/v1/jobs/${ref.namespace}/${ref.name}`);
     expect(detail.status).toBe(200);
     expect(await detail.json()).toMatchObject({ restarts: [], live: null });
+  });
+
+  it("answers in the API contract's shapes, with its version, and returns the job's warnings", async () => {
+    const yaml = (await readFile(path.join(ROOT, "examples/jobs/small-job.yaml"), "utf8")).replace(
+      "name: small-job",
+      "name: contract-job",
+    );
+    const submitted = await submit(yaml);
+    expect(submitted.status).toBe(201);
+    expect(submitted.headers.get(API_VERSION_HEADER)).toBe(OPERATOR_API_VERSION);
+    const ref = submitResponseSchema.parse(await submitted.json());
+    const detail = await api(`/api/v1/jobs/${ref.namespace}/${ref.name}`);
+    expect(detail.headers.get(API_VERSION_HEADER)).toBe(OPERATOR_API_VERSION);
+    expect(jobDetailResponseSchema.safeParse(await detail.json()).success).toBe(true);
+    expect(jobListResponseSchema.safeParse(await (await api("/api/v1/jobs")).json()).success).toBe(true);
+    expect(nodeListResponseSchema.safeParse(await (await api("/api/v1/nodes")).json()).success).toBe(true);
+  });
+
+  it("accepts a rule key hyperpodrun ignores, with a warning naming it and its line", async () => {
+    const yaml = (await readFile(path.join(ROOT, "examples/jobs/small-job.yaml"), "utf8"))
+      .replace("name: small-job", "name: warned-job")
+      .replace("      - name: JobStart\n", "      - name: JobStart\n        logPatern: typo\n");
+    const response = await submit(yaml);
+    expect(response.status).toBe(201);
+    const body = submitResponseSchema.parse(await response.json());
+    expect(body.warnings.map((warning) => warning.message).join("; ")).toContain("logPatern");
+    expect(body.warnings.every((warning) => typeof warning.line === "number")).toBe(true);
   });
 });
 

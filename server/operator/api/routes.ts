@@ -5,6 +5,16 @@ import { jobKey } from "@/server/cluster/types";
 import { checksFor, faultGrants, type OperatorApiRoute } from "@/server/domain/access/operator-api";
 import { formatJobSpecErrors } from "@/server/domain/job-spec/job-spec-errors";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
+import type {
+  ActionResponse,
+  DeleteResponse,
+  HealthResponse,
+  JobDetailResponse,
+  JobListResponse,
+  LogsResponse,
+  NodeListResponse,
+  SubmitResponse,
+} from "@/server/domain/operator-api/contract";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
@@ -24,7 +34,8 @@ import { HttpError, readBody, sendJson, sendText } from "./http-utils";
 
 /**
  * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz and the live-state API the console
- * and the CLI use. Every route but /metrics and /healthz needs a credential and the rights its row in
+ * and the CLI use. Every answer is built to the API contract's types (server/domain/operator-api/contract.ts),
+ * which the console and the CLI parse with. Every route but /metrics and /healthz needs a credential and the rights its row in
  * server/domain/access/operator-api.ts names (authorize.ts); every change made is audited (audit.ts).
  * Job submission and fault injection exist for the local back end only.
  */
@@ -71,7 +82,19 @@ async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
     listRestartEvents(ctx.deps.db, { namespace: ref.namespace, jobName: ref.name }),
   ]);
   const live = ctx.deps.live.get(jobKey(ref)) ?? null;
-  return { status: 200, body: { job: job.job, status: job.status, live, events, restarts } };
+  const body = {
+    job: job.job,
+    status: job.status,
+    live,
+    events,
+    restarts: restarts.map((row) => ({
+      ...row,
+      faultAt: row.faultAt.toISOString(),
+      detectedAt: row.detectedAt.toISOString(),
+      recoveredAt: row.recoveredAt?.toISOString() ?? null,
+    })),
+  } satisfies JobDetailResponse;
+  return { status: 200, body };
 }
 
 /** Every job a cluster-wide lister may see; otherwise those in the namespaces the caller may list. */
@@ -79,12 +102,14 @@ async function listJobs(ctx: CallContext): Promise<Reply> {
   const jobs = ctx.deps.live.list();
   const everywhere = checksFor("jobs.list");
   const decisions = await Promise.all(everywhere.map((check) => ctx.auth.allowed(ctx.caller, check)));
-  if (decisions.every((decision) => decision.allowed)) return { status: 200, body: { jobs } };
+  if (decisions.every((decision) => decision.allowed))
+    return { status: 200, body: { jobs } satisfies JobListResponse };
   const visible = await allowedNamespaces(ctx.auth, ctx.caller, {
     namespaces: [...new Set(jobs.map((job) => job.namespace))],
     checksIn: (namespace) => everywhere.map((check) => ({ ...check, namespace })),
   });
-  return { status: 200, body: { jobs: jobs.filter((job) => visible.has(job.namespace)) } };
+  const body = { jobs: jobs.filter((job) => visible.has(job.namespace)) } satisfies JobListResponse;
+  return { status: 200, body };
 }
 
 /** Authorised for the namespace the YAML names; a YAML that does not parse creates nothing anyway. */
@@ -101,7 +126,8 @@ async function submit(ctx: CallContext): Promise<Reply> {
   if (!result.ok) throw new HttpError(409, result.message);
   ctx.deps.log.info("job submitted", { job: jobKey(result.job.ref), caller: ctx.caller.identity });
   const audit = { action: "operator.job.submit", target: jobKey(result.job.ref) };
-  return { status: 201, body: result.job.ref, audit };
+  const body = { ...result.job.ref, warnings: parsed.ok ? parsed.warnings : [] } satisfies SubmitResponse;
+  return { status: 201, body, audit };
 }
 
 async function fault(ctx: CallContext, ref: JobRef): Promise<Reply> {
@@ -120,7 +146,7 @@ async function action(ctx: CallContext, ref: JobRef): Promise<Reply> {
   await runJobAction(ctx.deps, ref, parsed.data);
   const { action: name, by, ...details } = parsed.data;
   const audit = { action: `operator.job.${name}`, target: jobKey(ref), by, details };
-  return { status: 202, body: { accepted: name }, audit };
+  return { status: 202, body: { accepted: name } satisfies ActionResponse, audit };
 }
 
 async function remove(ctx: CallContext, ref: JobRef): Promise<Reply> {
@@ -128,7 +154,7 @@ async function remove(ctx: CallContext, ref: JobRef): Promise<Reply> {
   await ctx.deps.backend.requestDeletion(ref);
   return {
     status: 202,
-    body: { deleting: ref },
+    body: { deleting: ref } satisfies DeleteResponse,
     audit: { action: "operator.job.delete", target: jobKey(ref), by },
   };
 }
@@ -139,7 +165,8 @@ async function logs(ctx: CallContext, ref: JobRef): Promise<Reply> {
   const tail = Math.min(5000, Math.max(1, Number(url.searchParams.get("tail") ?? 500) || 500));
   if (!pod.startsWith(`${ref.name}-`))
     throw new HttpError(400, `pod: ${pod || "(none)"} is not one of the job's pods`);
-  return { status: 200, body: { pod, text: await ctx.deps.backend.podLogs(ref, pod, tail) } };
+  const body = { pod, text: await ctx.deps.backend.podLogs(ref, pod, tail) } satisfies LogsResponse;
+  return { status: 200, body };
 }
 
 export const routes: Route[] = [
@@ -149,7 +176,7 @@ export const routes: Route[] = [
     access: "healthz",
     handle: async (ctx) => ({
       status: ctx.healthy() ? 200 : 503,
-      body: { ok: ctx.healthy(), backend: ctx.deps.backend.kind },
+      body: { ok: ctx.healthy(), backend: ctx.deps.backend.kind } satisfies HealthResponse,
     }),
   },
   {
@@ -207,7 +234,10 @@ export const routes: Route[] = [
     method: "GET",
     pattern: /^\/api\/v1\/nodes$/,
     access: "nodes.list",
-    handle: async (ctx) => ({ status: 200, body: { nodes: await ctx.deps.backend.listNodes() } }),
+    handle: async (ctx) => ({
+      status: 200,
+      body: { nodes: await ctx.deps.backend.listNodes() } satisfies NodeListResponse,
+    }),
   },
 ];
 
