@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readOperatorToken } from "@/server/operator/api/local-token";
 import { waitForHttp } from "./processes";
@@ -35,6 +35,7 @@ export async function startOperator(opts: {
   );
   const url = `http://127.0.0.1:${opts.port}`;
   await waitForHttp({ url: `${url}/healthz`, child, timeoutMs: 60_000 });
+  await mkdir(opts.dataDir, { recursive: true });
   await writeFile(path.join(opts.dataDir, "operator.json"), JSON.stringify({ url }));
   const token = readOperatorToken(opts.dataDir);
   if (!token) throw new Error(`the operator made no token in ${opts.dataDir}`);
