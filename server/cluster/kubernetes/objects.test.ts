@@ -1,5 +1,5 @@
 import type { V1Pod } from "@kubernetes/client-node";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ClusterJob } from "@/server/cluster/types";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { buildPod, toClusterPod } from "./objects";
@@ -96,5 +96,51 @@ describe("toClusterPod: the pod's own address", () => {
 
   it("is null before the pod has an IP", () => {
     expect(toClusterPod(base).ip).toBeNull();
+  });
+});
+
+const withTemplateSpec = (lines: string) =>
+  YAML.replace("      template:\n        spec:\n", `      template:\n        spec:\n${lines}`);
+
+describe("buildPod: nothing of the operator's reaches the pod", () => {
+  const build = (yaml: string) =>
+    buildPod({ job: clusterJob(yaml), replicaSpec: "pods", index: 0, node: "n" });
+
+  it("mounts no service-account token unless the job asks", () => {
+    expect(build(YAML).spec?.automountServiceAccountToken).toBe(false);
+  });
+
+  it("keeps the template's own automountServiceAccountToken, true or false", () => {
+    const on = build(withTemplateSpec("          automountServiceAccountToken: true\n"));
+    expect(on.spec?.automountServiceAccountToken).toBe(true);
+    const off = build(withTemplateSpec("          automountServiceAccountToken: false\n"));
+    expect(off.spec?.automountServiceAccountToken).toBe(false);
+  });
+
+  it("leaves the mount to the service account a job names (Kubernetes' default for it)", () => {
+    const pod = build(withTemplateSpec("          serviceAccountName: trainer\n"));
+    expect(pod.spec?.serviceAccountName).toBe("trainer");
+    expect(pod.spec?.automountServiceAccountToken).toBeUndefined();
+  });
+
+  it("copies none of the operator's environment into a container", () => {
+    vi.stubEnv("DATABASE_URL", "postgres://rebound:pod-secret-password@127.0.0.1/rebound");
+    vi.stubEnv("REBOUND_SESSION_SECRET", "pod-secret-session");
+    try {
+      const pod = build(YAML);
+      expect(JSON.stringify(pod)).not.toMatch(/pod-secret|DATABASE_URL|REBOUND_/);
+      const names = pod.spec?.containers.map((container) => ({
+        name: container.name,
+        env: (container.env ?? []).map((item) => item.name),
+        envFrom: container.envFrom,
+      }));
+      expect(names).toEqual([
+        { name: "trainer", env: ["LOGLEVEL", "NNODES"], envFrom: undefined },
+        { name: "sidecar", env: ["NNODES"], envFrom: undefined },
+      ]);
+      expect(pod.spec?.volumes).toBeUndefined();
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -184,10 +184,28 @@ export function podGpuRequest(pod: V1Pod): number {
 }
 
 /**
+ * No service-account token in a job's pods unless the job asks for one: a token mounted by default lets
+ * every training process call the API server as its namespace's `default` account. The job asks by
+ * setting `automountServiceAccountToken` in its template (kept as it is, true or false), or by naming a
+ * `serviceAccountName` (or the deprecated `serviceAccount`) (an identity the job chose is one it means to use; Kubernetes then mounts as that
+ * account's own `automountServiceAccountToken` says, true unless it says otherwise).
+ */
+export function serviceAccountTokenMount(templateSpec: Record<string, unknown>): {
+  automountServiceAccountToken?: boolean;
+} {
+  if (typeof templateSpec.automountServiceAccountToken === "boolean") return {};
+  const named = templateSpec.serviceAccountName ?? templateSpec.serviceAccount; // the latter is deprecated
+  if (typeof named === "string" && named !== "") return {};
+  return { automountServiceAccountToken: false };
+}
+
+/**
  * The pod for one replica: the replica spec's template, plus our labels, the job as controlling owner,
  * a stable hostname under the job's headless Service, the node we placed it on, restartPolicy Never
- * (restarts are the operator's decision, not the kubelet's), and in every container the environment
- * HyperPod's operator injects (`NNODES`, see server/cluster/pod-env.ts).
+ * (restarts are the operator's decision, not the kubelet's), no service-account token unless the job asks
+ * (serviceAccountTokenMount), and in every container the environment HyperPod's operator injects (`NNODES`,
+ * see server/cluster/pod-env.ts). Nothing of the operator's own (its environment, its credentials) is
+ * copied into the pod: everything here comes from the job.
  */
 export function buildPod(input: {
   job: ClusterJob;
@@ -234,6 +252,7 @@ export function buildPod(input: {
     },
     spec: {
       ...(template.spec as unknown as V1Pod["spec"] & object),
+      ...serviceAccountTokenMount(template.spec),
       containers: containers as unknown as V1Container[],
       nodeName: input.node,
       // A DNS name <pod>.<job>.<namespace>.svc under the job's headless Service (labels are ≤ 63 chars).
