@@ -1,4 +1,5 @@
 import { JOB_GROUP, JOB_PLURAL } from "@/server/domain/job-spec/job-spec.schema";
+import { faultReachesOtherTeams } from "./roles";
 
 /**
  * Who may call which route of the operator's HTTP API (server/operator/api/routes.ts), as Kubernetes RBAC
@@ -71,7 +72,7 @@ export const OPERATOR_API_ACCESS = {
  * teams' pods on it: cluster-admin only (every verb on every resource: an RBAC wildcard grant).
  */
 export function faultGrants(kind: string): ResourceCheck[] {
-  if (kind !== "node") return [];
+  if (!faultReachesOtherTeams(kind)) return [];
   return [{ verb: "*", group: "*", resource: "*", namespace: "" }];
 }
 

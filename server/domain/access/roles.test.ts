@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   canActOnTeam,
+  canInjectFault,
   canReadTeam,
   hasTeamRole,
   highestRole,
@@ -50,5 +51,12 @@ describe("roles", () => {
     expect(canActOnTeam([engineerOfA], "a")).toBe(true);
     expect(canActOnTeam([engineerOfA], "b")).toBe(false);
     expect(canActOnTeam([viewerOfB], "b")).toBe(false);
+  });
+
+  it("keeps faults that reach other teams (a node fault) to cluster admins", () => {
+    expect(canInjectFault([engineerOfA], { teamId: "a", kind: "crash" })).toBe(true);
+    expect(canInjectFault([engineerOfA], { teamId: "a", kind: "node" })).toBe(false);
+    expect(canInjectFault([viewerOfB], { teamId: "b", kind: "crash" })).toBe(false);
+    expect(canInjectFault([adminOfB], { teamId: "a", kind: "node" })).toBe(true);
   });
 });

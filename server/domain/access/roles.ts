@@ -41,3 +41,21 @@ export function canActOnTeam(memberships: readonly Membership[], teamId: string 
   if (isClusterAdmin(memberships)) return true;
   return teamId !== null && hasTeamRole(memberships, { teamId, atLeast: "engineer" });
 }
+
+/**
+ * Faults that reach beyond the job they are aimed at: a `node` fault fails the whole node, and with it other
+ * teams' pods there. Only a cluster admin may inject them, by any way in (the console's actions here, the
+ * operator's API through `faultGrants` in operator-api.ts).
+ */
+export function faultReachesOtherTeams(kind: string): boolean {
+  return kind === "node";
+}
+
+/** Whether the user may inject this kind of fault into a job of this team. */
+export function canInjectFault(
+  memberships: readonly Membership[],
+  fault: { teamId: string | null; kind: string },
+): boolean {
+  if (faultReachesOtherTeams(fault.kind)) return isClusterAdmin(memberships);
+  return canActOnTeam(memberships, fault.teamId);
+}

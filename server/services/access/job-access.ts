@@ -1,6 +1,6 @@
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import { canActOnTeam, canReadTeam } from "@/server/domain/access/roles";
+import { canActOnTeam, canInjectFault, canReadTeam } from "@/server/domain/access/roles";
 import { AppError } from "@/server/errors";
 import { type SessionUser, userForToken } from "@/server/services/auth/sessions";
 
@@ -73,4 +73,26 @@ export async function stillReadable(
   if (!user) return null;
   const access = await jobAccess(db, user, session.ref.namespace);
   return access.canRead ? user : null;
+}
+
+/**
+ * For a fault injection: as any action, and a fault that reaches other teams (a node fault) needs a cluster
+ * admin (server/domain/access/roles.ts `canInjectFault`).
+ */
+export async function requireFaultable(
+  db: Db,
+  user: SessionUser,
+  opts: { ref: JobRef; kind: string },
+): Promise<JobAccess> {
+  const access = await requireActionable(db, user, {
+    ref: opts.ref,
+    action: `inject a ${opts.kind} fault into`,
+  });
+  if (!canInjectFault(user.memberships, { teamId: access.team?.id ?? null, kind: opts.kind })) {
+    throw new AppError(
+      "FORBIDDEN",
+      `a ${opts.kind} fault fails every pod on the node, other teams' included: only a cluster admin may inject it`,
+    );
+  }
+  return access;
 }

@@ -1,7 +1,7 @@
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { requireActionable } from "@/server/services/access/job-access";
+import { requireActionable, requireFaultable } from "@/server/services/access/job-access";
 import { writeAudit } from "@/server/services/audit/mutations";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import type { ClusterSource, SourceAction } from "@/server/services/jobs/gateway/types";
@@ -23,13 +23,14 @@ export type JobActionInput =
 function send(source: ClusterSource, ref: JobRef, input: JobActionInput, by: string): Promise<void> {
   switch (input.action) {
     case "delete":
-      return source.delete(ref);
+      return source.delete(ref, by);
     case "inject-fault":
       if (source.mode !== "local")
         throw new AppError("CONFLICT", "fault injection exists on the local back end only");
       return source.injectFault(ref, {
         kind: input.kind,
         ...(input.rank === undefined ? {} : { rank: input.rank }),
+        by,
       });
     default:
       return source.act(ref, { ...input, by } as SourceAction);
@@ -42,7 +43,8 @@ export async function runJobAction(
   opts: { user: SessionUser; ref: JobRef; input: JobActionInput },
 ): Promise<void> {
   const { user, ref, input } = opts;
-  await requireActionable(db, user, { ref, action: input.action });
+  if (input.action === "inject-fault") await requireFaultable(db, user, { ref, kind: input.kind });
+  else await requireActionable(db, user, { ref, action: input.action });
   await db.$transaction((tx) =>
     writeAudit(tx, {
       userId: user.id,

@@ -107,8 +107,9 @@ export function createOperatorSource(opts: {
     injectFault: async (ref, fault) => {
       await post(injectFaultResponseSchema, `${jobPath(ref)}/faults`, fault);
     },
-    delete: async (ref) => {
-      await call(deleteResponseSchema, jobPath(ref), { method: "DELETE" });
+    delete: async (ref, by) => {
+      const query = by ? `?by=${encodeURIComponent(by)}` : "";
+      await call(deleteResponseSchema, `${jobPath(ref)}${query}`, { method: "DELETE" });
     },
   };
 }

@@ -24,7 +24,8 @@ export type ClusterSource = {
   act(ref: JobRef, action: SourceAction): Promise<void>;
   /** Local back end only: plant a fault in a rank (crash, hang, nan, slow) or fail its node. */
   injectFault(ref: JobRef, fault: { kind: FaultKind; rank?: number; by?: string }): Promise<void>;
-  delete(ref: JobRef): Promise<void>;
+  /** `by`: the person asking, for the operator's audit log. */
+  delete(ref: JobRef, by?: string): Promise<void>;
 };
 
 export type SourceAction = JobAction;
