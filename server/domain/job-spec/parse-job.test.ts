@@ -100,6 +100,34 @@ describe("parseJobYaml: input that is not one YAML document", () => {
     );
     expect(errorsOf(`${bomb.join("\n")}\n`)[0]?.message).toMatch(/^cannot read the YAML/);
   });
+
+  /** The minimal job with one anchored annotation of `bytes` bytes repeated by `aliases` aliases in args. */
+  const aliased = (bytes: number, aliases: number) =>
+    `${mutate(
+      MINIMAL_JOB_YAML,
+      "  name: tiny\n",
+      `  name: tiny\n  annotations:\n    big: &big ${"x".repeat(bytes)}\n`,
+    )}              args: [${Array.from({ length: aliases }, () => "*big").join(", ")}]\n`;
+
+  it("refuses aliases that expand the manifest past 1 MiB, at the first alias", () => {
+    const yaml = aliased(11_000, 99);
+    expect(yaml.length).toBeLessThan(20_000);
+    expect(errorsOf(yaml)).toEqual([
+      {
+        path: "",
+        line: lineOf(yaml, "args: [*"),
+        column: 22,
+        message: expect.stringMatching(/aliases \(\*name\) expand it to more than 1048576 bytes/),
+      },
+    ]);
+  });
+
+  it("accepts aliases that stay within 1 MiB expanded", () => {
+    const result = parseJobYaml(aliased(10_000, 99));
+    expect(result.ok).toBe(true);
+    if (result.ok)
+      expect(result.job.spec.replicaSpecs[0]?.template.spec.containers[0]?.args).toHaveLength(99);
+  });
 });
 
 describe("parseJobObject", () => {

@@ -1,4 +1,6 @@
-import { type Document, isScalar, LineCounter, parseAllDocuments } from "yaml";
+import { type Document, isScalar, LineCounter, type Node, parseAllDocuments, visit } from "yaml";
+import { MAX_BODY_BYTES } from "@/server/domain/limits";
+import { expandedSize } from "./expanded-size";
 import { type HyperPodPyTorchJob, hyperPodPyTorchJobSchema, JOB_KIND } from "./job-spec.schema";
 import { issuesToErrors, type JobSpecError, type Locator } from "./job-spec-errors";
 import { type JobSpecWarning, jobSpecWarnings } from "./job-spec-warnings";
@@ -15,9 +17,15 @@ export type ParseJobResult =
   | { ok: true; job: HyperPodPyTorchJob; warnings: JobSpecWarning[] }
   | { ok: false; errors: JobSpecError[] };
 
-/** Manifests above this size are refused before parsing (Kubernetes itself caps objects near 1.5 MiB). */
-export const MAX_JOB_YAML_BYTES = 1024 * 1024;
-/** Alias expansions allowed while converting YAML to JS ("billion laughs" guard). */
+/**
+ * Manifests above this size are refused before parsing (Kubernetes itself caps objects near 1.5 MiB), and so
+ * are manifests whose aliases expand them past it: it is the operator's request body limit.
+ */
+export const MAX_JOB_YAML_BYTES = MAX_BODY_BYTES;
+/**
+ * Alias expansions allowed while converting YAML to JS (the `yaml` package's "billion laughs" guard). It
+ * counts aliases, not bytes: 99 aliases of a 10 KB string pass it, hence the expanded-size check as well.
+ */
 const MAX_ALIAS_COUNT = 100;
 
 function validate(value: unknown, locate?: Locator): ParseJobResult {
@@ -68,6 +76,29 @@ function toJs(doc: Document): { ok: true; value: unknown } | { ok: false; messag
   }
 }
 
+function firstAlias(doc: Document): Node | null {
+  let found: Node | null = null;
+  visit(doc, {
+    Alias(_key, node) {
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** A document with aliases may not expand past the body limit (each alias repeats its anchor's content). */
+function expandsTooFar(doc: Document, value: unknown, lineCounter: LineCounter): ParseJobResult | null {
+  const alias = firstAlias(doc);
+  if (alias === null || expandedSize(value, MAX_JOB_YAML_BYTES) <= MAX_JOB_YAML_BYTES) return null;
+  const { line, col } = lineCounter.linePos(alias.range?.[0] ?? 0);
+  return failure(
+    `the manifest's YAML aliases (*name) expand it to more than ${MAX_JOB_YAML_BYTES} bytes (1 MiB, the ` +
+      "request body limit); write the repeated values out once each or make them smaller",
+    { line, column: col },
+  );
+}
+
 /**
  * Parses and validates one `HyperPodPyTorchJob` manifest. Every error names the field path and the 1-based
  * line and column it refers to; syntax errors, several documents and oversized input are refused as well.
@@ -93,5 +124,7 @@ export function parseJobYaml(text: string): ParseJobResult {
   }
   const js = toJs(doc);
   if (!js.ok) return failure(js.message);
+  const expanded = expandsTooFar(doc, js.value, lineCounter);
+  if (expanded) return expanded;
   return validate(js.value, createYamlLocator(doc, lineCounter));
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { MAX_BODY_BYTES } from "@/server/domain/limits";
 import { API_VERSION_HEADER, OPERATOR_API_VERSION } from "@/server/domain/operator-api/contract";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 export class HttpError extends Error {
   constructor(
