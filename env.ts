@@ -27,6 +27,12 @@ export const env = createEnv({
     REBOUND_OPERATOR_TOKEN: z.string().min(1).optional(),
     /** auto: submit the demo job when the local back end has no jobs; never: leave it empty. */
     REBOUND_DEMO: z.enum(["auto", "never"]).default("auto"),
+    /** The largest request body the console reads (1 MiB); a larger one gets 413 before it is parsed. */
+    REBOUND_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
     /** Inject a random fault into the demo job this often (0 = never). */
     REBOUND_DEMO_FAULT_INTERVAL_SECONDS: z.coerce.number().min(0).default(60),
   },

@@ -1,11 +1,19 @@
+import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { env } from "@/env";
 import { createRequestContext } from "@/server/api/context";
 import { appRouter } from "@/server/api/root";
 import { getDb } from "@/server/db";
+import { BodyTooLargeError, limitRequestBody } from "@/server/http/bounded-body";
 
 export const dynamic = "force-dynamic";
 
-function handler(req: Request) {
+/** tRPC reads the body only through the bound: past REBOUND_MAX_BODY_BYTES it answers 413 PAYLOAD_TOO_LARGE. */
+const tooLarge = (limit: number) =>
+  new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: new BodyTooLargeError(limit).message });
+
+function handler(request: Request) {
+  const req = limitRequestBody(request, { limit: env.REBOUND_MAX_BODY_BYTES, tooLarge });
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
