@@ -4,6 +4,9 @@ import { MainNav, SessionMenu } from "@/components/shell/main-nav";
 import { TRPCReactProvider } from "@/lib/trpc/client";
 import "./globals.css";
 
+/** Rendered per request: proxy.ts gives every page a fresh CSP nonce, which a prerendered page would lack. */
+export const dynamic = "force-dynamic";
+
 export const metadata: Metadata = {
   title: "Rebound",
   description: "Keep large distributed training jobs alive.",

@@ -1,3 +1,4 @@
+import { RequireSignIn } from "@/components/shell/require-sign-in";
 import { TeamsOverview } from "@/components/teams/teams-overview";
 
 export default function HomePage() {
@@ -6,7 +7,9 @@ export default function HomePage() {
       <h1>Overview</h1>
       <section className="card" aria-labelledby="teams-heading">
         <h2 id="teams-heading">Teams and quotas</h2>
-        <TeamsOverview />
+        <RequireSignIn>
+          <TeamsOverview />
+        </RequireSignIn>
       </section>
     </>
   );

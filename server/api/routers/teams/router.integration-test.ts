@@ -46,14 +46,18 @@ afterAll(async () => {
 });
 
 describe("teams router (real Postgres)", () => {
-  it("lists the seeded teams with their quotas, and seeding twice adds nothing", async () => {
-    const teams = await callerAs(null).teams.list();
+  it("lists the seeded teams with their quotas to a signed-in user, and seeding twice adds nothing", async () => {
+    const teams = await callerAs(await signedIn("viewer@rebound.local")).teams.list();
     expect(teams.map((team) => team.name)).toEqual(DEMO_TEAMS.map((team) => team.name).sort());
     const research = teams.find((team) => team.name === "llm-research");
     expect(research?.namespace).toBe("hyperpod-ns-llm-research");
     expect(research?.quotas.find((quota) => quota.resource === "nvidia.com/gpu")?.guaranteed).toBe(16);
     expect(await seedIfEmpty(db)).toBe(false);
     expect(await db.team.count()).toBe(DEMO_TEAMS.length);
+  });
+
+  it("refuses the list without a session (team ids, namespaces and quotas are not public)", async () => {
+    await expect(callerAs(null).teams.list()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 
   it("rejects a wrong input type with the field named, and writes nothing", async () => {

@@ -1,11 +1,12 @@
-import { adminProcedure, createTRPCRouter, publicProcedure } from "@/server/api/trpc";
+import { adminProcedure, createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { AppError } from "@/server/errors";
 import { createTeam } from "@/server/services/teams/mutations";
 import { listTeams } from "@/server/services/teams/queries";
 import { createTeamInputSchema, listTeamsInputSchema } from "./teams.schema";
 
 export const teamsRouter = createTRPCRouter({
-  list: publicProcedure.input(listTeamsInputSchema).query(({ ctx }) => listTeams(ctx.db)),
+  /** Signed-in users only: team ids, namespaces, member counts and quotas are not public. */
+  list: protectedProcedure.input(listTeamsInputSchema).query(({ ctx }) => listTeams(ctx.db)),
 
   create: adminProcedure.input(createTeamInputSchema).mutation(async ({ ctx, input }) => {
     const result = await createTeam(ctx.db, { input, actorId: ctx.user.id });
