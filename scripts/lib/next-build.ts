@@ -6,7 +6,7 @@ import { run } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SOURCE_DIRS = ["app", "components", "lib", "server", "generated"];
-const SOURCE_FILES = ["next.config.ts", "env.ts", "package-lock.json", "tsconfig.json"];
+const SOURCE_FILES = ["next.config.ts", "proxy.ts", "env.ts", "package-lock.json", "tsconfig.json"];
 const STAMP = path.join(ROOT, ".next/rebound-source-hash");
 
 async function listFiles(dir: string): Promise<string[]> {
