@@ -18,12 +18,24 @@ export const cleanPodPolicySchema = z.enum(CLEAN_POD_POLICIES, {
 });
 
 /**
- * Accepted as hyperpodrun accepts it (duplicate names included: the agent runs both rules); what it would
- * ignore or bend comes back as warnings from rule-warnings.ts, see parse-job.ts.
+ * Rules a job may have. Every rule runs on every output line of a watched rank (in the agent, and in the
+ * console's logs view), so the cost of a line grows with their number. HyperPod's examples have one to
+ * five; a job that watches start, hang, loss, throughput, NaN, OOM, NCCL and Xid with a stop rule each is
+ * about twenty. 32 leaves room for that and bounds the worst line at 32 × 2 patterns.
  */
-export const logMonitoringConfigurationSchema = z.array(logMonitoringRuleSchema, {
-  error: "expected a list of log monitoring rules",
-});
+export const MAX_LOG_RULES = 32;
+
+/**
+ * Accepted as hyperpodrun accepts it (duplicate names included: the agent runs both rules); what it would
+ * ignore or bend comes back as warnings from rule-warnings.ts, see parse-job.ts. At most MAX_LOG_RULES
+ * (hyperpodrun has no limit).
+ */
+export const logMonitoringConfigurationSchema = z
+  .array(logMonitoringRuleSchema, { error: "expected a list of log monitoring rules" })
+  .max(MAX_LOG_RULES, {
+    error: (issue) =>
+      `at most ${MAX_LOG_RULES} log monitoring rules per job (each runs on every output line); got ${Array.isArray(issue.input) ? issue.input.length : "more"}`,
+  });
 
 /** `spec.runPolicy` (reference 1.4). */
 export const runPolicySchema = z.strictObject({

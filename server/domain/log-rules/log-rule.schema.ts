@@ -14,7 +14,9 @@ import { compilePattern } from "./pattern";
  *   never compares the metric; rule-warnings.ts says so.
  * Refused, with a message naming the key: a missing name/logPattern, a pattern the linear-time engine cannot
  * compile (the agent would drop every rule of the job with one log line), negative seconds, fewer than 1
- * data point, an unknown operator, a non-boolean faultOnMatch, a non-finite threshold.
+ * data point, an unknown operator, a non-boolean faultOnMatch, a non-finite threshold, and a pattern whose
+ * cost is over the bounds of pattern-cost.ts (named by rule: "rule StepHang: logPattern repeats (.*a) 100
+ * times; at most 64"). The cost bounds are stricter than hyperpodrun, which runs any Python regex.
  */
 
 export const LOG_RULE_OPERATORS = ["gt", "lt", "eq", "gteq", "lteq"] as const;
@@ -84,13 +86,19 @@ const logMonitoringRuleObjectSchema = z.looseObject({
   faultOnMatch: z.boolean({ error: "expected true or false" }).nullable().transform(absentIfNull).optional(),
 });
 
+/** A pattern too costly to run (pattern-cost.ts) is refused naming the rule: "rule StepHang: logPattern repeats …". */
+function patternIssue(rule: { name: string }, key: "logPattern" | "stopPattern", source: string) {
+  const compiled = compilePattern(source);
+  if (compiled.ok) return null;
+  const message = compiled.cost ? `rule ${rule.name}: ${key} ${compiled.reason}` : compiled.reason;
+  return { code: "custom" as const, path: [key], message };
+}
+
 export const logMonitoringRuleSchema = logMonitoringRuleObjectSchema.superRefine((rule, ctx) => {
-  const log = compilePattern(rule.logPattern);
-  if (!log.ok) ctx.addIssue({ code: "custom", path: ["logPattern"], message: log.reason });
-  if (rule.stopPattern !== undefined) {
-    const stop = compilePattern(rule.stopPattern);
-    if (!stop.ok) ctx.addIssue({ code: "custom", path: ["stopPattern"], message: stop.reason });
-  }
+  const log = patternIssue(rule, "logPattern", rule.logPattern);
+  if (log) ctx.addIssue(log);
+  const stop = rule.stopPattern === undefined ? null : patternIssue(rule, "stopPattern", rule.stopPattern);
+  if (stop) ctx.addIssue(stop);
 });
 
 export type LogMonitoringRule = z.output<typeof logMonitoringRuleSchema>;

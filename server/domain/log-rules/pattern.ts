@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { programSizeProblem, repeatCostProblem } from "./pattern-cost";
 import { translatePythonPattern } from "./python-syntax";
 
 /**
@@ -13,6 +14,11 @@ import { translatePythonPattern } from "./python-syntax";
  *   a surrogate pair), bounding the cost of one match. The patterns then see the cut text followed by
  *   one U+FFFF standing for the rest, so `$` and `\z` cannot match at the cut (Python would not match
  *   there either: the real line goes on). A match that needs text past the cut is not found;
+ * - a pattern of more than MATCH_WORK / MAX_LINE_CHARS (64) instructions sees fewer characters:
+ *   MATCH_WORK / its instruction count (a 1,200-instruction pattern sees the first 873), cut the same
+ *   way. The engine pays every live instruction on every character, so this bounds one match (about
+ *   70 ms for the costliest pattern pattern-cost.ts accepts) however the pattern is written. The
+ *   reference's patterns (11-61 instructions) see the whole 16 KiB;
  * - one trailing "\n" is dropped. The agent reads lines with Python's readline() (terminator kept) and
  *   Python's `$` also matches just before a final "\n"; RE2's `$` does not, so we strip it instead.
  *
@@ -22,6 +28,8 @@ import { translatePythonPattern } from "./python-syntax";
 
 export const MAX_PATTERN_CHARS = 1000;
 export const MAX_LINE_CHARS = 16_384;
+/** Instructions × characters one match may cost (pattern-cost.ts bounds the instructions). */
+export const MATCH_WORK = MAX_LINE_CHARS * 64;
 
 /** groups[0] is the first capturing group; a group that did not take part in the match is undefined. */
 export type RegexMatch = { groups: readonly (string | undefined)[] };
@@ -29,29 +37,41 @@ export type RegexMatch = { groups: readonly (string | undefined)[] };
 export type CompiledPattern = {
   source: string;
   groupCount: number;
+  /** Instructions of the compiled program (RE2JS.programSize). */
+  instructions: number;
+  /** How many characters of a line this pattern sees (MAX_LINE_CHARS, or fewer for a large program). */
+  lineChars: number;
   match(line: string): RegexMatch | null;
 };
 
-export type CompilePatternResult = { ok: true; pattern: CompiledPattern } | { ok: false; reason: string };
+/** `cost`: the pattern is valid but too costly to run on every line (pattern-cost.ts); the reason reads after "logPattern ". */
+export type CompilePatternResult =
+  | { ok: true; pattern: CompiledPattern }
+  | { ok: false; reason: string; cost?: true };
 
 /** U+FFFF is a noncharacter: it never occurs in real logs, but `.`, `\S`, `[^x]` match it like any text. */
 const CUT_MARK = "\uffff";
 
-function cutLine(line: string): { text: string; cut: boolean } {
-  if (line.length <= MAX_LINE_CHARS) return { text: line, cut: false };
-  const last = line.charCodeAt(MAX_LINE_CHARS - 1);
+function cutLine(line: string, max: number): { text: string; cut: boolean } {
+  if (line.length <= max) return { text: line, cut: false };
+  const last = line.charCodeAt(max - 1);
   const splitsPair = last >= 0xd800 && last <= 0xdbff;
-  return { text: line.slice(0, splitsPair ? MAX_LINE_CHARS - 1 : MAX_LINE_CHARS), cut: true };
+  return { text: line.slice(0, splitsPair ? max - 1 : max), cut: true };
 }
 
 /** The line as stored (e.g. as a rule's last matched line): cut to MAX_LINE_CHARS, trailing "\n" dropped. */
 export function prepareLine(line: string): string {
-  const { text, cut } = cutLine(line);
+  const { text, cut } = cutLine(line, MAX_LINE_CHARS);
   return !cut && text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
-function matchText(line: string): string {
-  const { text, cut } = cutLine(line);
+/** Characters of a line that a program of `instructions` instructions is run on. */
+export function lineCharsFor(instructions: number): number {
+  return Math.min(MAX_LINE_CHARS, Math.floor(MATCH_WORK / Math.max(1, instructions)));
+}
+
+function matchText(line: string, max: number): string {
+  const { text, cut } = cutLine(line, max);
   if (cut) return `${text}${CUT_MARK}`;
   return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
@@ -74,16 +94,22 @@ export function compilePattern(source: string): CompilePatternResult {
   }
   const translated = translatePythonPattern(source);
   if (!translated.ok) return translated;
+  const repeatProblem = repeatCostProblem(translated.source);
+  if (repeatProblem !== null) return { ok: false, reason: repeatProblem, cost: true };
   const compiled = compileRe2(translated.source);
   if (!compiled.ok) return compiled;
   const re = compiled.re;
+  const instructions = re.programSize();
+  const sizeProblem = programSizeProblem(instructions);
+  if (sizeProblem !== null) return { ok: false, reason: sizeProblem, cost: true };
   const groupCount = re.groupCount();
+  const lineChars = lineCharsFor(instructions);
   const match = (line: string): RegexMatch | null => {
-    const matcher = re.matcher(matchText(line));
+    const matcher = re.matcher(matchText(line, lineChars));
     if (!matcher.lookingAt()) return null;
     const groups: (string | undefined)[] = [];
     for (let g = 1; g <= groupCount; g += 1) groups.push(matcher.group(g) ?? undefined);
     return { groups };
   };
-  return { ok: true, pattern: { source, groupCount, match } };
+  return { ok: true, pattern: { source, groupCount, instructions, lineChars, match } };
 }
