@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { acceptsAfter, MINIMAL_JOB_YAML, objectErrorsAfter } from "./job-spec.fixtures";
+import {
+  acceptsAfter,
+  FULL_JOB_YAML,
+  MINIMAL_JOB_YAML,
+  mutate,
+  objectErrorsAfter,
+} from "./job-spec.fixtures";
 import { hyperPodPyTorchJobSchema } from "./job-spec.schema";
 import { parseJobObject } from "./parse-job";
 
@@ -20,10 +26,31 @@ describe("elasticPolicy", () => {
     ]);
   });
 
-  it("requires minReplicas and maxReplicas", () => {
+  it("requires maxReplicas", () => {
     expect(
       objectErrorsAfter("    maxReplicas: 8\n    replicaIncrementStep", "    replicaIncrementStep"),
     ).toEqual([{ path: "spec.elasticPolicy.maxReplicas", message: 'missing required field "maxReplicas"' }]);
+  });
+
+  it("defaults an absent minReplicas to the replica count, as HyperPod's CLI writes it", () => {
+    const yaml = mutate(FULL_JOB_YAML, "    minReplicas: 4\n", "");
+    const result = parseJobObject(parseYaml(yaml));
+    expect(result.ok && result.job.spec.elasticPolicy?.minReplicas).toBe(4);
+    const given = parseJobObject(parseYaml(mutate(FULL_JOB_YAML, "minReplicas: 4", "minReplicas: 2")));
+    expect(given.ok && given.job.spec.elasticPolicy?.minReplicas).toBe(2);
+  });
+
+  it("refuses a defaulted minReplicas above maxReplicas, naming the field", () => {
+    const base = mutate(FULL_JOB_YAML, "    minReplicas: 4\n", "");
+    expect(objectErrorsAfter("maxReplicas: 8\n    replica", "maxReplicas: 3\n    replica", base)).toEqual(
+      expect.arrayContaining([
+        {
+          path: "spec.elasticPolicy.minReplicas",
+          message:
+            "minReplicas defaults to replicas (4), which exceeds maxReplicas (3); set minReplicas or raise maxReplicas",
+        },
+      ]),
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dnsLabelSchema, findDuplicates, stringMapSchema } from "./common.schema";
-import { elasticPolicySchema } from "./elastic-policy.schema";
+import { elasticPolicySchema, withDefaultMinReplicas } from "./elastic-policy.schema";
 import { jobStatusSchema } from "./job-status.schema";
 import { replicaSpecSchema } from "./replica-spec.schema";
 import { runPolicySchema } from "./run-policy.schema";
@@ -67,12 +67,12 @@ export const hyperPodPyTorchJobSchema = z.strictObject({
   apiVersion: z.literal(JOB_API_VERSION, { error: `expected "${JOB_API_VERSION}"` }),
   kind: z.enum([JOB_KIND, JOB_KIND_ALIAS], { error: `expected "${JOB_KIND}"` }),
   metadata: jobMetadataSchema,
-  spec: jobSpecSchema,
+  spec: jobSpecSchema.transform(withDefaultMinReplicas),
   status: jobStatusSchema.optional(),
 });
 
 export type JobMetadata = z.infer<typeof jobMetadataSchema>;
-export type JobSpec = z.infer<typeof jobSpecSchema>;
+export type JobSpec = z.infer<typeof hyperPodPyTorchJobSchema>["spec"];
 export type HyperPodPyTorchJob = z.infer<typeof hyperPodPyTorchJobSchema>;
 /** What a user may write (defaults not yet applied), e.g. for manifest builders in the console. */
 export type HyperPodPyTorchJobInput = z.input<typeof hyperPodPyTorchJobSchema>;
