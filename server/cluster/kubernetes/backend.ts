@@ -8,6 +8,7 @@ import {
   type V1Node,
   type V1Pod,
 } from "@kubernetes/client-node";
+import { requireName } from "@/server/cluster/names";
 import { createReservations, pickNode } from "@/server/cluster/placement";
 import type { ClusterBackend, ClusterJob, ClusterNode, JobRef } from "@/server/cluster/types";
 import { isNodeHealthy, jobKey } from "@/server/cluster/types";
@@ -421,12 +422,17 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         },
       });
     },
+    // This run's events only: a job resubmitted under the same name has a new uid (involvedObject.uid).
     async listEvents(ref) {
+      const uid = jobObject(ref)?.metadata?.uid;
+      if (!uid) return [];
       return events
         .list()
         .filter(
           (event) =>
-            event.involvedObject?.namespace === ref.namespace && event.involvedObject?.name === ref.name,
+            event.involvedObject?.namespace === ref.namespace &&
+            event.involvedObject?.name === ref.name &&
+            event.involvedObject?.uid === uid,
         )
         .map(toClusterEvent)
         .sort((a, b) => a.at - b.at);
@@ -437,7 +443,17 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       const addr = pod?.status?.podIP ?? `${rank0.name}.${rank0.job}.${rank0.namespace}.svc`;
       return { addr, port: String(opts.masterPort ?? 29500) };
     },
-    podLogs: (ref, pod, tailLines) =>
-      core.readNamespacedPodLog({ namespace: ref.namespace, name: pod, tailLines }),
+    // The names go into the pods/log URL path: checked first, so no `..` or `/` can point it elsewhere. A
+    // pod already deleted has no log to read ("", as on the local back end).
+    async podLogs(ref, pod, tailLines) {
+      const namespace = requireName("namespace", ref.namespace);
+      const name = requireName("pod", pod);
+      try {
+        return await core.readNamespacedPodLog({ namespace, name, tailLines });
+      } catch (error) {
+        if (statusCode(error) === 404) return "";
+        throw error;
+      }
+    },
   };
 }

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
 import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
@@ -9,6 +8,7 @@ import { createReservations, pickNode } from "../placement";
 import { createEventLog } from "./events";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
 import { createNodePool, type NodePool } from "./nodes";
+import { readPodLog } from "./pod-logs";
 import { createPodManager, type PodManager } from "./pods";
 
 export type LocalFaultKind = "crash" | "hang" | "nan" | "slow";
@@ -47,30 +47,7 @@ async function countRealGpus(): Promise<number> {
   });
 }
 
-const TAIL_BYTES = 1024 * 1024;
 export const PROMETHEUS_TARGETS = "prometheus-targets.json";
-
-/** The last lines of a file, reading at most its last megabyte; "" when it does not exist. */
-async function readTail(file: string, lines: number): Promise<string> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(file, "r");
-    const { size } = await handle.stat();
-    const length = Math.min(size, TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, size - length);
-    return buffer
-      .toString("utf8")
-      .split("\n")
-      .slice(-lines - 1)
-      .join("\n");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw error;
-  } finally {
-    await handle?.close();
-  }
-}
 
 export async function createLocalBackend(opts: LocalBackendOptions): Promise<LocalBackend> {
   const listeners = new Set<(ref: JobRef | null) => void>();
@@ -135,8 +112,8 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       emit(ref);
       return found;
     },
-    podLogs: (ref, podName, tailLines) =>
-      readTail(path.join(localDir, "pods", ref.namespace, podName, "agent.log"), tailLines),
+    podLogs: (ref, pod, tailLines) =>
+      readPodLog({ podsDir: path.join(localDir, "pods"), ref, pod, tailLines }),
     async requestDeletion(ref) {
       await jobs.requestDeletion(ref);
       emit(ref);

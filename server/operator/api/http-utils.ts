@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MAX_BODY_BYTES } from "@/server/domain/limits";
 import { API_VERSION_HEADER, OPERATOR_API_VERSION } from "@/server/domain/operator-api/contract";
+import type { AppErrorCode } from "@/server/errors";
 
 export { MAX_BODY_BYTES };
 
@@ -13,6 +14,17 @@ export class HttpError extends Error {
     super(message);
   }
 }
+
+/** The status an AppError from a back end answers with (e.g. a pod name refused there: 400). */
+export const APP_ERROR_STATUS: Record<AppErrorCode, number> = {
+  INVALID: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  TOO_MANY_REQUESTS: 429,
+  UNAVAILABLE: 503,
+};
 
 export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

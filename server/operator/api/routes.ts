@@ -15,6 +15,7 @@ import type {
   NodeListResponse,
   SubmitResponse,
 } from "@/server/domain/operator-api/contract";
+import { AppError } from "@/server/errors";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
@@ -30,7 +31,8 @@ import {
   refuseForeignRequest,
 } from "./authorize";
 import { injectFault, injectFaultInputSchema } from "./faults";
-import { HttpError, readBody, sendJson, sendText } from "./http-utils";
+import { APP_ERROR_STATUS, HttpError, readBody, sendJson, sendText } from "./http-utils";
+import { podOfJob } from "./pod-param";
 
 /**
  * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz and the live-state API the console
@@ -79,7 +81,7 @@ async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
   if (!job) throw new HttpError(404, `job ${jobKey(ref)} not found`);
   const [events, restarts] = await Promise.all([
     ctx.deps.backend.listEvents(ref),
-    listRestartEvents(ctx.deps.db, { namespace: ref.namespace, jobName: ref.name }),
+    listRestartEvents(ctx.deps.db, { namespace: ref.namespace, jobName: ref.name, jobUid: job.uid }),
   ]);
   const live = ctx.deps.live.get(jobKey(ref)) ?? null;
   const body = {
@@ -161,10 +163,8 @@ async function remove(ctx: CallContext, ref: JobRef): Promise<Reply> {
 
 async function logs(ctx: CallContext, ref: JobRef): Promise<Reply> {
   const url = new URL(ctx.req.url ?? "/", "http://operator");
-  const pod = url.searchParams.get("pod") ?? "";
+  const pod = await podOfJob(ctx.deps.backend, ref, url.searchParams.get("pod"));
   const tail = Math.min(5000, Math.max(1, Number(url.searchParams.get("tail") ?? 500) || 500));
-  if (!pod.startsWith(`${ref.name}-`))
-    throw new HttpError(400, `pod: ${pod || "(none)"} is not one of the job's pods`);
   const body = { pod, text: await ctx.deps.backend.podLogs(ref, pod, tail) } satisfies LogsResponse;
   return { status: 200, body };
 }
@@ -270,6 +270,10 @@ async function serve(ctx: RouteContext, pathname: string): Promise<void> {
 function answerError(ctx: RouteContext, pathname: string, error: unknown): void {
   if (error instanceof SyntaxError) {
     sendJson(ctx.res, 400, { message: `body is not JSON: ${error.message}` });
+    return;
+  }
+  if (error instanceof AppError) {
+    sendJson(ctx.res, APP_ERROR_STATUS[error.code], { message: error.message });
     return;
   }
   if (!(error instanceof HttpError)) {
