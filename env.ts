@@ -1,6 +1,12 @@
 import { createEnv } from "@t3-oss/env-nextjs";
 import { z } from "zod";
-import { describeEnvIssues, InvalidEnvError, portSchema, postgresUrlSchema } from "@/lib/env-schema";
+import {
+  adminPasswordSchema,
+  describeEnvIssues,
+  InvalidEnvError,
+  portSchema,
+  postgresUrlSchema,
+} from "@/lib/env-schema";
 
 /**
  * The console's environment, validated once. With DATABASE_URL unset, `npm start` runs an embedded
@@ -13,7 +19,20 @@ export const env = createEnv({
     PORT: portSchema.default(3000),
     HOSTNAME: z.string().min(1).default("0.0.0.0"),
     REBOUND_DATA_DIR: z.string().min(1).default(".data"),
-    REBOUND_SEED: z.enum(["auto", "never"]).default("auto"),
+    /**
+     * What an empty database gets: demo (teams + demo users, password rebound-demo), none (settings only; the
+     * first admin from REBOUND_ADMIN_* or a setup link), auto = demo only when not production and local.
+     * `never` is the old spelling of none.
+     */
+    REBOUND_SEED: z
+      .enum(["auto", "demo", "none", "never"])
+      .default("auto")
+      .transform((value) => (value === "never" ? "none" : value)),
+    /** The first cluster admin, created at start when no user has this email (with a password below). */
+    REBOUND_ADMIN_EMAIL: z.email({ message: "expected an email address" }).optional(),
+    REBOUND_ADMIN_PASSWORD: adminPasswordSchema.optional(),
+    /** A file holding the password instead (a mounted Kubernetes Secret); read at start. */
+    REBOUND_ADMIN_PASSWORD_FILE: z.string().min(1).optional(),
     OPERATOR_PORT: portSchema.default(8081),
     /** local: the embedded back end (npm start runs the operator); kubernetes: read a real cluster. */
     REBOUND_CLUSTER: z.enum(["local", "kubernetes"]).default("local"),

@@ -35,3 +35,10 @@ export function describeEnvIssues(
 export class InvalidEnvError extends Error {
   override name = "InvalidEnvError";
 }
+
+/** The first admin's password (REBOUND_ADMIN_PASSWORD, the setup page): at least 12 characters. */
+export const ADMIN_PASSWORD_MIN_LENGTH = 12;
+export const adminPasswordSchema = z
+  .string()
+  .min(ADMIN_PASSWORD_MIN_LENGTH, { message: `at least ${ADMIN_PASSWORD_MIN_LENGTH} characters` })
+  .max(1024, { message: "at most 1024 characters" });

@@ -1,7 +1,9 @@
 /**
  * `npm start`: everything a newcomer needs, in order. Generate the Prisma client and build the console
  * when missing or stale, start PostgreSQL (embedded unless DATABASE_URL), migrate, seed an empty
- * database, start the console on PORT and print its URL. Ctrl-C stops everything cleanly.
+ * database (demo users only in the one-machine demo; production gets the first admin from
+ * REBOUND_ADMIN_* or a setup link), start the console on PORT and print its URL. Ctrl-C stops
+ * everything cleanly.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -17,8 +19,13 @@ const log = (line: string) => console.log(`[rebound] ${line}`);
 
 async function loadEnv() {
   const { InvalidEnvError } = await import("@/lib/env-schema");
+  const { adminCredentials } = await import("./lib/admin-credentials");
   try {
-    return (await import("@/env")).env;
+    const { env } = await import("@/env");
+    const admin = await adminCredentials(env);
+    // Read once, here: the console, the operator and their pods inherit this process's environment.
+    delete process.env.REBOUND_ADMIN_PASSWORD;
+    return { env, admin };
   } catch (error) {
     if (error instanceof InvalidEnvError) {
       console.error(`rebound: ${error.message}`);
@@ -54,17 +61,17 @@ function startConsole(opts: {
 }
 
 async function main() {
-  const env = await loadEnv();
+  const { env, admin } = await loadEnv();
   const started = Date.now();
   if (await generatePrismaClient()) log("generated the Prisma client");
   if (!DEV) await buildConsoleIfNeeded(log);
   await buildDemoTrainer();
 
-  const { prepareDatabase } = await import("./lib/database");
+  const { bootstrapFromEnv, prepareDatabase } = await import("./lib/database");
   const database = await prepareDatabase({
     databaseUrl: env.DATABASE_URL,
     dataDir: path.resolve(ROOT, env.REBOUND_DATA_DIR),
-    seed: env.REBOUND_SEED === "auto",
+    seed: bootstrapFromEnv(env, admin),
     log,
   });
 

@@ -1,14 +1,45 @@
 import type { EmbeddedDatabase } from "@/server/db/embedded";
+import type { SeedChoice } from "@/server/db/seed";
+
+/**
+ * What an empty database gets at start, from the environment (README, Configuration and Security): the
+ * demo (teams + demo users) or the settings only, then the first admin from the installer's password or a
+ * setup link printed once. `consoleUrl` prefixes the printed link when the launcher knows it.
+ */
+export type Bootstrap = {
+  seed: SeedChoice;
+  nodeEnv: string;
+  cluster: "local" | "kubernetes";
+  admin: { email: string; password: string } | null;
+  consoleUrl?: string | undefined;
+};
+
+type Log = (line: string) => void;
+
+/** The launcher's Bootstrap from its validated environment (start.ts, db-setup.ts; tests pass theirs). */
+export function bootstrapFromEnv(
+  env: { REBOUND_SEED: SeedChoice; NODE_ENV: string; REBOUND_CLUSTER: "local" | "kubernetes"; PORT?: number },
+  admin: Bootstrap["admin"],
+): Bootstrap {
+  return {
+    seed: env.REBOUND_SEED,
+    nodeEnv: env.NODE_ENV,
+    cluster: env.REBOUND_CLUSTER,
+    admin,
+    consoleUrl: env.PORT === undefined ? undefined : `http://localhost:${env.PORT}`,
+  };
+}
 
 /**
  * The database for this run: DATABASE_URL when set, else an embedded PostgreSQL under the data dir.
- * Migrates, then seeds the demo into an empty database. Imported after `prisma generate` has run.
+ * Migrates, then (unless `seed` is false) seeds and bootstraps the first admin. Imported after
+ * `prisma generate` has run.
  */
 export async function prepareDatabase(opts: {
   databaseUrl: string | undefined;
   dataDir: string;
-  seed: boolean;
-  log: (line: string) => void;
+  seed: Bootstrap | false;
+  log: Log;
 }): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   const { startEmbeddedPostgres } = await import("@/server/db/embedded");
   const { migrate } = await import("@/server/db/migrate");
@@ -24,7 +55,7 @@ export async function prepareDatabase(opts: {
         ? `applied migrations: ${result.applied.join(", ")}`
         : `database schema up to date (${result.alreadyApplied} migrations)`,
     );
-    if (opts.seed) await seed(url, opts.log);
+    if (opts.seed) await bootstrapDatabase({ url, bootstrap: opts.seed, log: opts.log });
     return { url, embedded };
   } catch (error) {
     await embedded?.stop();
@@ -32,13 +63,30 @@ export async function prepareDatabase(opts: {
   }
 }
 
-async function seed(url: string, log: (line: string) => void): Promise<void> {
+/** Seeds per REBOUND_SEED and creates (or offers a link for) the first admin. */
+export async function bootstrapDatabase(opts: {
+  url: string;
+  bootstrap: Bootstrap;
+  log: Log;
+}): Promise<void> {
   const { createDb } = await import("@/server/db/client");
-  const { seedIfEmpty, DEMO_PASSWORD } = await import("@/server/db/seed");
-  const db = createDb(url);
+  const { resolveSeedMode } = await import("@/server/db/seed");
+  const { bootstrapFirstAdmin } = await import("@/server/services/setup/bootstrap");
+  const { reportFirstAdmin, seedDemo, seedProduction } = await import("./database-report");
+  const { bootstrap, log } = opts;
+  const mode = resolveSeedMode({
+    choice: bootstrap.seed,
+    nodeEnv: bootstrap.nodeEnv,
+    cluster: bootstrap.cluster,
+  });
+  const db = createDb(opts.url);
   try {
-    if (await seedIfEmpty(db))
-      log(`seeded the demo: teams, users (password "${DEMO_PASSWORD}"), priority classes`);
+    if (mode === "demo") await seedDemo(db, { production: bootstrap.nodeEnv === "production", log });
+    else await seedProduction(db, log);
+    reportFirstAdmin(await bootstrapFirstAdmin(db, bootstrap.admin), {
+      consoleUrl: bootstrap.consoleUrl,
+      log,
+    });
   } finally {
     await db.$disconnect();
   }

@@ -1,6 +1,7 @@
 import { authRouter } from "@/server/api/routers/auth/router";
 import { clusterRouter } from "@/server/api/routers/cluster/router";
 import { jobsRouter } from "@/server/api/routers/jobs/router";
+import { setupRouter } from "@/server/api/routers/setup/router";
 import { teamsRouter } from "@/server/api/routers/teams/router";
 import { createCallerFactory, createTRPCRouter } from "@/server/api/trpc";
 
@@ -9,6 +10,7 @@ export const appRouter = createTRPCRouter({
   teams: teamsRouter,
   jobs: jobsRouter,
   cluster: clusterRouter,
+  setup: setupRouter,
 });
 
 export type AppRouter = typeof appRouter;

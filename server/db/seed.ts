@@ -3,8 +3,22 @@ import type { Prisma } from "@/generated/prisma/client";
 import type { Role } from "@/generated/prisma/enums";
 import type { Db } from "@/server/db/client";
 
-/** The demo's password for every seeded user (README says so); change or remove them for real use. */
+/** The demo's password for every seeded user (README says so): the one-machine demo only, never production. */
 export const DEMO_PASSWORD = "rebound-demo";
+
+/** What an empty database gets: `demo` teams and users (password above), or `none` (settings only). */
+export type SeedMode = "demo" | "none";
+/** REBOUND_SEED: `auto` is `demo` only for the one-machine demo (not production, local back end). */
+export type SeedChoice = "auto" | SeedMode;
+
+export function resolveSeedMode(opts: {
+  choice: SeedChoice;
+  nodeEnv: string;
+  cluster: "local" | "kubernetes";
+}): SeedMode {
+  if (opts.choice !== "auto") return opts.choice;
+  return opts.nodeEnv !== "production" && opts.cluster === "local" ? "demo" : "none";
+}
 
 type SeedTeam = { name: string; displayName: string; gpus: number; cpu: number; weight: number };
 type SeedUser = { email: string; name: string; roles: Array<{ team: string; role: Role }> };
@@ -89,7 +103,13 @@ async function seedUsers(
   }
 }
 
-/** Seeds the demo only into an empty database (no teams); returns whether it seeded. */
+/** Cluster-wide settings every install starts with (priority classes, scheduler config); idempotent. */
+async function seedSettings(db: Prisma.TransactionClient): Promise<void> {
+  await db.priorityClass.createMany({ data: DEMO_PRIORITY_CLASSES, skipDuplicates: true });
+  await db.schedulerConfig.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
+}
+
+/** Seeds the demo teams and users only into an empty database (no teams); returns whether it seeded. */
 export async function seedIfEmpty(db: Db): Promise<boolean> {
   if ((await db.team.count()) > 0) return false;
   const passwordHash = await hash(DEMO_PASSWORD);
@@ -99,8 +119,20 @@ export async function seedIfEmpty(db: Db): Promise<boolean> {
     if ((await tx.team.count()) > 0) return false;
     const teamIds = await seedTeams(tx);
     await seedUsers(tx, { teamIds, passwordHash });
-    await tx.priorityClass.createMany({ data: DEMO_PRIORITY_CLASSES });
-    await tx.schedulerConfig.create({ data: { id: 1 } });
+    await seedSettings(tx);
+    return true;
+  });
+}
+
+/**
+ * Production's seed: the settings only (no teams, no users). The first cluster admin comes from the
+ * installer's password or the setup link (server/services/setup); teams are created in the console.
+ */
+export async function seedSettingsIfEmpty(db: Db): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`LOCK TABLE "SchedulerConfig" IN EXCLUSIVE MODE`;
+    if ((await tx.schedulerConfig.count()) > 0) return false;
+    await seedSettings(tx);
     return true;
   });
 }
