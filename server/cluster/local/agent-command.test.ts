@@ -94,4 +94,19 @@ spec:
     });
     expect(env).toEqual({ NNODES: "5", A: "backend" });
   });
+
+  it("takes only the allow-listed part of the host's environment, whoever hands it the whole", () => {
+    const env = localPodEnv({
+      host: {
+        PATH: "/bin",
+        DATABASE_URL: "postgres://u:secret@h/db",
+        REBOUND_X: "secret",
+        NODE_OPTIONS: "-r x",
+      },
+      job,
+      containers: [{ env: [{ name: "REBOUND_LOG_RULES_ALL_RANKS", value: "true" }] }],
+      extra: {},
+    });
+    expect(env).toEqual({ PATH: "/bin", NNODES: "2", REBOUND_LOG_RULES_ALL_RANKS: "true" });
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { operatorInjectedEnv } from "@/server/cluster/pod-env";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
+import { podHostEnv, spawnableEnv } from "./host-env";
 
 export type AgentCommand = { command: string; args: string[] };
 
@@ -94,19 +95,21 @@ export function containerEnv(containers: readonly unknown[]): Record<string, str
 }
 
 /**
- * A local pod's environment, later entries winning: this machine's (as a container inherits its image's),
- * what HyperPod's operator injects (`NNODES`…), the containers' literal `env`, then the back end's own.
+ * A local pod's environment, later entries winning: this machine's allow-listed variables (host-env.ts:
+ * PATH, the locale…, as a container inherits its image's), what HyperPod's operator injects (`NNODES`…),
+ * the containers' literal `env`, then the back end's own (the pod's name and node, its checkpoint dir,
+ * its GPUs). `host` is filtered here too, so no caller can hand a pod the operator's whole environment.
  */
-export function localPodEnv<Host extends Record<string, string | undefined>>(input: {
-  host: Host;
+export function localPodEnv(input: {
+  host: Readonly<Record<string, string | undefined>>;
   job: HyperPodPyTorchJob;
   containers: readonly unknown[];
   extra: Record<string, string>;
-}): Host & Record<string, string> {
-  return {
-    ...input.host,
+}): NodeJS.ProcessEnv {
+  return spawnableEnv({
+    ...podHostEnv(input.host),
     ...operatorInjectedEnv(input.job),
     ...containerEnv(input.containers),
     ...input.extra,
-  };
+  });
 }

@@ -14,6 +14,8 @@ import {
   savePrometheusTargets,
   toClusterPod,
 } from "./pod-records";
+import { podDir as podDirOf } from "./pod-dirs";
+import { podUser, preparePodFiles } from "./pod-user";
 import { isAlive, killTree } from "./process-tree";
 
 /** Pods of the local back end: each is an agent process started from the pod template's container command. */
@@ -51,6 +53,35 @@ function templateContainers(job: ClusterJob, replicaSpec: string): unknown[] {
  * run lower still (`--worker-nice 19`).
  */
 const POD_NICE = 5;
+
+/** The back end's variables that name a directory the pod writes (backend.ts sets them). */
+const POD_WRITABLE_DIRS = ["REBOUND_CHECKPOINT_DIR"] as const;
+
+/**
+ * Who a pod's process runs as, and what of the host's environment that changes: as the operator's own
+ * user when it is not root (nothing to do); as the pod user (pod-user.ts) when it is, with its log dir,
+ * home and checkpoints its own and HOME its own home.
+ */
+function podProcess(input: { root: string; podDir: string; agentBin: string; env: Record<string, string> }): {
+  ids: { uid?: number; gid?: number };
+  host: Record<string, string>;
+} {
+  const user = podUser();
+  if (!user) return { ids: {}, host: {} };
+  const home = path.join(input.podDir, "home");
+  const writable = POD_WRITABLE_DIRS.flatMap((name) => input.env[name] ?? []);
+  try {
+    preparePodFiles(user, {
+      root: input.root,
+      owned: [path.join(input.podDir, "logs"), home, ...writable],
+      runs: [process.execPath],
+      reads: [input.agentBin],
+    });
+  } catch (error) {
+    throw new AppError("UNAVAILABLE", (error as Error).message);
+  }
+  return { ids: { uid: user.uid, gid: user.gid }, host: { HOME: home } };
+}
 
 export function createPodManager(opts: {
   dataDir: string;
@@ -105,23 +136,27 @@ export function createPodManager(opts: {
     async create(input) {
       const argv = containerArgv(templateContainers(input.job, input.replicaSpec));
       const podName = `${input.job.ref.name}-${input.replicaSpec}-${input.index}`;
-      const podDir = path.join(opts.dataDir, "pods", input.job.ref.namespace, podName);
+      const podDir = podDirOf(path.join(opts.dataDir, "pods"), {
+        namespace: input.job.ref.namespace,
+        pod: podName,
+        run: { job: input.job.ref.name, uid: input.job.uid },
+      });
       mkdirSync(podDir, { recursive: true });
       const port = await findFreePort();
-      const built = localAgentCommand({
-        argv,
-        agentBin: path.join(opts.repoRoot, "bin/rebound-agent.mjs"),
-        port,
-        logDir: path.join(podDir, "logs"),
-      });
+      const agentBin = path.join(opts.repoRoot, "bin/rebound-agent.mjs");
+      const built = localAgentCommand({ argv, agentBin, port, logDir: path.join(podDir, "logs") });
       if (!built.ok) throw new AppError("INVALID", built.reason);
-      const log = openSync(path.join(podDir, "agent.log"), "a");
+      const runAs = podProcess({ root: opts.dataDir, podDir, agentBin, env: input.env });
+      // Root's own file (0600): the pod writes it through the descriptor it inherits, and cannot read or
+      // replace it (its directory is root's), so the operator reading it back never follows a pod's link.
+      const log = openSync(path.join(podDir, "agent.log"), "a", 0o600);
       const child = spawn(built.command.command, built.command.args, {
         cwd: opts.repoRoot,
         detached: true,
         stdio: ["ignore", log, log],
+        ...runAs.ids,
         env: localPodEnv({
-          host: hostEnvironment(),
+          host: { ...hostEnvironment(), ...runAs.host },
           job: input.job.job,
           containers: templateContainers(input.job, input.replicaSpec),
           extra: input.env,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
@@ -77,6 +77,9 @@ export async function startLocalOperator(opts: {
   service?: string;
 }): Promise<LocalOperator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-operator-"));
+  // As a data dir made by `npm start` (0755): local pods, run as an unprivileged user under root, pass
+  // through it to their own directories (mkdtemp makes it 0700). Its secrets keep their own modes.
+  await chmod(dataDir, 0o711);
   const db = createDb(opts.databaseUrl);
   const backend = await createLocalBackend({
     db,
