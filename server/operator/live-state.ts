@@ -3,6 +3,7 @@ import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import type { LiveJob, LivePod, LiveRecovery } from "@/server/domain/operator-api/contract";
 import type { JobPhase, Recovery } from "./reconcilers/job-state";
 import type { Observation, PodView } from "./reconcilers/observe";
+import { podRankCount } from "./reconcilers/ranks";
 
 /**
  * What the operator last saw of each job, per pod and per rank: served to the console by the live-state API
@@ -69,7 +70,7 @@ export function createLiveState() {
         recovery: toLiveRecovery(entry.recovery),
         restartCount: entry.restartCount,
         pods,
-        ranksTotal: pods.length * entry.ranksPerNode,
+        ranksTotal: entry.obs.pods.reduce((sum, view) => sum + podRankCount(view, entry.ranksPerNode), 0),
         ranksRunning: pods.reduce(
           (sum, pod) => sum + pod.ranks.filter((rank) => rank.state === "running").length,
           0,

@@ -69,3 +69,57 @@ describe("jobTotals", () => {
     expect(jobTotals(jobFrom(MINIMAL_JOB_YAML))).toMatchObject({ nodes: 0, gpus: 0 });
   });
 });
+
+/** A two-pod job: `nproc` as spec.nprocPerNode (omitted when undefined), `command`, GPUs per pod. */
+function twoPods(opts: { nproc?: string; command: string; gpus?: number }): HyperPodPyTorchJob {
+  const nproc = opts.nproc === undefined ? "" : `  nprocPerNode: "${opts.nproc}"\n`;
+  const resources =
+    opts.gpus === undefined ? "" : `, resources: { limits: { nvidia.com/gpu: ${opts.gpus} } }`;
+  return jobFrom(`apiVersion: sagemaker.amazonaws.com/v1
+kind: HyperPodPyTorchJob
+metadata: { name: ranks }
+spec:
+${nproc}  replicaSpecs:
+    - name: pods
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - { name: main, command: ${opts.command}${resources} }
+`);
+}
+
+describe("ranks per node (nprocPerNode as HyperPod and torchrun read it)", () => {
+  const plain = "[hyperpodrun, train.py]";
+  it.each([
+    ["absent, no GPUs: only the node's CPU count can tell", { command: plain }, null],
+    ["absent (auto) with 4 GPUs a pod", { command: plain, gpus: 4 }, 4],
+    ["auto, no GPUs", { nproc: "auto", command: plain }, null],
+    ["auto with GPUs", { nproc: "auto", command: plain, gpus: 8 }, 8],
+    ["gpu with GPUs", { nproc: "gpu", command: plain, gpus: 2 }, 2],
+    ["gpu without GPUs", { nproc: "gpu", command: plain }, null],
+    ["cpu", { nproc: "cpu", command: plain, gpus: 8 }, null],
+    ['"2"', { nproc: "2", command: plain }, 2],
+    ["a --nproc-per-node flag in the command", { command: "[hyperpodrun, --nproc-per-node, '2', t.py]" }, 2],
+    [
+      "a --nproc_per_node=3 flag over nprocPerNode",
+      { nproc: "8", command: "[torchrun, --nproc_per_node=3, t.py]" },
+      3,
+    ],
+    ["a flag inside sh -c", { command: '[sh, -c, "exec hyperpodrun --nproc-per-node 4 t.py"]' }, 4],
+    [
+      "a flag given as a variable falls back to nprocPerNode",
+      { nproc: "2", command: "[hyperpodrun, '--nproc-per-node=$N', t.py]" },
+      2,
+    ],
+    [
+      "a flag 'gpu' reads the pod's GPUs",
+      { command: "[hyperpodrun, --nproc-per-node=gpu, t.py]", gpus: 2 },
+      2,
+    ],
+  ] as const)("%s", (_name, opts, expected) => {
+    const totals = jobTotals(twoPods(opts));
+    expect(totals.ranksPerNode).toBe(expected);
+    expect(totals.ranks).toBe(expected === null ? null : 2 * expected);
+  });
+});

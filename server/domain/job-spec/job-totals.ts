@@ -9,7 +9,10 @@ export type JobTotals = {
   /** Sum of `replicas` over all replica specs (one pod per node). Spares are not included. */
   nodes: number;
   spareNodes: number;
-  /** `nprocPerNode` when it is a number; null for "auto", "cpu" and "gpu". */
+  /**
+   * Ranks each pod runs, as far as the manifest tells (see `specRanksPerNode`); null when only the node can
+   * tell (a CPU count, GPUs that differ between replica specs, a flag given as a shell variable).
+   */
   ranksPerNode: number | null;
   /** nodes × ranksPerNode, or null when ranksPerNode is not numeric. */
   ranks: number | null;
@@ -45,6 +48,48 @@ export function podGpus(spec: ReplicaSpec): number {
   return spec.template.spec.containers.reduce((sum, container) => sum + containerGpus(container), 0);
 }
 
+/** The value of the first `--nproc-per-node` / `--nproc_per_node` flag in a container's command and args. */
+function commandNproc(container: Container): string | null {
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+  const words = [...strings(container.command), ...strings(container.args)].join(" ");
+  const match = /--nproc[-_]per[-_]node(?:=|\s+)["']?([^\s"']+)/.exec(words);
+  return match?.[1] ?? null;
+}
+
+/** The `--nproc-per-node` a job's containers give their launcher, if any does. */
+export function commandNprocPerNode(job: HyperPodPyTorchJob): string | null {
+  for (const spec of job.spec.replicaSpecs) {
+    for (const container of spec.template.spec.containers) {
+      const value = commandNproc(container);
+      if (value !== null) return value;
+    }
+  }
+  return null;
+}
+
+/**
+ * torchrun's reading of an nproc-per-node value (`determine_local_world_size`): a number is itself; "gpu"
+ * is the node's GPU count; "auto" is the GPU count when there are GPUs, else the CPU count; "cpu" is the CPU
+ * count. A pod's GPUs are known from its requests; a CPU count is not (null).
+ */
+export function resolveNprocPerNode(value: string, gpusPerPod: number | null): number | null {
+  if (/^\d+$/.test(value)) return Number(value) > 0 ? Number(value) : null;
+  if (value === "gpu" || value === "auto") return gpusPerPod !== null && gpusPerPod > 0 ? gpusPerPod : null;
+  return null;
+}
+
+/**
+ * Ranks per pod from the manifest: the container command's `--nproc-per-node` flag wins (on the command
+ * line it overrides any default, as in torchrun), else `spec.nprocPerNode` (HyperPod: auto, cpu, gpu or a
+ * number). What the agents report once they run corrects this (server/operator/reconcilers/deps.ts).
+ */
+export function specRanksPerNode(job: HyperPodPyTorchJob, gpusPerPod: number | null): number | null {
+  const flag = commandNprocPerNode(job);
+  const fromFlag = flag === null ? null : resolveNprocPerNode(flag, gpusPerPod);
+  return fromFlag ?? resolveNprocPerNode(job.spec.nprocPerNode, gpusPerPod);
+}
+
 export function jobTotals(job: HyperPodPyTorchJob): JobTotals {
   const replicaSpecs = job.spec.replicaSpecs.map((spec) => ({
     name: spec.name,
@@ -53,15 +98,16 @@ export function jobTotals(job: HyperPodPyTorchJob): JobTotals {
     gpusPerPod: podGpus(spec),
   }));
   const nodes = replicaSpecs.reduce((sum, spec) => sum + spec.replicas, 0);
-  const ranksPerNode = /^\d+$/.test(job.spec.nprocPerNode) ? Number(job.spec.nprocPerNode) : null;
   const distinctGpus = new Set(replicaSpecs.map((spec) => spec.gpusPerPod));
   const [onlyGpus] = distinctGpus;
+  const gpusPerPod = distinctGpus.size === 1 && onlyGpus !== undefined ? onlyGpus : null;
+  const ranksPerNode = specRanksPerNode(job, gpusPerPod);
   return {
     nodes,
     spareNodes: replicaSpecs.reduce((sum, spec) => sum + spec.spares, 0),
     ranksPerNode,
     ranks: ranksPerNode === null ? null : nodes * ranksPerNode,
-    gpusPerPod: distinctGpus.size === 1 && onlyGpus !== undefined ? onlyGpus : null,
+    gpusPerPod,
     gpus: replicaSpecs.reduce((sum, spec) => sum + spec.replicas * spec.gpusPerPod, 0),
     replicaSpecs,
   };

@@ -91,10 +91,7 @@ export type JobContext = {
   ranksPerNode: number;
 };
 
-export function ranksPerNode(job: ClusterJob): number {
-  const value = Number.parseInt(job.job.spec.nprocPerNode, 10);
-  return Number.isInteger(value) && value > 0 ? value : 1;
-}
+export { ranksPerNode } from "./ranks";
 
 export function labels(ctx: JobContext) {
   return { namespace: ctx.job.ref.namespace, job_name: ctx.job.ref.name };

@@ -1,7 +1,8 @@
 import { isNodeHealthy } from "@/server/cluster/types";
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
-import type { Observation, PodView } from "./observe";
+import type { Observation } from "./observe";
+import { faultedRanks, podRanks } from "./ranks";
 
 /**
  * Turns what the operator sees into at most one fault to act on, the most severe first:
@@ -19,15 +20,6 @@ const parseTime = (value: string | undefined): number | null => {
   const time = Date.parse(value);
   return Number.isNaN(time) ? null : time;
 };
-
-function ranksOf(view: PodView, ranksPerNode: number): number[] {
-  if (view.agent.kind === "status" && view.agent.status.ranks && view.agent.status.ranks.length > 0) {
-    return view.agent.status.ranks.map(
-      (rank) => rank.rank ?? view.expected.groupRank * ranksPerNode + rank.local_rank,
-    );
-  }
-  return Array.from({ length: ranksPerNode }, (_, local) => view.expected.groupRank * ranksPerNode + local);
-}
 
 /** Maps an agent's fault reason (current and older spellings, reference §2.2) to our fault kinds. */
 export function faultFromAgent(status: AgentStatus, base: Omit<Fault, "kind" | "reason">): Fault {
@@ -57,7 +49,7 @@ function nodeFault(obs: Observation, opts: DetectOptions): Fault | null {
       at: node.changedAt,
       node: node.name,
       pods: pods.map((other) => other.expected.name),
-      ranks: pods.flatMap((other) => ranksOf(other, opts.ranksPerNode)),
+      ranks: pods.flatMap((other) => podRanks(other, opts.ranksPerNode)),
     };
   }
   return null;
@@ -72,7 +64,7 @@ function podGone(obs: Observation, opts: DetectOptions): Fault | null {
       at: view.pod?.finishedAt ?? obs.now,
       node: view.pod?.node ?? undefined,
       pods: [view.expected.name],
-      ranks: ranksOf(view, opts.ranksPerNode),
+      ranks: podRanks(view, opts.ranksPerNode),
     };
   }
   return null;
@@ -87,7 +79,7 @@ function agentFault(obs: Observation, opts: DetectOptions): Fault | null {
       at: Math.min(at, obs.now),
       node: view.pod?.node ?? undefined,
       pods: [view.expected.name],
-      ranks: ranksOf(view, opts.ranksPerNode),
+      ranks: faultedRanks(view, opts.ranksPerNode),
     });
   }
   return null;
@@ -105,7 +97,7 @@ function unreachable(obs: Observation, opts: DetectOptions): Fault | null {
       at: view.agent.since,
       node: view.pod?.node ?? undefined,
       pods: [view.expected.name],
-      ranks: ranksOf(view, opts.ranksPerNode),
+      ranks: podRanks(view, opts.ranksPerNode),
     };
   }
   return null;

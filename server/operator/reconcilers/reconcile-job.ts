@@ -141,7 +141,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     state: readState(job.status, now),
     saved: job.status,
     now,
-    ranksPerNode: ranksPerNode(job),
+    ranksPerNode: ranksPerNode(job, obs),
   };
   // A decision saved by a reconcile that failed (or an operator that died) before carrying it out.
   await carryOutDecision(ctx);
