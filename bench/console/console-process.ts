@@ -5,7 +5,7 @@ import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import { findFreePort } from "@/server/db/embedded";
 
 /** The console as `npm start` runs it (`next start`, production build), reading the bench's operator. */
-export type ConsoleProcess = { url: string; stop(): Promise<void> };
+export type ConsoleProcess = { url: string; pid: number; stop(): Promise<void> };
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -53,5 +53,5 @@ export async function startConsoleProcess(opts: {
     await stop();
     throw error;
   }
-  return { url, stop };
+  return { url, pid: child.pid ?? 0, stop };
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readOperatorToken } from "@/server/operator/api/local-token";
@@ -16,12 +17,14 @@ export async function startOperator(opts: {
   dataDir: string;
   /** Serve /metrics and /healthz alone on this port too (OPERATOR_METRICS_PORT; as deploy/ does). */
   metricsPort?: number;
+  /** Append the operator's output to this file instead of this terminal (benchmarks). */
+  logFile?: string;
 }): Promise<{ child: ChildProcess; url: string; token: string }> {
   const child = spawn(
     path.join(ROOT, "node_modules/.bin/tsx"),
     [path.join(ROOT, "server/operator/main.ts")],
     {
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: opts.logFile ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
       env: {
         ...process.env,
         DATABASE_URL: opts.databaseUrl,
@@ -33,6 +36,11 @@ export async function startOperator(opts: {
       },
     },
   );
+  if (opts.logFile) {
+    const log = createWriteStream(opts.logFile, { flags: "a" });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+  }
   const url = `http://127.0.0.1:${opts.port}`;
   await waitForHttp({ url: `${url}/healthz`, child, timeoutMs: 60_000 });
   await mkdir(opts.dataDir, { recursive: true });
