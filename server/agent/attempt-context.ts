@@ -7,6 +7,7 @@ import type { TeeMode } from "./cli-values";
 import type { ProcessEnv } from "./env";
 import type { ManagedProcess, StreamName } from "./managed-process";
 import { createRankRecord, type RankRecord } from "./rank-record";
+import { createRuleQueue, type RuleQueue } from "./rule-queue";
 import type { Command } from "./script-command";
 import type { Fault } from "./state";
 import { globalRank, type Rendezvous, type WorkerGroup } from "./worker-env";
@@ -52,6 +53,8 @@ export type AttemptContext = {
   readonly records: readonly RankRecord[];
   readonly attemptDir: string;
   readonly processes: Set<ManagedProcess>;
+  /** Runs output lines through the ranks' rules within a time budget (rule-queue.ts). */
+  readonly ruleQueue: RuleQueue<RankRecord>;
   stopSignal: NodeJS.Signals | null;
   faulted: boolean;
   ticker: NodeJS.Timeout | null;
@@ -89,6 +92,25 @@ export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext
     records,
     attemptDir: path.join(settings.runDir, `attempt_${attempt}`),
     processes: new Set(),
+    ruleQueue: createRuleQueue<RankRecord>({
+      events: {
+        onDone: (record, state) => {
+          record.logState = state;
+          checkRules(ctx);
+        },
+        onOverBudget: ({ rule, spentMs, skipped }) =>
+          input.deps.logger.warn(`rule ${rule} exceeded the per-line budget`, {
+            attempt,
+            spentMs,
+            skippedRules: skipped,
+          }),
+        onBehind: ({ queued }) =>
+          input.deps.logger.warn("log rules are behind: lines past the queue are not run through the rules", {
+            attempt,
+            queued,
+          }),
+      },
+    }),
     stopSignal: null,
     faulted: false,
     ticker: null,

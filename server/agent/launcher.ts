@@ -14,7 +14,7 @@ import {
   teeLine,
 } from "./attempt-context";
 import { type ManagedProcess, type ProcessExit, type SpawnInput, spawnManaged } from "./managed-process";
-import { isFailedExit, type RankRecord, recordLine, tickRank } from "./rank-record";
+import { isFailedExit, type RankRecord, recordOutput, tickRank } from "./rank-record";
 import { groupEnv, workerEnv } from "./worker-env";
 import { type HookPhase, hookFault, workerCrashFault } from "./worker-faults";
 
@@ -81,8 +81,8 @@ async function spawnWorker(ctx: AttemptContext, record: RankRecord): Promise<voi
     logDir: path.join(ctx.attemptDir, String(record.localRank)),
     onLine: (line, stream) => {
       teeLine(ctx, { prefix: `default${record.localRank}`, line, stream });
-      recordLine(record, { line, at: deps.now() });
-      checkRules(ctx);
+      recordOutput(record, { line, at: deps.now() });
+      if (record.monitor !== null) ctx.ruleQueue.push(record, record.monitor, line);
     },
     logger: deps.logger,
     now: deps.now,

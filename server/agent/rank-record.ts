@@ -67,8 +67,15 @@ export function createRankRecord(input: {
   };
 }
 
-/** Records a line of output and feeds it to the rank's rules; returns the rank's rule state. */
+/** Records a line of output and feeds it to the rank's rules at once; returns the rank's rule state. */
 export function recordLine(record: RankRecord, input: { line: string; at: number }): RankLogState {
+  recordOutput(record, input);
+  if (record.monitor !== null) record.logState = record.monitor.onLine(input.line);
+  return record.logState;
+}
+
+/** Records a line of output (last line, progress, silence); its rules are run by rule-queue.ts. */
+export function recordOutput(record: RankRecord, input: { line: string; at: number }): void {
   record.lastLine = input.line.slice(0, STATUS_LINE_CHARS);
   record.lastLineAt = input.at;
   record.suspectSince = null;
@@ -76,8 +83,6 @@ export function recordLine(record: RankRecord, input: { line: string; at: number
   if (metrics.step !== undefined) record.step = metrics.step;
   if (metrics.loss !== undefined) record.loss = metrics.loss;
   if (metrics.throughput !== undefined) record.throughput = metrics.throughput;
-  if (record.monitor !== null) record.logState = record.monitor.onLine(input.line);
-  return record.logState;
 }
 
 export function tickRank(record: RankRecord, now: number): RankLogState {

@@ -32,8 +32,25 @@ export type RankMonitorSnapshot = {
   readonly evaluators: readonly RuleSnapshot[];
 };
 
+/**
+ * One line going through the rules one rule at a time, so a caller can stop between rules (the agent's
+ * per-line budget, server/agent/rule-queue.ts). Rules start where the previous line's budget ran out, so a
+ * costly first rule cannot keep the others from ever seeing a line.
+ */
+export type LineRun = {
+  /** The rule the next step() evaluates; null once done. */
+  next(): string | null;
+  /** Evaluates the next rule; false once every rule has seen the line. */
+  step(): boolean;
+  /** The rules not evaluated yet count the line as not matched (their windows still run). */
+  skipRest(): number;
+  /** The rank's report after the line. */
+  finish(): RankLogState;
+};
+
 export type RankLogMonitor = {
   onLine(line: string): RankLogState;
+  startLine(line: string): LineRun;
   tick(): RankLogState;
   suspend(at?: number): void;
   resume(at?: number): void;
@@ -50,35 +67,67 @@ function nextReport(current: RankLogState, next: RankLogState): RankLogState {
   return next.state === "WAITING" ? current : next;
 }
 
+type MonitorState = { report: RankLogState; suspended: boolean; firstRule: number };
+
+function aggregate(evaluators: readonly RuleEvaluator[], m: MonitorState): RankLogState {
+  if (m.suspended) return m.report;
+  const outcomes = evaluators.map((evaluator) => {
+    const { state, lastMatchLine } = evaluator.snapshot();
+    return { rule: evaluator.name, state, lastMatchLine };
+  });
+  m.report = nextReport(m.report, aggregateRuleStates(outcomes));
+  return m.report;
+}
+
+function lineRun(evaluators: readonly RuleEvaluator[], m: MonitorState, line: string): LineRun {
+  const count = evaluators.length;
+  const first = m.firstRule;
+  let done = m.suspended ? count : 0;
+  const at = (index: number) => evaluators[(first + index) % count];
+  return {
+    next: () => (done < count ? (at(done)?.name ?? null) : null),
+    step: () => {
+      if (m.suspended) done = count;
+      if (done >= count) return false;
+      at(done)?.evaluate(line);
+      done += 1;
+      return done < count;
+    },
+    skipRest: () => {
+      const skipped = count - done;
+      if (skipped > 0) m.firstRule = (first + done) % count;
+      for (; done < count; done += 1) at(done)?.evaluate(null);
+      return skipped;
+    },
+    finish: () => aggregate(evaluators, m),
+  };
+}
+
 function buildMonitor(evaluators: readonly RuleEvaluator[]): RankLogMonitor {
-  let report: RankLogState = WAITING_RANK;
-  let suspended = false;
+  const m: MonitorState = { report: WAITING_RANK, suspended: false, firstRule: 0 };
   const run = (line: string | null): RankLogState => {
-    if (suspended) return report;
-    const outcomes = evaluators.map((evaluator) => {
-      const state = evaluator.evaluate(line);
-      return { rule: evaluator.name, state, lastMatchLine: evaluator.snapshot().lastMatchLine };
-    });
-    report = nextReport(report, aggregateRuleStates(outcomes));
-    return report;
+    if (m.suspended) return m.report;
+    for (const evaluator of evaluators) evaluator.evaluate(line);
+    return aggregate(evaluators, m);
   };
   return {
     onLine: (line) => run(line),
+    startLine: (line) => lineRun(evaluators, m, line),
     tick: () => run(null),
     suspend: (at) => {
-      suspended = true;
-      report = WAITING_RANK;
+      m.suspended = true;
+      m.report = WAITING_RANK;
       for (const evaluator of evaluators) evaluator.suspend(at);
     },
     resume: (at) => {
-      suspended = false;
+      m.suspended = false;
       for (const evaluator of evaluators) evaluator.resume(at);
     },
     snapshot: () => ({
-      state: report.state,
-      rules: report.rules,
-      fault: rankLogFault(report),
-      suspended,
+      state: m.report.state,
+      rules: m.report.rules,
+      fault: rankLogFault(m.report),
+      suspended: m.suspended,
       evaluators: evaluators.map((evaluator) => evaluator.snapshot()),
     }),
   };
