@@ -1,17 +1,23 @@
 import { Suspense } from "react";
+import { getDb } from "@/server/db";
+import { demoUsersSeeded } from "@/server/services/setup/queries";
 import { SignInForm } from "./_components/sign-in-form";
 
-export default function SignInPage() {
+export default async function SignInPage() {
+  // The demo's users and password are named only where they exist (never in production: README, Security).
+  const demo = await demoUsersSeeded(getDb());
   return (
     <section className="card narrow" aria-labelledby="sign-in-heading">
       <h1 id="sign-in-heading">Sign in</h1>
       <Suspense>
         <SignInForm />
       </Suspense>
-      <p className="muted">
-        The demo has admin@, lead@, engineer@, vision@ and viewer@rebound.local, password{" "}
-        <code>rebound-demo</code>.
-      </p>
+      {demo ? (
+        <p className="muted">
+          The demo has admin@, lead@, engineer@, vision@ and viewer@rebound.local, password{" "}
+          <code>rebound-demo</code>.
+        </p>
+      ) : null}
     </section>
   );
 }

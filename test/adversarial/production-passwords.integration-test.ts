@@ -14,6 +14,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from "@/server/db/seed";
 import { createLogger } from "@/server/log";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import { createFirstAdmin } from "@/server/services/setup/first-admin";
+import { demoUsersSeeded } from "@/server/services/setup/queries";
 import { hashSetupToken, issueSetupToken } from "@/server/services/setup/tokens";
 import { childEnv } from "@/test/child-env";
 import { createTestDatabase } from "@/test/database";
@@ -118,6 +119,8 @@ describe("a production start without a supplied password", () => {
     expect(await db.team.count()).toBe(0);
     await expectNoDemoSignIn(db);
     expect(output).not.toContain("demo users");
+    // …and the sign-in page does not name them.
+    expect(await demoUsersSeeded(db)).toBe(false);
   });
 
   it("prints one setup link, stored only as its hash", async () => {
@@ -251,6 +254,7 @@ describe("the one-machine demo (npm start: not production, local back end)", () 
     expect(linksIn(output)).toEqual([]);
     const admin = await caller(db).auth.signIn({ email: "admin@rebound.local", password: DEMO_PASSWORD });
     expect(admin.memberships.some((membership) => membership.role === "cluster_admin")).toBe(true);
+    expect(await demoUsersSeeded(db)).toBe(true);
   });
 });
 
