@@ -1,7 +1,9 @@
 import {
+  type NprocMode,
   type Parsed,
   parseIntIn,
   parseNnodes,
+  parseNprocPerNode,
   parseSeconds,
   parseSignal,
   parseTee,
@@ -19,6 +21,8 @@ export type AgentOptions = {
   /** `--nnodes` as given (informational: WORLD_SIZE comes from the operator's /start). */
   nnodes: string | null;
   nprocPerNode: number;
+  /** `--nproc-per-node auto|cpu|gpu`: resolved to `nprocPerNode` on the node (cli-env.ts); null for a count. */
+  nprocPerNodeMode: NprocMode | null;
   serverHost: string;
   serverPort: number;
   shutdownSignal: NodeJS.Signals;
@@ -35,7 +39,10 @@ export type AgentOptions = {
   runId: string;
   tee: TeeMode;
   inprocessRestart: boolean;
-  /** Rebound: run workers this much nicer (0-19) than the agent, see managed-process.ts. */
+  /**
+   * Rebound: run workers this much nicer (0-19) than the agent, see managed-process.ts. Also
+   * REBOUND_WORKER_NICE, so a command line stays the same for hyperpodrun and this agent.
+   */
   workerNice: number;
   /**
    * Rebound opt-in (`--log-rules-all-ranks`, or REBOUND_LOG_RULES_ALL_RANKS=true): every local rank's log
@@ -48,6 +55,7 @@ export type AgentOptions = {
 export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   nnodes: null,
   nprocPerNode: 1,
+  nprocPerNodeMode: null,
   serverHost: "0.0.0.0",
   serverPort: 8080,
   // hyperpodrun's defaults (run.py: --shutdown-signal SIGKILL, --shutdown-timeout 15; the timeout is the
@@ -105,7 +113,17 @@ const ignoredSwitch: FlagSpec = { kind: "switch", apply: () => undefined };
 
 const FLAGS: Record<string, FlagSpec> = {
   nnodes: value(parseNnodes, "nnodes"),
-  "nproc-per-node": value(intIn(1, 4096), "nprocPerNode"),
+  "nproc-per-node": {
+    kind: "value",
+    apply: (options, input) => {
+      const parsed = parseNprocPerNode(input);
+      if (!parsed.ok) return parsed.error;
+      if (typeof parsed.value === "number")
+        Object.assign(options, { nprocPerNode: parsed.value, nprocPerNodeMode: null });
+      else options.nprocPerNodeMode = parsed.value;
+      return null;
+    },
+  },
   "server-host": value(text, "serverHost"),
   "server-port": value(intIn(0, 65_535), "serverPort"),
   "shutdown-signal": value(parseSignal, "shutdownSignal"),
@@ -146,6 +164,8 @@ const FLAGS: Record<string, FlagSpec> = {
   "inprocess-timeout": ignoredValue,
   "server-log-level": ignoredValue,
   "server-shutdown-timeout": ignoredValue,
+  "duplicate-stdout-filters": ignoredValue,
+  "duplicate-stderr-filters": ignoredValue,
   standalone: ignoredSwitch,
   "run-path": ignoredSwitch,
   "virtual-local-rank": ignoredSwitch,

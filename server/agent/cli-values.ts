@@ -78,3 +78,15 @@ export function splitShellWords(text: string): Parsed<string[]> {
   if (word !== null) words.push(word);
   return ok(words);
 }
+
+/** torchrun's device words for `--nproc-per-node`, resolved on the node (cli-env.ts). */
+export const NPROC_MODES = ["auto", "cpu", "gpu"] as const;
+export type NprocMode = (typeof NPROC_MODES)[number];
+
+/** `--nproc-per-node`: a count, or auto / cpu / gpu (torchrun's `determine_local_world_size`). */
+export function parseNprocPerNode(text: string): Parsed<number | NprocMode> {
+  const mode = NPROC_MODES.find((candidate) => candidate === text);
+  if (mode !== undefined) return ok(mode);
+  const count = parseIntIn(text, { min: 1, max: 4096 });
+  return count.ok ? count : fail(`expected auto, cpu, gpu or an integer from 1 to 4096, got "${text}"`);
+}

@@ -19,6 +19,7 @@ describe("parseAgentArgs", () => {
     expect(config(["train.py"])).toEqual({
       nnodes: null,
       nprocPerNode: 1,
+      nprocPerNodeMode: null,
       serverHost: "0.0.0.0",
       serverPort: 8080,
       // hyperpodrun 1.1.3 run.py: --shutdown-signal default SIGKILL, --shutdown-timeout default 15.
@@ -136,9 +137,9 @@ describe("parseAgentArgs", () => {
   it("refuses bad flags with one clear message", () => {
     expect(error(["--bogus", "t.py"])).toBe("unknown flag --bogus");
     expect(error(["--nproc-per-node", "0", "t.py"])).toBe(
-      '--nproc-per-node: expected an integer from 1 to 4096, got "0"',
+      '--nproc-per-node: expected auto, cpu, gpu or an integer from 1 to 4096, got "0"',
     );
-    expect(error(["--nproc-per-node=auto", "t.py"])).toContain('got "auto"');
+    expect(error(["--nproc-per-node=many", "t.py"])).toContain('got "many"');
     expect(error(["--server-port", "70000", "t.py"])).toContain("expected an integer from 0 to 65535");
     expect(error(["--worker-nice", "20", "t.py"])).toContain("expected an integer from 0 to 19");
     expect(error(["--shutdown-signal", "SIGFOO", "t.py"])).toContain("expected a signal name");

@@ -15,7 +15,7 @@ export type ParseArgsResult =
   | { kind: "help"; text: string }
   | { kind: "error"; message: string };
 
-export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N] [--server-host HOST] [--server-port PORT]
+export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N|auto|cpu|gpu] [--server-host HOST] [--server-port PORT]
                      [--shutdown-signal SIG] [--shutdown-timeout SECONDS] [--log-dir DIR]
                      [--pre-train-script PATH [--pre-train-args ARGS]] [--post-train-script PATH [--post-train-args ARGS]]
                      [--monitor-interval-ms MS] [--max-restarts N] [--rdzv-id ID] [--tee 0-3] [--no-python | -m]
@@ -23,11 +23,14 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N] [--
                      script [script args...]
   --shutdown-signal SIG      signal that stops workers (default SIGKILL, as hyperpodrun; SIGTERM is followed by
                              SIGKILL after --shutdown-timeout seconds, default 15)
+  --worker-nice 0-19         run workers this much nicer than the agent (also REBOUND_WORKER_NICE)
   --log-rules-all-ranks      let every local rank's log rules fault the job (also REBOUND_LOG_RULES_ALL_RANKS=true).
                              Default, as hyperpodrun: only local rank 0's rules do; every rank is still reported in
                              /status, and a rank silent for longer than the shortest
                              expectedRecurringFrequencyInSeconds is marked suspect there.
-  --server-port 0 picks a free port (printed on start-up). Other torchrun/hyperpodrun flags are accepted and ignored.`;
+  --server-port 0 picks a free port (printed on start-up). Every other flag of hyperpodrun 1.1.3 (torchrun's
+  and its own) is accepted and ignored, so one command line runs either agent; give Rebound's extras as
+  REBOUND_WORKER_NICE and REBOUND_LOG_RULES_ALL_RANKS in the environment for that.`;
 
 type Step = { next: number; error?: string };
 

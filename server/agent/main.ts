@@ -1,7 +1,8 @@
 import { createLogger } from "../log";
 import { createAgent } from "./agent";
 import { type AgentConfig, parseAgentArgs } from "./cli";
-import { agentId, agentProcessEnv, logRulesAllRanksFromEnv } from "./env";
+import { withEnvironment } from "./cli-env";
+import { agentId, agentProcessEnv } from "./env";
 import { defaultRunner } from "./script-command";
 import { createAgentServer, listen } from "./server";
 
@@ -28,12 +29,15 @@ function configFromArgs(): AgentConfig {
       process.exit(2);
       break;
     case "config": {
-      const fromEnv = logRulesAllRanksFromEnv(agentProcessEnv());
-      if (!fromEnv.ok) {
-        process.stderr.write(`rebound-agent: error: ${fromEnv.error}\n`);
+      const completed = withEnvironment(parsed.config, {
+        argv: process.argv.slice(2),
+        env: agentProcessEnv(),
+      });
+      if (!completed.ok) {
+        process.stderr.write(`rebound-agent: error: ${completed.error}\n`);
         process.exit(2);
       }
-      return { ...parsed.config, logRulesAllRanks: parsed.config.logRulesAllRanks || fromEnv.value };
+      return completed.config;
     }
     default:
       return parsed satisfies never;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
-import { localAgentCommand, localPodEnv } from "./agent-command";
+import { findExecutable, localAgentCommand, localPodEnv } from "./agent-command";
 
 const base = { agentBin: "/repo/bin/rebound-agent.mjs", port: 41000, logDir: "/data/pods/p0" };
 
@@ -33,8 +33,6 @@ describe("localAgentCommand", () => {
           "41000",
           "--log-dir",
           "/data/pods/p0",
-          "--worker-nice",
-          "19",
           "--nproc-per-node",
           "4",
           "train.ts",
@@ -45,9 +43,66 @@ describe("localAgentCommand", () => {
     });
   });
 
-  it("accepts hyperpodrun (our agent stands in for it)", () => {
-    const result = localAgentCommand({ ...base, argv: ["hyperpodrun", "--nnodes=2", "train.py"] });
+  it("runs our agent for hyperpodrun where hyperpodrun is not installed", () => {
+    const result = localAgentCommand({
+      ...base,
+      argv: ["hyperpodrun", "--nnodes=2", "train.py"],
+      findHyperpodrun: () => null,
+    });
+    expect(result.ok && result.command.command).toBe(process.execPath);
     expect(result.ok && result.command.args.slice(-2)).toEqual(["--nnodes=2", "train.py"]);
+  });
+
+  it("runs the real hyperpodrun unchanged where it is installed: only port, host, log dir and its config dir are ours", () => {
+    const asked: string[] = [];
+    const result = localAgentCommand({
+      ...base,
+      argv: [
+        "sh",
+        "-c",
+        "hyperpodrun",
+        "--rdzv-conf=a=1",
+        "--nproc-per-node",
+        "2",
+        "--server-port=8080",
+        "t.py",
+        "--lr",
+        "1",
+      ],
+      findHyperpodrun: (token) => {
+        asked.push(token);
+        return "/venv/bin/hyperpodrun";
+      },
+    });
+    expect(asked).toEqual(["hyperpodrun"]);
+    expect(result).toEqual({
+      ok: true,
+      command: {
+        command: "/venv/bin/hyperpodrun",
+        args: [
+          "--server-host",
+          "127.0.0.1",
+          "--server-port",
+          "41000",
+          "--log-dir",
+          "/data/pods/p0",
+          "--rdzv-conf",
+          "a=1,resource_config_dir=/data/pods/p0/hyperpod-config",
+          "--nproc-per-node",
+          "2",
+          "t.py",
+          "--lr",
+          "1",
+        ],
+      },
+    });
+  });
+
+  it("finds an executable by path or on a search path", () => {
+    expect(findExecutable("sh", "/nonexistent:/bin:/usr/bin")).toMatch(/\/sh$/);
+    expect(findExecutable("/bin/sh", undefined)).toBe("/bin/sh");
+    expect(findExecutable("no-such-binary-here", "/bin:/usr/bin")).toBeNull();
+    expect(findExecutable("/etc/passwd", undefined)).toBeNull();
   });
 
   it("refuses a container that does not start the agent, saying what it got", () => {
@@ -75,7 +130,7 @@ spec:
 
   it("gives the pod NNODES, as HyperPod's operator does, over the host's own", () => {
     const env = localPodEnv({ host: { PATH: "/bin", NNODES: "64" }, job, containers: [], extra: {} });
-    expect(env).toEqual({ PATH: "/bin", NNODES: "2" });
+    expect(env).toEqual({ PATH: "/bin", NNODES: "2", REBOUND_WORKER_NICE: "19" });
   });
 
   it("lets the container's env and the back end's own variables win", () => {
@@ -92,7 +147,7 @@ spec:
       ],
       extra: { A: "backend" },
     });
-    expect(env).toEqual({ NNODES: "5", A: "backend" });
+    expect(env).toEqual({ NNODES: "5", A: "backend", REBOUND_WORKER_NICE: "19" });
   });
 
   it("takes only the allow-listed part of the host's environment, whoever hands it the whole", () => {
@@ -107,6 +162,11 @@ spec:
       containers: [{ env: [{ name: "REBOUND_LOG_RULES_ALL_RANKS", value: "true" }] }],
       extra: {},
     });
-    expect(env).toEqual({ PATH: "/bin", NNODES: "2", REBOUND_LOG_RULES_ALL_RANKS: "true" });
+    expect(env).toEqual({
+      PATH: "/bin",
+      NNODES: "2",
+      REBOUND_LOG_RULES_ALL_RANKS: "true",
+      REBOUND_WORKER_NICE: "19",
+    });
   });
 });

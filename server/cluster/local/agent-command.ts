@@ -1,11 +1,15 @@
 /**
- * Turns a pod template's container command into the local process that plays that container: the agent
- * (`rebound-agent`, or `hyperpodrun`, which our agent stands in for) run by this Node.js, listening on a
- * port of our choosing, with logs under the pod's directory. Anything else is refused with a clear reason.
+ * Turns a pod template's container command into the local process that plays that container, listening on
+ * a port of our choosing, with logs under the pod's directory: `hyperpodrun` itself where it is installed
+ * (an absolute path to it, or `hyperpodrun` found on this machine's PATH), else our agent run by this
+ * Node.js (`rebound-agent`, standing in for `hyperpodrun`). Anything else is refused with a clear reason.
+ * The command line is the same for both: Rebound's extras travel in the environment (REBOUND_WORKER_NICE).
  */
+import { accessSync, constants, statSync } from "node:fs";
+import path from "node:path";
 import { operatorInjectedEnv } from "@/server/cluster/pod-env";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
-import { podHostEnv, spawnableEnv } from "./host-env";
+import { hostEnvironment, podHostEnv, spawnableEnv } from "./host-env";
 
 export type AgentCommand = { command: string; args: string[] };
 
@@ -33,11 +37,67 @@ function stripOverridden(flags: string[]): string[] {
   return kept;
 }
 
+/** An executable file at `file`, or found as `file` on `searchPath` (colon-separated); else null. */
+export function findExecutable(file: string, searchPath: string | undefined): string | null {
+  const candidates = file.includes("/")
+    ? [file]
+    : (searchPath ?? "")
+        .split(":")
+        .filter(Boolean)
+        .map((dir) => path.join(dir, file));
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not there or not executable: try the next.
+    }
+  }
+  return null;
+}
+
+const REAL_AGENT = /(^|\/)hyperpodrun$/;
+
+/**
+ * The real hyperpodrun's command: ours are its server host, port and log dir, and its rendezvous file
+ * (hard-coded /opt/ml/input/config/pod_resourceconfig.json, which every pod of this machine would share)
+ * moves into the pod's log dir through `--rdzv-conf resource_config_dir=…`, merged into any given.
+ */
+function realAgentArgs(rest: string[], opts: { port: number; logDir: string }): string[] {
+  const own: string[] = [];
+  const conf = [`resource_config_dir=${path.join(opts.logDir, "hyperpod-config")}`];
+  for (let i = 0; i < rest.length; i += 1) {
+    const token = rest[i] as string;
+    const [name, inline] = token.split(/=(.*)/s) as [string, string | undefined];
+    if (name !== "--rdzv-conf" && name !== "--rdzv_conf") {
+      own.push(token);
+      continue;
+    }
+    if (inline === undefined) i += 1;
+    const given = inline ?? rest[i];
+    if (given) conf.unshift(given);
+  }
+  return [
+    "--server-host",
+    "127.0.0.1",
+    "--server-port",
+    String(opts.port),
+    "--log-dir",
+    opts.logDir,
+    "--rdzv-conf",
+    conf.join(","),
+    ...own,
+  ];
+}
+
 export function localAgentCommand(opts: {
   argv: readonly string[];
   agentBin: string;
   port: number;
   logDir: string;
+  /** Where `hyperpodrun` is, if installed (default: an absolute path as given, else this machine's PATH). */
+  findHyperpodrun?: (token: string) => string | null;
 }): { ok: true; command: AgentCommand } | { ok: false; reason: string } {
   const start = opts.argv.findIndex((token) => AGENT.test(token));
   if (start < 0) {
@@ -47,6 +107,10 @@ export function localAgentCommand(opts: {
     };
   }
   const rest = stripOverridden(opts.argv.slice(start + 1));
+  const token = opts.argv[start] as string;
+  const find = opts.findHyperpodrun ?? ((name: string) => findExecutable(name, hostEnvironment().PATH));
+  const real = REAL_AGENT.test(token) ? find(token) : null;
+  if (real !== null) return { ok: true, command: { command: real, args: realAgentArgs(rest, opts) } };
   return {
     ok: true,
     command: {
@@ -59,9 +123,6 @@ export function localAgentCommand(opts: {
         String(opts.port),
         "--log-dir",
         opts.logDir,
-        // Operator, agents and every rank share this machine: ranks yield the CPU to the control plane.
-        "--worker-nice",
-        String(LOCAL_WORKER_NICE),
         ...rest,
       ],
     },
@@ -110,6 +171,9 @@ export function localPodEnv(input: {
     ...podHostEnv(input.host),
     ...operatorInjectedEnv(input.job),
     ...containerEnv(input.containers),
+    // Operator, agents and every rank share this machine: ranks yield the CPU to the control plane (our
+    // agent reads it; hyperpodrun has no such knob).
+    REBOUND_WORKER_NICE: String(LOCAL_WORKER_NICE),
     ...input.extra,
   });
 }
