@@ -58,6 +58,11 @@ export function applyPatch(page: JobPage | null, patch: JobPatch): JobPage | nul
   return {
     ...page,
     ...rest,
-    topology: { pods: pods ?? page.topology.pods, nodes: nodes ?? page.topology.nodes, ranks },
+    topology: {
+      ...page.topology,
+      pods: pods ?? page.topology.pods,
+      nodes: nodes ?? page.topology.nodes,
+      ranks,
+    },
   };
 }

@@ -61,7 +61,13 @@ export type NodeView = {
   pods: string[];
 };
 
-export type TopologyView = { nodes: NodeView[]; pods: PodView[]; ranks: RankView[] };
+export type TopologyView = {
+  nodes: NodeView[];
+  pods: PodView[];
+  ranks: RankView[];
+  /** Set when some pod's agent lists no ranks (hyperpodrun): its ranks show the agent's state only. */
+  note?: string;
+};
 
 export type RestartAction = "PLR" | "POD_REPLACEMENT" | "JLR" | "FAIL";
 

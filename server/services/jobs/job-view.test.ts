@@ -69,3 +69,31 @@ describe("job view ranks", () => {
     expect(view.ranks[0]?.health).not.toBe("healthy");
   });
 });
+
+describe("an agent that reports no ranks (hyperpodrun's /status)", () => {
+  it("shows its ranks from the agent's state and says per-rank detail is not reported", () => {
+    const live = { ...job([]), ranksTotal: 2 };
+    const view = topologyView(live, []);
+    expect(view.ranks.map((r) => [r.rank, r.state, r.health])).toEqual([
+      [0, "running", "healthy"],
+      [1, "running", "healthy"],
+    ]);
+    expect(view.note).toBe("per-rank detail is not reported by this agent");
+  });
+
+  it("keeps unreachable agents' ranks unknown and waiting, with no note", () => {
+    const base = job([]);
+    const pod = {
+      ...base.pods[0],
+      agentState: null,
+      agentError: "timeout: no answer",
+    } as LiveJob["pods"][number];
+    const view = topologyView({ ...base, pods: [pod], ranksTotal: 1 }, []);
+    expect(view.ranks.map((r) => [r.state, r.health])).toEqual([["unknown", "waiting"]]);
+    expect(view.note).toBeUndefined();
+  });
+
+  it("adds no note when the agent lists its ranks", () => {
+    expect(topologyView(job([rank(0)]), []).note).toBeUndefined();
+  });
+});

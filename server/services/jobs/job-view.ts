@@ -60,9 +60,26 @@ function rankView(
   return { ...base, health };
 }
 
+/** The agent answers but lists no ranks (hyperpodrun's own /status has no per-rank list). */
+export function ranksUnreported(pod: LivePod): boolean {
+  return pod.agentState !== null && pod.ranks.length === 0;
+}
+
+export const RANKS_UNREPORTED_NOTE = "per-rank detail is not reported by this agent";
+
 function missingHealth(pod: LivePod, recovering: boolean, jobFailed: boolean): RankView["health"] {
   if (jobFailed || pod.agentState === "faulted" || pod.phase === "Failed") return "faulted";
-  return recovering ? "restarting" : "waiting";
+  if (recovering) return "restarting";
+  // What is known of a rank its agent does not list: the agent's own state.
+  return ranksUnreported(pod) && pod.agentState === "running" && pod.phase === "Running"
+    ? "healthy"
+    : "waiting";
+}
+
+function missingState(pod: LivePod): RankView["state"] {
+  if (!ranksUnreported(pod)) return "unknown";
+  if (pod.agentState === "running") return "running";
+  return pod.agentState === "completed" ? "exited" : "unknown";
 }
 
 /** Ranks the agent did not report (pod missing, agent unreachable): placeholders at their global rank. */
@@ -81,7 +98,7 @@ function missingRanks(
       pod: pod.name,
       node: pod.node,
       health: missingHealth(pod, state.recovering, state.jobFailed),
-      state: "unknown",
+      state: missingState(pod),
       pid: null,
       step: null,
       loss: null,
@@ -152,7 +169,8 @@ export function topologyView(
       pods: pods.filter((pod) => pod.node === name).map((pod) => pod.name),
     };
   });
-  return { nodes, pods, ranks };
+  const note = live.pods.some(ranksUnreported) ? { note: RANKS_UNREPORTED_NOTE } : {};
+  return { nodes, pods, ranks, ...note };
 }
 
 const ACTIONS = new Set(["PLR", "POD_REPLACEMENT", "JLR", "FAIL"]);

@@ -98,6 +98,9 @@ export function JobView(props: { namespace: string; name: string }) {
 
       <section className="card" aria-labelledby="topology-heading">
         <h2 id="topology-heading">Topology</h2>
+        {page.topology.note ? (
+          <p className="muted">Ranks: {page.topology.note}; shown from the pod and agent state.</p>
+        ) : null}
         <RankTopology
           topology={page.topology}
           selectedRank={selected}
