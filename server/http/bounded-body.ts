@@ -1,8 +1,9 @@
 /**
  * Request bodies bounded while they are read, before anything parses them (issue 16 item 5). A declared
- * Content-Length over the limit is refused before a byte is read; a chunked body is counted as it streams
- * and the read stops, cancelling the source, at the first byte past the limit. Whatever reads the bounded
- * request (tRPC's fetch adapter, `readBoundedBody`) therefore never holds more than the limit.
+ * Content-Length over the limit is refused before a byte is kept; a chunked body is counted as it streams
+ * and refused at the first byte past the limit, after which nothing more is kept and the source is cancelled
+ * (DRAIN_BEFORE_CANCEL_MS). Whatever reads the bounded request (tRPC's fetch adapter, `readBoundedBody`)
+ * therefore never holds more than the limit.
  */
 
 /** The refusal a bounded body fails with unless the caller names its own (tRPC's PAYLOAD_TOO_LARGE). */
@@ -26,16 +27,47 @@ type Limit = {
   tooLarge?: (limit: number) => unknown;
 };
 
-/** A stream that passes `source` through until `limit` bytes, then cancels it and fails with `tooLarge`. */
+/**
+ * How long a refused body is still read (and dropped) before its stream is cancelled. Cancelling at once
+ * destroys the connection under the 413, so the client sees a reset instead of the answer; reading on for
+ * this long lets the 413 go out first, and costs bandwidth, never memory.
+ */
+export const DRAIN_BEFORE_CANCEL_MS = 1000;
+
+/** Reads and drops what the client still sends, then cancels the source (its connection is closed). */
+async function drainThenCancel(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const stopAt = Date.now() + DRAIN_BEFORE_CANCEL_MS;
+  // The timer ends a read that waits on the network; the clock check ends a source that never waits.
+  const deadline = new Promise<"cancel">((resolve) => {
+    timer = setTimeout(() => resolve("cancel"), DRAIN_BEFORE_CANCEL_MS);
+    timer.unref?.();
+  });
+  try {
+    while (Date.now() < stopAt) {
+      const next = await Promise.race([reader.read(), deadline]);
+      if (next === "cancel") break;
+      if (next.done) return;
+    }
+    await reader.cancel("request body over the limit");
+  } catch {
+    // The client went away first: nothing left to read or cancel.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A stream that passes `source` through until `limit` bytes, then fails with `tooLarge` and stops it. */
 function boundedStream(
   source: ReadableStream<Uint8Array>,
   opts: Required<Limit> & { declared: number | null },
 ): ReadableStream<Uint8Array> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let received = 0;
-  const refuse = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+  const refuse = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     controller.error(opts.tooLarge(opts.limit));
-    await (reader ?? source).cancel("request body over the limit").catch(() => undefined);
+    reader ??= source.getReader();
+    void drainThenCancel(reader);
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -73,7 +105,7 @@ export function limitRequestBody(request: Request, opts: Limit): Request {
 export function payloadTooLarge(limit: number): Response {
   return Response.json(
     { error: { code: "PAYLOAD_TOO_LARGE", message: new BodyTooLargeError(limit).message } },
-    { status: 413, headers: { connection: "close" } },
+    { status: 413 },
   );
 }
 
