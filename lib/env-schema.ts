@@ -16,6 +16,10 @@ export const portSchema = z.coerce
 
 export const booleanStringSchema = z.enum(["true", "false"]).transform((value) => value === "true");
 
+/** A secret's value never reaches the log, even a wrong one: only its length is told. */
+const shown = (key: string, value: string) =>
+  /PASSWORD|TOKEN|SECRET/.test(key) ? `${value.length} characters, not shown` : JSON.stringify(value);
+
 type EnvIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> };
 
 /** Turns validation issues into one line naming each bad variable, e.g. `PORT: expected a port number`. */
@@ -27,7 +31,7 @@ export function describeEnvIssues(
     const first = issue.path?.[0];
     const key = typeof first === "object" && first !== null ? String(first.key) : String(first ?? "?");
     const got = source[key];
-    return `${key}: ${issue.message}${got === undefined ? "" : ` (got ${JSON.stringify(got)})`}`;
+    return `${key}: ${issue.message}${got === undefined ? "" : ` (got ${shown(key, got)})`}`;
   });
   return `invalid configuration: ${parts.join("; ")}`;
 }
