@@ -5,8 +5,9 @@ import { lowerPriority } from "@/server/agent/priority";
 import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
-import { containerArgv, localAgentCommand, localPodEnv } from "./agent-command";
+import { type AgentCommand, containerArgv, localAgentCommand, localPodEnv } from "./agent-command";
 import { hostEnvironment } from "./host-env";
+import { podDir as podDirOf } from "./pod-dirs";
 import {
   loadPodRecords,
   type PodRecord,
@@ -14,7 +15,6 @@ import {
   savePrometheusTargets,
   toClusterPod,
 } from "./pod-records";
-import { podDir as podDirOf } from "./pod-dirs";
 import { podUser, preparePodFiles } from "./pod-user";
 import { isAlive, killTree } from "./process-tree";
 
@@ -62,7 +62,12 @@ const POD_WRITABLE_DIRS = ["REBOUND_CHECKPOINT_DIR"] as const;
  * user when it is not root (nothing to do); as the pod user (pod-user.ts) when it is, with its log dir,
  * home and checkpoints its own and HOME its own home.
  */
-function podProcess(input: { root: string; podDir: string; agentBin: string; env: Record<string, string> }): {
+function podProcess(input: {
+  root: string;
+  podDir: string;
+  command: AgentCommand;
+  env: Record<string, string>;
+}): {
   ids: { uid?: number; gid?: number };
   host: Record<string, string>;
 } {
@@ -74,8 +79,9 @@ function podProcess(input: { root: string; podDir: string; agentBin: string; env
     preparePodFiles(user, {
       root: input.root,
       owned: [path.join(input.podDir, "logs"), home, ...writable],
-      runs: [process.execPath],
-      reads: [input.agentBin],
+      // The program (node, or hyperpodrun where installed) and the script our agent is.
+      runs: [input.command.command].filter((file) => path.isAbsolute(file)),
+      reads: input.command.args.slice(0, 1).filter((file) => file.endsWith("rebound-agent.mjs")),
     });
   } catch (error) {
     throw new AppError("UNAVAILABLE", (error as Error).message);
@@ -146,7 +152,7 @@ export function createPodManager(opts: {
       const agentBin = path.join(opts.repoRoot, "bin/rebound-agent.mjs");
       const built = localAgentCommand({ argv, agentBin, port, logDir: path.join(podDir, "logs") });
       if (!built.ok) throw new AppError("INVALID", built.reason);
-      const runAs = podProcess({ root: opts.dataDir, podDir, agentBin, env: input.env });
+      const runAs = podProcess({ root: opts.dataDir, podDir, command: built.command, env: input.env });
       // Root's own file (0600): the pod writes it through the descriptor it inherits, and cannot read or
       // replace it (its directory is root's), so the operator reading it back never follows a pod's link.
       const log = openSync(path.join(podDir, "agent.log"), "a", 0o600);
