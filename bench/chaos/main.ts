@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDb } from "@/server/db/client";
@@ -33,7 +33,9 @@ async function settle(api: ReturnType<typeof chaosApi>, ms: number): Promise<voi
 async function main() {
   const config = parseConfig(process.argv.slice(2));
   const dir = await mkdtemp(path.join(tmpdir(), "rebound-chaos-"));
-  const database = await startEmbeddedPostgres({ dataDir: path.join(dir, "db") });
+  // PostgreSQL's own user and the local pods' unprivileged user must reach their folders inside.
+  await chmod(dir, 0o755);
+  const database = await startEmbeddedPostgres({ dataDir: dir });
   let stack: Stack | null = null;
   process.on("disconnect", () => void stack?.close().finally(() => process.exit(130)));
   try {
