@@ -3,6 +3,7 @@ import { aggregateRanks, rankLogFault } from "../domain/log-rules/aggregate";
 import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
 import { createRankLogMonitor, type RankLogMonitor } from "../domain/log-rules/rank-monitor";
 import type { Logger } from "../log";
+import { pruneAgentRuns, pruneAttempts } from "./attempt-retention";
 import type { TeeMode } from "./cli-values";
 import type { ProcessEnv } from "./env";
 import type { ManagedProcess, StreamName } from "./managed-process";
@@ -76,6 +77,17 @@ function silenceWindowMs(rules: readonly LogMonitoringRule[]): number | null {
   return windows.length === 0 ? null : Math.min(...windows) * 1000;
 }
 
+/** Keeps the pod's attempt logs bounded (attempt-retention.ts); a failure to prune is logged, never fatal. */
+function pruneOldAttempts(input: AttemptInput): void {
+  const { runDir, runId } = input.settings;
+  try {
+    pruneAttempts(runDir, input.attempt);
+    if (input.attempt === 0) pruneAgentRuns(runDir, runId);
+  } catch (error) {
+    input.deps.logger.warn("could not prune old attempt logs", { runDir, error: String(error) });
+  }
+}
+
 export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext; ruleError: string | null } {
   const { settings, rendezvous, attempt } = input;
   let ruleError: string | null = null;
@@ -87,6 +99,7 @@ export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext
     const watched = settings.logRulesAllRanks || localRank === 0;
     return createRankRecord({ localRank, rank, restarts: attempt, monitor, watched, silenceMs });
   });
+  pruneOldAttempts(input);
   const ctx: AttemptContext = {
     input,
     records,

@@ -67,7 +67,11 @@ export type ClusterEvent = {
   type: "Normal" | "Warning";
   reason: string;
   message: string;
+  /** Epoch ms of the (last) occurrence. */
   at: number;
+  /** Repeats collapsed into this one (Kubernetes' count) and the first one's time, where known. */
+  count?: number;
+  firstAt?: number;
 };
 
 /**
@@ -115,4 +119,9 @@ export type ClusterBackend = {
   rendezvous(rank0: ClusterPod): Promise<{ addr: string; port: string }>;
   /** Called before a restart begins (the local back end clears planted trainer faults). */
   beforeRestart?(ref: JobRef): void;
+  /**
+   * Pods of the job that were stopped on purpose with the previous operator (the local back end's clean
+   * stop) and not created again since: to resume, not faults.
+   */
+  stoppedPods?(ref: JobRef): string[];
 };

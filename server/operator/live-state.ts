@@ -61,6 +61,7 @@ export function createLiveState() {
       jobs.set(key, {
         namespace: job.ref.namespace,
         name: job.ref.name,
+        uid: job.uid,
         createdAt: job.createdAt.getTime(),
         gpus: jobTotals(job.job).gpus,
         priorityClass: labels["kueue.x-k8s.io/priority-class"] ?? null,

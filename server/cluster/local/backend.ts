@@ -7,6 +7,7 @@ import { findFreePort } from "@/server/db/embedded";
 import { createReservations, pickNode } from "../placement";
 import { createEventLog } from "./events";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
+import { retainRunLogs } from "./log-retention";
 import { createNodePool, type NodePool } from "./nodes";
 import { readPodLog } from "./pod-logs";
 import { createPodManager, type PodManager } from "./pods";
@@ -58,7 +59,8 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
   const jobDir = (ref: JobRef) => path.join(localDir, "jobs", ref.namespace, ref.name);
   const faultFile = (ref: JobRef) => path.join(jobDir(ref), "fault.json");
   const jobs = createJobStore(opts.db);
-  const events = createEventLog();
+  const events = createEventLog({ db: opts.db, jobs });
+  const podsDir = path.join(localDir, "pods");
   const nodes = createNodePool({
     count: opts.nodeCount,
     gpusPerNode: opts.gpusPerNode,
@@ -112,16 +114,19 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       emit(ref);
       return found;
     },
-    podLogs: (ref, pod, tailLines) =>
-      readPodLog({ podsDir: path.join(localDir, "pods"), ref, pod, tailLines }),
+    podLogs: async (ref, pod, tailLines) =>
+      readPodLog({ podsDir, ref, pod, uid: (await jobs.get(ref))?.uid, tailLines }),
     async requestDeletion(ref) {
       await jobs.requestDeletion(ref);
       emit(ref);
     },
+    // The job's files go with it; its logs stay as a past run's, within log-retention.ts's bound. Its
+    // events stay in Postgres under its uid (the past run's), pruned by server/services/job-events.
     async finalizeDeletion(ref) {
+      const job = await jobs.get(ref);
       await jobs.remove(ref);
-      events.forget(ref);
       rmSync(jobDir(ref), { recursive: true, force: true });
+      if (job) retainRunLogs(podsDir, { namespace: ref.namespace, run: { job: ref.name, uid: job.uid } });
     },
     listPods: async (ref) => pods.list(ref),
     createPod(input) {
@@ -155,8 +160,8 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     },
     deletePod: async (ref, podName) => pods.remove(ref, podName),
     listNodes: async () => nodes.list(),
-    recordEvent: async (ref, event) => events.record(ref, { ...event, at: Date.now() }),
-    listEvents: async (ref) => events.list(ref),
+    recordEvent: (ref, event) => events.record(ref, event),
+    listEvents: (ref) => events.list(ref),
     // Every local pod shares this machine's loopback; each attempt gets a fresh free port.
     rendezvous: async () => ({ addr: "127.0.0.1", port: String(await findFreePort()) }),
     beforeRestart: (ref) => rmSync(faultFile(ref), { force: true }),

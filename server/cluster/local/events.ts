@@ -1,19 +1,34 @@
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
-import { jobKey } from "@/server/cluster/types";
+import type { Db } from "@/server/db/client";
+import { recordJobEvent } from "@/server/services/job-events/mutations";
+import { listJobEvents } from "@/server/services/job-events/queries";
+import type { JobStore } from "./job-store";
 
-/** Recent events per job, bounded, in memory (the local back end's stand-in for Kubernetes Events). */
-export function createEventLog(limitPerJob = 200) {
-  const events = new Map<string, ClusterEvent[]>();
+/**
+ * The local back end's stand-in for Kubernetes Events: in Postgres, per job uid (so they survive an
+ * operator restart, and a job resubmitted under the same name starts with none), repeats collapsed into a
+ * count and kept bounded (server/services/job-events/retention.ts).
+ */
+export function createEventLog(deps: { db: Db; jobs: Pick<JobStore, "get"> }) {
   return {
-    record(ref: JobRef, event: ClusterEvent): void {
-      const list = events.get(jobKey(ref)) ?? [];
-      list.push(event);
-      if (list.length > limitPerJob) list.splice(0, list.length - limitPerJob);
-      events.set(jobKey(ref), list);
+    /** An event of a job that no longer exists is dropped (as the apiserver refuses one without its object). */
+    async record(ref: JobRef, event: Omit<ClusterEvent, "at">): Promise<void> {
+      const job = await deps.jobs.get(ref);
+      if (!job) return;
+      await recordJobEvent(deps.db, {
+        jobUid: job.uid,
+        namespace: ref.namespace,
+        jobName: ref.name,
+        type: event.type,
+        reason: event.reason,
+        message: event.message,
+        at: new Date(),
+      });
     },
-    list: (ref: JobRef): ClusterEvent[] => [...(events.get(jobKey(ref)) ?? [])],
-    forget: (ref: JobRef): void => {
-      events.delete(jobKey(ref));
+    /** The events of the job's current run. */
+    async list(ref: JobRef): Promise<ClusterEvent[]> {
+      const job = await deps.jobs.get(ref);
+      return job ? listJobEvents(deps.db, job.uid) : [];
     },
   };
 }

@@ -4,9 +4,10 @@ import path from "node:path";
 import type { JobRef } from "@/server/cluster/types";
 import { AppError } from "@/server/errors";
 import { requireName } from "../names";
+import { podDir } from "./pod-dirs";
 
 /**
- * Where a local pod's agent writes its output: `<pods dir>/<namespace>/<pod>/agent.log` (pods.ts opens it
+ * Where a local pod's agent writes its output: `<pod dir>/agent.log` (pod-dirs.ts; pods.ts opens it
  * there). Reading one is the only way a request names a file here, so the names are checked first, and the
  * file's real path (symlinks resolved) must lie inside that pod's own directory under the real pods dir:
  * a pod that swaps its agent.log for a link to another pod's log or any file on the machine reads nothing.
@@ -30,15 +31,21 @@ async function tailOf(handle: FileHandle, lines: number): Promise<string> {
 }
 
 /** The log file's real path, checked to lie inside its pod's directory; null when there is no log (yet). */
-async function resolveLog(opts: { podsDir: string; ref: JobRef; pod: string }): Promise<string | null> {
+async function resolveLog(opts: {
+  podsDir: string;
+  ref: JobRef;
+  pod: string;
+  uid?: string;
+}): Promise<string | null> {
   const namespace = requireName("namespace", opts.ref.namespace);
   const pod = requireName("pod", opts.pod);
+  const run = opts.uid === undefined ? undefined : { job: requireName("pod", opts.ref.name), uid: opts.uid };
   const root = await realpath(opts.podsDir).catch((error: unknown) => {
     if (missing(error)) return null;
     throw error;
   });
   if (root === null) return null;
-  const dir = path.join(root, namespace, pod);
+  const dir = podDir(root, { namespace, pod, run });
   const real = await realpath(path.join(dir, POD_LOG_FILE)).catch((error: unknown) => {
     if (missing(error)) return null;
     throw error;
@@ -55,6 +62,8 @@ export async function readPodLog(opts: {
   podsDir: string;
   ref: JobRef;
   pod: string;
+  /** The job's uid: its run's directory (pod-dirs.ts). */
+  uid?: string;
   tailLines: number;
 }): Promise<string> {
   const file = await resolveLog(opts);

@@ -56,6 +56,8 @@ export type LivePod = z.infer<typeof livePodSchema>;
 export const liveJobSchema = z.object({
   namespace: z.string(),
   name: z.string(),
+  /** The job object's uid: this run of the name (absent from operators older than runs). */
+  uid: z.string().optional(),
   /** Epoch ms the job was created. */
   createdAt: z.number(),
   gpus: z.number(),
@@ -78,6 +80,8 @@ export const clusterEventSchema = z.object({
   reason: z.string(),
   message: z.string(),
   at: z.number(),
+  count: z.int().optional(),
+  firstAt: z.number().optional(),
 });
 
 export const clusterNodeSchema = z.object({

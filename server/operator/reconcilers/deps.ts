@@ -8,6 +8,7 @@ import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
+import { createJobRunStore, type JobRunStore } from "@/server/services/job-runs/store";
 import { createRestartEventStore, type RestartEventStore } from "@/server/services/restart-events/store";
 import { type ReboundState, withState } from "./job-state";
 import { createLedger, type Ledger } from "./ledger";
@@ -28,6 +29,8 @@ export type OperatorDeps = {
   db: Db;
   /** The restart timeline (Postgres; an in-memory store in unit tests). */
   restartEvents: RestartEventStore;
+  /** Runs of each job name (absent in unit tests: nothing recorded). */
+  jobRuns?: JobRunStore;
   metrics: OperatorMetrics;
   /** Events and metrics this process already sent or observed (kept beside the metrics' registry). */
   ledger: Ledger;
@@ -64,6 +67,7 @@ export function createOperatorDeps(opts: {
     }),
     db: opts.db,
     restartEvents: createRestartEventStore(opts.db),
+    jobRuns: createJobRunStore(opts.db),
     metrics: createOperatorMetrics(),
     ledger: createLedger(),
     live: createLiveState(),

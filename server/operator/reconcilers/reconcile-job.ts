@@ -16,6 +16,7 @@ import {
 import { beginManualRestart } from "./manual-restart";
 import { observe } from "./observe";
 import { advanceRecovery, beginRecovery, carryOutDecision } from "./recovery";
+import { noteRunEnded, noteRunStarted } from "./runs";
 
 /**
  * reconcile(key): read the job as it is now, look at its pods, nodes and agents, take the next step, write
@@ -84,6 +85,7 @@ async function markCreated(ctx: JobContext): Promise<void> {
   ctx.status = setCondition(ctx.status, { type: "Created", status: "True", reason: "Created" }, ctx.now);
   ctx.deps.metrics.created.inc({ namespace: ctx.job.ref.namespace });
   await event(ctx, "Normal", "Created", "Created by the Rebound operator");
+  await noteRunStarted(ctx);
 }
 
 /** Takes this reconcile's step; returns when to look again (undefined: only on the next change). */
@@ -146,6 +148,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   // A decision saved by a reconcile that failed (or an operator that died) before carrying it out.
   await carryOutDecision(ctx);
   if (job.deleting) {
+    await noteRunEnded(ctx);
     await finalizeDeletion(ctx);
     deps.live.forget(key);
     return undefined;

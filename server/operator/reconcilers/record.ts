@@ -33,6 +33,7 @@ export async function writeRecord(ctx: JobContext, record: PendingRecord): Promi
   }
   const inserted = await deps.restartEvents.record({
     id: record.id,
+    jobUid: ctx.job.uid,
     namespace: ctx.job.ref.namespace,
     jobName: ctx.job.ref.name,
     ranks: record.ranks,

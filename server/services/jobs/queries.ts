@@ -58,21 +58,31 @@ export function toAppError(error: unknown): unknown {
   return new AppError(code, error.message);
 }
 
-async function restartCounts(db: Db): Promise<Map<string, JobRow["restarts"]>> {
+type RestartCounts = JobRow["restarts"];
+const noRestarts = (): RestartCounts => ({ plr: 0, podReplacement: 0, jlr: 0 });
+
+/** Restart counts per run (job uid); `byName` for live jobs from operators that send no uid. */
+async function restartCounts(
+  db: Db,
+): Promise<{ byUid: Map<string, RestartCounts>; byName: Map<string, RestartCounts> }> {
   const groups = await db.restartEvent.groupBy({
-    by: ["namespace", "jobName", "action"],
+    by: ["jobUid", "namespace", "jobName", "action"],
     _count: { _all: true },
   });
-  const counts = new Map<string, JobRow["restarts"]>();
-  for (const group of groups) {
-    const key = `${group.namespace}/${group.jobName}`;
-    const entry = counts.get(key) ?? { plr: 0, podReplacement: 0, jlr: 0 };
+  const byUid = new Map<string, RestartCounts>();
+  const byName = new Map<string, RestartCounts>();
+  const add = (map: Map<string, RestartCounts>, key: string, group: (typeof groups)[number]) => {
+    const entry = map.get(key) ?? noRestarts();
     if (group.action === "PLR") entry.plr += group._count._all;
     if (group.action === "POD_REPLACEMENT") entry.podReplacement += group._count._all;
     if (group.action === "JLR") entry.jlr += group._count._all;
-    counts.set(key, entry);
+    map.set(key, entry);
+  };
+  for (const group of groups) {
+    if (group.jobUid !== null) add(byUid, group.jobUid, group);
+    add(byName, `${group.namespace}/${group.jobName}`, group);
   }
-  return counts;
+  return { byUid, byName };
 }
 
 /** The jobs the caller may see (`visible`: server/services/access/job-access.ts `readableNamespaces`). */
@@ -104,7 +114,8 @@ export async function listJobRows(
         gpus: live.gpus,
         ranksHealthy: ranks.filter((rank) => rank.health === "healthy").length,
         ranksTotal: live.ranksTotal,
-        restarts: restarts.get(key) ?? { plr: 0, podReplacement: 0, jlr: 0 },
+        restarts:
+          (live.uid === undefined ? restarts.byName.get(key) : restarts.byUid.get(live.uid)) ?? noRestarts(),
         createdAt: live.createdAt,
       };
     })
@@ -129,16 +140,17 @@ export function jobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<Job
 }
 
 async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
-  const [detail, nodes, teams, rows] = await Promise.all([
+  const [detail, nodes, teams] = await Promise.all([
     source.job(ref).catch((error: unknown) => {
       throw toAppError(error);
     }),
     source.nodes().catch(() => []),
     teamsByNamespace(db),
-    listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name }),
   ]);
   if (!detail) throw new AppError("NOT_FOUND", `job ${ref.namespace}/${ref.name} not found`);
   const { live } = detail;
+  // This run's records only (a resubmitted name starts clean); every run's from an operator sending no uid.
+  const rows = await listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid });
   const now = Date.now();
   const timeline = timelineEntries(rows);
   const team = teams.get(ref.namespace) ?? null;

@@ -8,6 +8,8 @@ import type { Db } from "@/server/db/client";
  */
 export type NewRestartEvent = {
   id: string;
+  /** The job's uid: the run this record belongs to (a resubmitted name is a new run). */
+  jobUid: string;
   namespace: string;
   jobName: string;
   ranks: number[];

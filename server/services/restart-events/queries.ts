@@ -16,12 +16,19 @@ export type RestartEventRow = {
   message: string;
 };
 
+/**
+ * A job's restart records: with `jobUid`, one run's only (the job page, a past run); without it, every run
+ * of the name (tests and benchmarks that count what a name went through).
+ */
 export async function listRestartEvents(
   db: Db,
-  job: { namespace: string; jobName: string },
+  job: { namespace: string; jobName: string; jobUid?: string },
 ): Promise<RestartEventRow[]> {
   return db.restartEvent.findMany({
-    where: { namespace: job.namespace, jobName: job.jobName },
+    where:
+      job.jobUid === undefined
+        ? { namespace: job.namespace, jobName: job.jobName }
+        : { jobUid: job.jobUid, namespace: job.namespace, jobName: job.jobName },
     orderBy: { faultAt: "asc" },
     select: {
       id: true,

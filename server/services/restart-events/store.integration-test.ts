@@ -30,6 +30,7 @@ afterAll(async () => {
 
 const fault = (id: string, jobName: string) => ({
   id,
+  jobUid: `uid-${jobName}`,
   namespace: "hyperpod-ns-llm-research",
   jobName,
   ranks: [2, 3],

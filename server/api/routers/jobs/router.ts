@@ -6,6 +6,7 @@ import { AppError } from "@/server/errors";
 import { createPrometheusSource } from "@/server/metrics/prometheus";
 import { readableNamespaces, requireReadable, stillReadable } from "@/server/services/access/job-access";
 import { runJobAction } from "@/server/services/jobs/actions";
+import { listPastRuns, pastRun } from "@/server/services/jobs/past-runs";
 import { type JobPage, jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
 import {
   jobAccessOutputSchema,
@@ -18,6 +19,7 @@ import {
   jobRowSchema,
   logLineSchema,
 } from "./jobs.schema";
+import { pastRunInputSchema } from "./runs.schema";
 
 /** How often a watched job page is looked at; changes within one interval go out as one diff. */
 const WATCH_INTERVAL_MS = 250;
@@ -131,4 +133,16 @@ export const jobsRouter = createTRPCRouter({
       await runJobAction(ctx.db, await ctx.cluster(), { user: ctx.user, ref: input.job, input: input.input });
       return { ok: true as const };
     }),
+
+  /** Earlier runs of this job's name (deleted jobs of the same namespace/name), newest first. */
+  runs: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
+    await requireReadable(ctx.db, ctx.user, input);
+    return listPastRuns(ctx.db, input);
+  }),
+
+  /** One past run: its restart timeline, totals and events. */
+  pastRun: protectedProcedure.input(pastRunInputSchema).query(async ({ ctx, input }) => {
+    await requireReadable(ctx.db, ctx.user, input.job);
+    return pastRun(ctx.db, { ref: input.job, uid: input.uid });
+  }),
 });

@@ -6,6 +6,7 @@ import { RestartTimeline } from "@/components/charts/restart-timeline";
 import { formatDuration } from "@/components/jobs/format";
 import { RankTable } from "@/components/jobs/rank-table";
 import { RankTopology } from "@/components/jobs/rank-topology";
+import { PastRuns } from "@/components/jobs/runs/past-runs";
 import { useNow } from "@/components/jobs/use-now";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import type { JobPage } from "@/server/services/jobs/queries";
@@ -137,6 +138,11 @@ export function JobView(props: { namespace: string; name: string }) {
           <MetricChart title="Throughput" unit="samples/s" series={history.throughput} />
         </section>
       </div>
+
+      <section className="card" aria-labelledby="past-runs-heading">
+        <h2 id="past-runs-heading">Past runs</h2>
+        <PastRuns namespace={page.namespace} name={page.name} />
+      </section>
 
       <section className="card" aria-labelledby="events-heading">
         <h2 id="events-heading">Events</h2>

@@ -1,0 +1,83 @@
+import type { ClusterEvent, JobRef } from "@/server/cluster/types";
+import type { Db } from "@/server/db/client";
+import { timelineTotals } from "@/server/domain/console/timeline";
+import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
+import { AppError } from "@/server/errors";
+import { listJobEvents } from "@/server/services/job-events/queries";
+import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { timelineEntries } from "./job-view";
+
+/**
+ * Earlier runs of a job name (each a job uid, JobRun rows written by the operator): a run is past once its
+ * job was deleted. Their restart records stay in Postgres; their events where the local back end kept them
+ * (server/services/job-events; Kubernetes deletes a job's Events with it).
+ */
+export type PastRunRow = {
+  uid: string;
+  createdAt: number;
+  endedAt: number;
+  phase: string | null;
+  reason: string | null;
+  restarts: number;
+};
+
+export type PastRun = Omit<PastRunRow, "restarts"> & {
+  namespace: string;
+  name: string;
+  timeline: TimelineEntry[];
+  totals: JobTotals;
+  events: ClusterEvent[];
+};
+
+/** The name's past runs, newest first, with how many restarts each recorded (FAIL decisions excluded). */
+export async function listPastRuns(db: Db, ref: JobRef): Promise<PastRunRow[]> {
+  const runs = await db.jobRun.findMany({
+    where: { namespace: ref.namespace, jobName: ref.name, endedAt: { not: null } },
+    orderBy: { createdAt: "desc" },
+    select: { uid: true, createdAt: true, endedAt: true, phase: true, reason: true },
+  });
+  const counts = await db.restartEvent.groupBy({
+    by: ["jobUid"],
+    where: { jobUid: { in: runs.map((run) => run.uid) }, action: { not: "FAIL" } },
+    _count: { _all: true },
+  });
+  const byUid = new Map(counts.map((group) => [group.jobUid, group._count._all]));
+  return runs.map((run) => ({
+    uid: run.uid,
+    createdAt: run.createdAt.getTime(),
+    endedAt: run.endedAt?.getTime() ?? run.createdAt.getTime(),
+    phase: run.phase,
+    reason: run.reason,
+    restarts: byUid.get(run.uid) ?? 0,
+  }));
+}
+
+/** One past run of the name: its timeline, totals over its life, and its events. NOT_FOUND otherwise. */
+export async function pastRun(db: Db, input: { ref: JobRef; uid: string }): Promise<PastRun> {
+  const { ref, uid } = input;
+  const run = await db.jobRun.findFirst({
+    where: { uid, namespace: ref.namespace, jobName: ref.name, endedAt: { not: null } },
+    select: { uid: true, createdAt: true, endedAt: true, phase: true, reason: true },
+  });
+  if (!run?.endedAt)
+    throw new AppError("NOT_FOUND", `job ${ref.namespace}/${ref.name} has no past run ${uid}`);
+  const [rows, events] = await Promise.all([
+    listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: uid }),
+    listJobEvents(db, uid),
+  ]);
+  const timeline = timelineEntries(rows);
+  const createdAt = run.createdAt.getTime();
+  const endedAt = run.endedAt.getTime();
+  return {
+    namespace: ref.namespace,
+    name: ref.name,
+    uid,
+    createdAt,
+    endedAt,
+    phase: run.phase,
+    reason: run.reason,
+    timeline,
+    totals: timelineTotals(timeline, { startedAt: createdAt, now: endedAt }),
+    events,
+  };
+}
