@@ -39,7 +39,7 @@ test.beforeAll(async ({ request }) => {
   }
   const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
     data: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
-    headers,
+    headers: { ...headers, "content-type": "application/yaml" },
   });
   expect(submitted.status()).toBe(201);
 });

@@ -19,7 +19,11 @@ export async function submitDemoJob(operator: Operator, log: (line: string) => v
   const existing = await fetch(jobUrl(operator.url), { headers });
   if (jobs.jobs.length > 0 || existing.ok) return;
   const yaml = await readFile(path.join(ROOT, "examples/jobs/demo-job.yaml"), "utf8");
-  const response = await fetch(`${operator.url}/api/v1/jobs`, { method: "POST", body: yaml, headers });
+  const response = await fetch(`${operator.url}/api/v1/jobs`, {
+    method: "POST",
+    body: yaml,
+    headers: { ...headers, "content-type": "application/yaml" },
+  });
   if (!response.ok) throw new Error(`the demo job was refused: ${await response.text()}`);
   log(`submitted the demo job ${DEMO_JOB.namespace}/${DEMO_JOB.name} (examples/jobs/demo-job.yaml)`);
 }

@@ -155,6 +155,9 @@ afterAll(async () => {
 function call(route: string, init: { method?: string; body?: string; token?: string | null } = {}) {
   const headers: Record<string, string> = {};
   if (init.token) headers.authorization = `Bearer ${init.token}`;
+  // The body's type, as the CLI and the console send it (anything else is refused with 415).
+  if (init.body !== undefined)
+    headers["content-type"] = route === "/api/v1/jobs" ? "application/yaml" : "application/json";
   return fetch(`${base}${route}`, { method: init.method ?? "GET", body: init.body, headers });
 }
 

@@ -46,6 +46,9 @@ function call(route: string, init: RequestInit & { token?: string | null } = {})
   const { token = current().token, ...rest } = init;
   const headers = new Headers(rest.headers);
   if (token !== null) headers.set("authorization", `Bearer ${token}`);
+  // The body's type, as the CLI and the console send it (anything else is refused with 415).
+  if (rest.body !== undefined && !headers.has("content-type"))
+    headers.set("content-type", route === "/api/v1/jobs" ? "application/yaml" : "application/json");
   return fetch(`${current().url}${route}`, { ...rest, headers });
 }
 

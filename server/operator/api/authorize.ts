@@ -3,6 +3,7 @@ import type { AccessReview, ReviewedUser } from "@/server/cluster/kubernetes/acc
 import { describeCheck, type ResourceCheck } from "@/server/domain/access/operator-api";
 import { HttpError } from "./http-utils";
 import { sameToken } from "./local-token";
+import { type BodyKind, refuseContentType, refuseForeignHost } from "./request-shape";
 
 /**
  * The one place that decides who may call the operator's API (the rule table is pure, in
@@ -22,7 +23,8 @@ export type Caller =
 export const ANONYMOUS: Caller = { via: "anonymous", identity: "anonymous" };
 
 export type ApiAuth = {
-  readonly kind: "local" | "kubernetes";
+  /** "local": the local token, loopback only (Host and Origin checked); "metrics-only": see NOBODY. */
+  readonly kind: "local" | "kubernetes" | "metrics-only";
   /** Where to find a credential, for the 401 message. */
   readonly hint: string;
   authenticate(token: string): Promise<Caller | null>;
@@ -58,19 +60,27 @@ export function kubernetesAuth(review: AccessReview): ApiAuth {
   };
 }
 
-/** For a listener that serves only the public routes (/metrics, /healthz): no credential is accepted. */
+/**
+ * For a listener that serves only the public routes (/metrics, /healthz): no credential is accepted. No Host
+ * rule either: Prometheus scrapes it by pod IP on Kubernetes, and it serves nothing but public reads.
+ */
 export const NOBODY: ApiAuth = {
-  kind: "local",
+  kind: "metrics-only",
   hint: "this port serves /metrics and /healthz only; the API is on OPERATOR_PORT",
   authenticate: async () => null,
   allowed: async () => ({ allowed: false }),
 };
 
 /**
- * Rules on the request itself, before any credential is looked at. Empty for now; the hardening issue adds
- * here: writes accept only `application/json`, and foreign Host/Origin headers are refused on the local API.
+ * Rules on the request itself, before any credential is looked at (request-shape.ts): everywhere, a write
+ * carries `application/json` (job submission: YAML under its own type, or JSON), else 415; on the local
+ * API, Host must name this listener on loopback (421) and an Origin, if sent, that same origin (403). On
+ * Kubernetes the Host is the Service's name and callers are authenticated by the apiserver: no Host rule.
  */
-export function refuseForeignRequest(_req: IncomingMessage, _auth: ApiAuth): void {}
+export function refuseForeignRequest(req: IncomingMessage, auth: ApiAuth, opts: { body: BodyKind }): void {
+  if (auth.kind === "local") refuseForeignHost(req);
+  refuseContentType(req, opts.body);
+}
 
 /** The caller of `req`; throws 401 when it carries no credential or one that is not accepted. */
 export async function authenticate(auth: ApiAuth, req: IncomingMessage): Promise<Caller> {

@@ -65,9 +65,13 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** A call with the operator's token, as the console and the CLI make it. */
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}` } });
+/** A call with the operator's token and a body's content type, as the console and the CLI make it. */
+const api = (path: string, init: RequestInit = {}) => {
+  const type = path === "/api/v1/jobs" ? "application/yaml" : "application/json";
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (init.body !== undefined) headers["content-type"] = type;
+  return fetch(`${base}${path}`, { ...init, headers });
+};
 const submit = (body: string) => api("/api/v1/jobs", { method: "POST", body });
 
 describe("POST /api/v1/jobs", () => {

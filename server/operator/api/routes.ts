@@ -33,6 +33,7 @@ import {
 import { injectFault, injectFaultInputSchema } from "./faults";
 import { APP_ERROR_STATUS, HttpError, readBody, sendJson, sendText } from "./http-utils";
 import { podOfJob } from "./pod-param";
+import type { BodyKind } from "./request-shape";
 
 /**
  * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz and the live-state API the console
@@ -54,6 +55,8 @@ type Route = {
   method: string;
   pattern: RegExp;
   access: OperatorApiRoute;
+  /** What the body is read as; its content type must say so (request-shape.ts). Default: JSON. */
+  body?: BodyKind;
   /** The handler authorises (the target is known only from the body), instead of before it runs. */
   authorizesItself?: true;
   handle: (ctx: CallContext, params: string[]) => Promise<Reply>;
@@ -196,6 +199,7 @@ export const routes: Route[] = [
     method: "POST",
     pattern: /^\/api\/v1\/jobs$/,
     access: "jobs.submit",
+    body: "yaml",
     authorizesItself: true,
     handle: submit,
   },
@@ -253,8 +257,8 @@ const PUBLIC: ReadonlySet<OperatorApiRoute> = new Set(["healthz", "metrics"]);
 
 /** Runs the route for an admitted caller, then records the change it made (if any) before answering. */
 async function serve(ctx: RouteContext, pathname: string): Promise<void> {
-  refuseForeignRequest(ctx.req, ctx.auth);
   const found = findRoute(ctx.req.method, pathname);
+  refuseForeignRequest(ctx.req, ctx.auth, { body: found?.route.body ?? "json" });
   const isPublic = found !== null && PUBLIC.has(found.route.access);
   const caller = isPublic ? ANONYMOUS : await authenticate(ctx.auth, ctx.req);
   if (!found) throw new HttpError(404, `no route for ${ctx.req.method} ${pathname}`);
@@ -281,7 +285,7 @@ function answerError(ctx: RouteContext, pathname: string, error: unknown): void 
     sendJson(ctx.res, 500, { message: "internal error" });
     return;
   }
-  if (error.status === 401 || error.status === 403) {
+  if ([401, 403, 415, 421].includes(error.status)) {
     const { method } = ctx.req;
     ctx.deps.log.warn("request refused", {
       path: pathname,
