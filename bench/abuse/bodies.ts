@@ -48,7 +48,11 @@ function peakRss(pid: number): { stop: () => number } {
 async function measure(opts: { url: string; pid: number; bodies: number; bodyMb: number }) {
   const signIn = `${opts.url}/api/trpc/auth.signIn`;
   // Warm-up: the route compiled and a first refusal served, so the figures are the bodies' own.
-  await postStreamed({ url: signIn, totalBytes: 2 * MB });
+  for (let round = 0; round < 3; round += 1) {
+    await Promise.all(
+      Array.from({ length: opts.bodies }, () => postStreamed({ url: signIn, totalBytes: 2 * MB })),
+    );
+  }
   await settle();
   const rssBefore = rssBytes(opts.pid);
   const peak = peakRss(opts.pid);
