@@ -23,7 +23,14 @@ let operator: LocalOperator;
 const ref = { namespace: "hyperpod-ns-vision", name: "adv-print-env" };
 const pod = `${ref.name}-workers-0`;
 
-type Report = { uid: number; groups: number[]; token: string; env: Record<string, string> };
+type Report = {
+  uid: number;
+  agentUid: number;
+  groups: number[];
+  token: string;
+  writes: { checkpoints: string; home: string };
+  env: Record<string, string>;
+};
 
 /** The worker: one line with what it can see, then it keeps running (as a training job would). */
 function workerCode(tokenFile: string): string {
@@ -31,7 +38,10 @@ function workerCode(tokenFile: string): string {
     'const fs = require("node:fs");',
     'let token = "READ";',
     `try { fs.readFileSync(${JSON.stringify(tokenFile)}); } catch (error) { token = error.code; }`,
-    "const report = { uid: process.getuid(), groups: process.getgroups(), token, env: process.env };",
+    "const tryWrite = (dir) => { try { fs.writeFileSync(dir + '/probe', 'x'); return 'ok'; } catch (error) { return error.code; } };",
+    "const writes = { checkpoints: tryWrite(process.env.REBOUND_CHECKPOINT_DIR), home: tryWrite(process.env.HOME) };",
+    'const agentUid = Number(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync("/proc/" + process.ppid + "/status", "utf8"))[1]);',
+    "const report = { uid: process.getuid(), agentUid, groups: process.getgroups(), token, writes, env: process.env };",
     'console.log("POD-REPORT " + JSON.stringify(report));',
     "setInterval(() => {}, 1000);",
   ].join(" ");
@@ -138,12 +148,17 @@ describe("a job that prints its environment", () => {
   it("runs unprivileged under a root operator and cannot read the operator's token", () => {
     if (process.getuid?.() === 0) {
       expect(report.uid).not.toBe(0);
+      expect(report.agentUid).toBe(report.uid);
       expect(report.groups).not.toContain(0);
       expect(report.token).toBe("EACCES");
     } else {
       // An operator that is not root has nothing to drop: its pods run as it does.
-      expect(report.uid).toBe(process.getuid?.());
+      expect([report.uid, report.agentUid]).toEqual([process.getuid?.(), process.getuid?.()]);
     }
+  });
+
+  it("can still write what a pod writes: its job's checkpoints and its home", () => {
+    expect(report.writes).toEqual({ checkpoints: "ok", home: "ok" });
   });
 
   it("leaves vision@'s role in the database as it was (the attack's first step fails)", async () => {
