@@ -1,7 +1,9 @@
 /**
  * The Rebound operator: one process that watches jobs, pods and nodes through a ClusterBackend, polls each
  * pod's agent, detects faults and carries out the recovery decision. Serves /metrics, /healthz and the
- * live-state API on OPERATOR_PORT (8081). SIGTERM/SIGINT: stop taking work, drain, stop local pods, exit.
+ * live-state API on OPERATOR_PORT (8081). SIGTERM/SIGINT: stop taking work, drain, stop local pods (kept
+ * as stopped on purpose: they resume at the next start), exit. Killed (SIGKILL), it leaves its pods
+ * running; the next start re-adopts them.
  */
 import { createServer } from "node:http";
 import { hostname } from "node:os";
@@ -139,15 +141,20 @@ async function main() {
 
   let stopping = false;
   let election: LeaderElection | null = null;
-  // Local pods are this process's to stop: kill them first, then drain (a reconcile may be waiting on an
-  // agent), bounded, so a stop never leaves agent or worker processes behind.
+  // Local pods are this process's to stop. The controller stops taking work and drains first (bounded: a
+  // reconcile may be waiting on an agent), so no reconcile sees the pods go and counts that as a fault;
+  // then every pod is killed and recorded as stopped on purpose, to resume at the next start with no fault
+  // and the retry budget untouched (server/cluster/local/pods.ts stopAll). A stop never leaves agent or
+  // worker processes behind.
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     ready = false;
+    const within = (work: Promise<unknown>, ms: number) =>
+      Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms))]);
+    await within(controller.stop(), 5000);
     stopPods();
-    const drained = Promise.all([controller.stop(), backend.stop(), election?.stop()]);
-    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    await within(Promise.all([backend.stop(), election?.stop()]), 5000);
     stopPods();
     server.close();
     metricsServer?.close();

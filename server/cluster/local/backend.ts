@@ -9,6 +9,7 @@ import { createEventLog } from "./events";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
 import { retainRunLogs } from "./log-retention";
 import { createNodePool, type NodePool } from "./nodes";
+import { describeExit } from "./pod-exit";
 import { readPodLog } from "./pod-logs";
 import { createPodManager, type PodManager } from "./pods";
 
@@ -71,6 +72,14 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     dataDir: localDir,
     repoRoot: opts.repoRoot,
     onChange: emit,
+    // An agent that exits on its own says why (exit code, last lines of its output) within its exit.
+    onExit: (exit) =>
+      void events
+        .record(
+          { namespace: exit.namespace, name: exit.job },
+          { type: "Warning", reason: "AgentExited", message: describeExit(exit) },
+        )
+        .catch(() => undefined),
     // Point a real Prometheus's file_sd_configs here to scrape every agent (README, Metrics).
     prometheusTargetsFile: path.join(localDir, PROMETHEUS_TARGETS),
   });
@@ -165,6 +174,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     // Every local pod shares this machine's loopback; each attempt gets a fresh free port.
     rendezvous: async () => ({ addr: "127.0.0.1", port: String(await findFreePort()) }),
     beforeRestart: (ref) => rmSync(faultFile(ref), { force: true }),
+    stoppedPods: (ref) => pods.stoppedPods(ref),
     async submitYaml(text) {
       const result = await jobs.submitYaml(text);
       if (result.ok) {

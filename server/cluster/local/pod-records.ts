@@ -17,6 +17,10 @@ export const podRecordSchema = z.object({
   createdAt: z.number(),
   finishedAt: z.number().nullable(),
   phase: z.enum(["Pending", "Running", "Succeeded", "Failed", "Unknown"]),
+  /** The agent's own output (stdout/stderr), read back for the event when it exits. */
+  log: z.string().optional(),
+  /** Killed by the operator's clean stop (not a fault): the pod resumes at the next start. */
+  stoppedOnPurpose: z.boolean().optional(),
 });
 export type PodRecord = z.infer<typeof podRecordSchema>;
 

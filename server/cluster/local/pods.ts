@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import { type AgentCommand, containerArgv, localAgentCommand, localPodEnv } from "./agent-command";
 import { hostEnvironment } from "./host-env";
 import { podDir as podDirOf } from "./pod-dirs";
+import { lastLines, type PodExit } from "./pod-exit";
 import {
   loadPodRecords,
   type PodRecord,
@@ -37,6 +38,8 @@ export type PodManager = {
   all(): ClusterPod[];
   killNode(node: string): number;
   stopAll(): void;
+  /** Names of the job's pods stopped on purpose by a previous operator's clean stop, not created since. */
+  stoppedPods(ref: JobRef): string[];
   dispose(): void;
 };
 
@@ -93,6 +96,8 @@ export function createPodManager(opts: {
   dataDir: string;
   repoRoot: string;
   onChange: (ref: JobRef) => void;
+  /** An agent process exited on its own (not removed, stopped or killed with its node): say why. */
+  onExit?: (exit: PodExit) => void;
   /** Also keep a Prometheus file_sd targets file of the running agents here. */
   prometheusTargetsFile?: string;
 }): PodManager {
@@ -100,23 +105,35 @@ export function createPodManager(opts: {
   const records = new Map<string, PodRecord>();
   const handles = new Map<string, ChildProcess>();
   const key = (namespace: string, name: string) => `${namespace}/${name}`;
+  /** Pods stopped on purpose with the operator (stopAll), kept until created again: they resume. */
+  const stopped = new Map<string, PodRecord>();
   const save = () => {
-    savePodRecords(file, [...records.values()]);
+    savePodRecords(file, [...records.values(), ...stopped.values()]);
     if (opts.prometheusTargetsFile) savePrometheusTargets(opts.prometheusTargetsFile, [...records.values()]);
   };
+  let closed = false;
 
-  const finish = (record: PodRecord, code: number | null) => {
+  const finish = (record: PodRecord, exit: { code: number | null; signal: string | null } | null) => {
     // A pod removed (or dropped by stopAll) is no longer this manager's: its agent's exit changes nothing.
     if (records.get(key(record.namespace, record.name)) !== record) return;
     if (record.phase !== "Running" && record.phase !== "Pending") return;
-    record.phase = code === 0 ? "Succeeded" : "Failed";
+    record.phase = exit?.code === 0 ? "Succeeded" : "Failed";
     record.finishedAt = Date.now();
     save();
+    if (exit && exit.code !== 0 && record.log) {
+      const tail = lastLines(record.log);
+      opts.onExit?.({ namespace: record.namespace, job: record.job, pod: record.name, ...exit, tail });
+    }
     opts.onChange({ namespace: record.namespace, name: record.job });
   };
 
-  // Re-adopt agents that outlived a previous operator process; the rest are gone.
+  // Re-adopt agents that outlived a previous operator process (killed, say); the rest are gone. Pods
+  // stopped on purpose by the previous one's clean stop are kept aside to resume.
   for (const record of loadPodRecords(file)) {
+    if (record.stoppedOnPurpose) {
+      stopped.set(key(record.namespace, record.name), record);
+      continue;
+    }
     records.set(key(record.namespace, record.name), record);
     if (record.phase === "Running" && !isAlive(record.pid)) finish(record, null);
   }
@@ -127,7 +144,7 @@ export function createPodManager(opts: {
         !handles.has(key(record.namespace, record.name)) &&
         !isAlive(record.pid)
       ) {
-        finish(record, null);
+        finish(record, { code: null, signal: null });
       }
     }
   }, 200);
@@ -140,6 +157,7 @@ export function createPodManager(opts: {
 
   return {
     async create(input) {
+      if (closed) throw new AppError("UNAVAILABLE", "the operator is stopping: no pod is started");
       const argv = containerArgv(templateContainers(input.job, input.replicaSpec));
       const podName = `${input.job.ref.name}-${input.replicaSpec}-${input.index}`;
       const podDir = podDirOf(path.join(opts.dataDir, "pods"), {
@@ -184,14 +202,17 @@ export function createPodManager(opts: {
         createdAt: Date.now(),
         finishedAt: null,
         phase: "Running",
+        log: path.join(podDir, "agent.log"),
       };
       records.set(key(record.namespace, podName), record);
+      stopped.delete(key(record.namespace, podName));
       handles.set(key(record.namespace, podName), child);
-      child.on("exit", (code) => finish(record, code));
+      child.on("exit", (code, signal) => finish(record, { code, signal }));
       save();
       return toClusterPod(record);
     },
     remove(ref, podName) {
+      if (stopped.delete(key(ref.namespace, podName))) save();
       const record = records.get(key(ref.namespace, podName));
       if (!record) return;
       kill(record);
@@ -225,11 +246,22 @@ export function createPodManager(opts: {
       }
       return killed;
     },
+    /** The operator's clean stop: every pod is killed and kept as stopped on purpose, to resume next time. */
     stopAll() {
-      for (const record of records.values()) kill(record);
+      closed = true;
+      for (const record of records.values()) {
+        kill(record);
+        if (record.phase === "Running" || record.phase === "Pending") {
+          stopped.set(key(record.namespace, record.name), { ...record, stoppedOnPurpose: true });
+        }
+      }
       records.clear();
       save();
     },
+    stoppedPods: (ref) =>
+      [...stopped.values()]
+        .filter((record) => record.namespace === ref.namespace && record.job === ref.name)
+        .map((record) => record.name),
     dispose: () => clearInterval(watcher),
   };
 }

@@ -42,12 +42,18 @@ describe("crash-loop backoff", () => {
     expect(result.reason).toContain("exit code 3");
   });
 
-  it("never fails with no bound (0), HyperPod's own behaviour, and stays at 5 min", () => {
-    const result = replay({ limit: 0, failAfterStartMs: 1000, failures: 30 });
+  it("waits at most 5 min between restarts under a high limit", () => {
+    const result = replay({ limit: 1000, failAfterStartMs: 1000, failures: 30 });
     expect(result.failedAt).toBeNull();
     expect(result.restarts).toHaveLength(30);
     const gaps = result.restarts.slice(1).map((at, i) => at - (result.restarts[i] ?? 0));
     expect(Math.max(...gaps)).toBe(BACKOFF_MAX_MS + 1000);
+  });
+
+  it("turned off (0), HyperPod's own behaviour: every restart at once, never fails", () => {
+    const result = replay({ limit: 0, failAfterStartMs: 1000, failures: 30 });
+    expect(result.failedAt).toBeNull();
+    expect(result.restarts.at(-1)).toBe(29 * 1000);
   });
 
   it("restarts at once after progress and starts counting again", () => {

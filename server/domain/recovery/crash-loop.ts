@@ -29,7 +29,8 @@ export function backoffDelayMs(restartsInARow: number): number {
 
 /**
  * A failure happened. `progressed`: the job made progress since the previous restart (a step printed, or
- * running SUSTAINED_RUNNING_MS). `limit`: restarts in a row allowed without progress (0 or less: no bound).
+ * running SUSTAINED_RUNNING_MS). `limit`: restarts in a row allowed without progress; 0 or less turns the
+ * crash-loop handling off (HyperPod's behaviour: every restart at once, no bound but jobMaxRetryCount).
  */
 export function onFailure(input: {
   state: CrashLoopState;
@@ -37,8 +38,9 @@ export function onFailure(input: {
   limit: number;
   cause: string;
 }): CrashLoopDecision {
+  if (input.limit <= 0) return { action: "restart", delayMs: 0, state: { restartsWithoutProgress: 0 } };
   const before = input.progressed ? 0 : input.state.restartsWithoutProgress;
-  if (input.limit > 0 && before >= input.limit) {
+  if (before >= input.limit) {
     return {
       action: "fail",
       reason: `CrashLoop: ${before} restarts in a row without progress (limit ${input.limit}); last failure: ${input.cause}`,
@@ -50,8 +52,8 @@ export function onFailure(input: {
 }
 
 /**
- * The limit for a job: the annotation `rebound.dev/max-restarts-without-progress` (an integer; 0 = no bound,
- * HyperPod's own behaviour), else the default. A value that is not a non-negative integer is an error.
+ * The limit for a job: the annotation `rebound.dev/max-restarts-without-progress` (an integer; 0 = no
+ * back-off and no bound, HyperPod's own behaviour), else the default. A value that is not a non-negative integer is an error.
  */
 export const MAX_RESTARTS_ANNOTATION = "rebound.dev/max-restarts-without-progress";
 

@@ -122,6 +122,6 @@ export type RecoveryAction =
   /** Full job restart: every pod is deleted and recreated away from `avoidNodes`. */
   | { action: "JLR"; avoidNodes: string[] }
   /** The job fails; `reason` names the limit that was hit. */
-  | { action: "FAIL"; limit: "jobMaxRetryCount" | "maxFullJobRestarts"; reason: string };
+  | { action: "FAIL"; limit: "jobMaxRetryCount" | "maxFullJobRestarts" | "CrashLoop"; reason: string };
 
 export type RecoveryDecision = RecoveryAction & RecoveryStatusWrite;

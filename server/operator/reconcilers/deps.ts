@@ -60,9 +60,10 @@ export function createOperatorDeps(opts: {
   const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config };
   return {
     backend: opts.backend,
-    // One poll must not outlast the unreachable timeout.
+    // A status call times out after the unreachable timeout itself: an agent that does not answer one call
+    // is unreachable when it returns (detect.ts), so a stall is found within the timeout and one poll.
     agents: createAgentClient({
-      timeoutMs: Math.min(2000, config.agentTimeoutMs),
+      timeoutMs: config.agentTimeoutMs,
       transport: opts.transport,
     }),
     db: opts.db,

@@ -110,6 +110,22 @@ describe("detectFault", () => {
     expect(detectFault(observation([failing(NOW - 10_000, NOW - 20_000)]), options)).toBeNull();
   });
 
+  it("calls a stalled agent unreachable when one call has timed out, grace or not", () => {
+    // Issue 17: an agent that answered, then stalled 2 s after its pod started, waited out the 30 s grace.
+    const stalled = (answered: boolean, failedAt: number) =>
+      view(
+        0,
+        { kind: "error", error: { cause: "timeout", detail: "" }, since: NOW - 3000, failedAt, answered },
+        { createdAt: NOW - 5000 },
+      );
+    expect(detectFault(observation([stalled(true, NOW)]), options)).toMatchObject({
+      kind: "AgentUnreachable",
+      at: NOW - 3000,
+    });
+    expect(detectFault(observation([stalled(true, NOW - 1)]), options)).toBeNull();
+    expect(detectFault(observation([stalled(false, NOW)]), options)).toBeNull();
+  });
+
   it("treats a garbage answer as unreachable with cause invalid-response", () => {
     const garbage = view(0, {
       kind: "error",

@@ -85,11 +85,23 @@ function agentFault(obs: Observation, opts: DetectOptions): Fault | null {
   return null;
 }
 
+/**
+ * Counted to when the latest failed call returned (one call timing out after agentTimeoutMs is enough);
+ * the start-up grace is for an agent that has not answered yet, never for one that stalled later.
+ */
+function pastTimeout(
+  view: PodView,
+  agent: Extract<PodView["agent"], { kind: "error" }>,
+  at: { obs: Observation; opts: DetectOptions },
+): boolean {
+  const grace = agent.answered ? 0 : (view.pod?.createdAt ?? 0) + at.opts.podStartGraceMs;
+  const since = Math.max(agent.since, grace);
+  return (agent.failedAt ?? at.obs.now) - since >= at.opts.agentTimeoutMs;
+}
+
 function unreachable(obs: Observation, opts: DetectOptions): Fault | null {
   for (const view of obs.pods) {
-    if (view.agent.kind !== "error") continue;
-    const since = Math.max(view.agent.since, (view.pod?.createdAt ?? 0) + opts.podStartGraceMs);
-    if (obs.now - since < opts.agentTimeoutMs) continue;
+    if (view.agent.kind !== "error" || !pastTimeout(view, view.agent, { obs, opts })) continue;
     return {
       kind: "AgentUnreachable",
       cause: view.agent.error.cause === "invalid-response" ? "invalid-response" : "timeout",

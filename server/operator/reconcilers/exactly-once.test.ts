@@ -37,8 +37,17 @@ type Scenario = {
 const POD0 = "once-workers-0";
 const POD1 = "once-workers-1";
 
+// Records, not the crash-loop back-off, are under test (crash-loop.test.ts and the crash-loop integration
+// test cover it): "0" turns it off, as HyperPod has none, so back-to-back faults restart at once.
 const yaml = (extra: Partial<Parameters<typeof demoJobYaml>[0]> = {}) =>
-  demoJobYaml({ name: "once", nodes: 2, ranks: 2, gpusPerPod: 2, ...extra });
+  demoJobYaml({
+    name: "once",
+    nodes: 2,
+    ranks: 2,
+    gpusPerPod: 2,
+    annotations: { "rebound.dev/max-restarts-without-progress": "0" },
+    ...extra,
+  });
 
 const recoveredRunning = (h: ReconcileHarness) => {
   const state = h.state();

@@ -21,6 +21,8 @@ const recoverySchema = z.object({
    * field existed (then every listed pod is replaced).
    */
   podsCreatedAt: z.record(z.string(), z.number()).optional(),
+  /** Crash-loop back-off: agents are not started again before this epoch ms (absent: at once). */
+  notBefore: z.number().optional(),
 });
 
 /**
@@ -47,6 +49,20 @@ const pendingRecordSchema = z.object({
   supersedes: z.object({ id: z.string(), message: z.string() }).nullable(),
 });
 
+/**
+ * Restarts in a row without progress (server/domain/recovery/crash-loop.ts), whether the job made progress
+ * since the last one, and when a pod that failed to start may be created again.
+ */
+const crashLoopSchema = z.object({
+  restartsWithoutProgress: z.number(),
+  progressed: z.boolean(),
+  notBefore: z.number().nullable(),
+  /** Pods (name@createdAt) whose start failure is already counted. */
+  counted: z.array(z.string()).optional(),
+});
+export type CrashLoop = z.infer<typeof crashLoopSchema>;
+export const NO_CRASH_LOOP: CrashLoop = { restartsWithoutProgress: 0, progressed: false, notBefore: null };
+
 const rendezvousSchema = z.object({ addr: z.string(), port: z.string(), ipVersion: z.string() });
 
 export const reboundStateSchema = z.object({
@@ -56,6 +72,7 @@ export const reboundStateSchema = z.object({
   recovery: recoverySchema.nullable(),
   record: pendingRecordSchema.nullable().default(null),
   rendezvous: rendezvousSchema.nullable(),
+  crashLoop: crashLoopSchema.default(NO_CRASH_LOOP),
   history: z.array(
     z.object({
       at: z.number(),
@@ -77,7 +94,15 @@ export function readState(status: JobStatus, now: number): ReboundState {
   const parsed = reboundStateSchema.safeParse((status as { rebound?: unknown }).rebound);
   return parsed.success
     ? parsed.data
-    : { phase: "Starting", since: now, recovery: null, record: null, rendezvous: null, history: [] };
+    : {
+        phase: "Starting",
+        since: now,
+        recovery: null,
+        record: null,
+        rendezvous: null,
+        crashLoop: { ...NO_CRASH_LOOP },
+        history: [],
+      };
 }
 
 export function withState(status: JobStatus, state: ReboundState): JobStatus {

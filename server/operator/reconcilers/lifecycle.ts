@@ -1,3 +1,4 @@
+import { onFailure, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
 import { event, type JobContext } from "./deps";
 import { setCondition } from "./job-state";
 import { dropRecovery } from "./record";
@@ -5,7 +6,80 @@ import { deleteAllPods, ensurePods, shutdownAgents, startAgents, stopAgents } fr
 
 /** Phases around recovery: first start, completion, failure, suspension, finished-job cleanup, deletion. */
 
+const deadKey = (name: string, createdAt: number) => `${name}@${createdAt}`;
+
+/**
+ * A pod that died before the job ran (its agent exited at start): a start failure, backed off as
+ * CrashLoopBackOff, and failing the job past the limit of restarts without progress. Returns true while
+ * the job waits (a back-off, or the job failed).
+ */
+async function backOffStartFailures(ctx: JobContext): Promise<boolean> {
+  const loop = ctx.state.crashLoop;
+  const dead = ctx.obs.pods.flatMap((view) =>
+    view.pod && (view.pod.phase === "Failed" || view.pod.phase === "Succeeded")
+      ? [{ name: view.expected.name, key: deadKey(view.expected.name, view.pod.createdAt) }]
+      : [],
+  );
+  const fresh = dead.filter((pod) => !loop.counted?.includes(pod.key));
+  if (fresh.length > 0) {
+    const names = fresh.map((pod) => pod.name).join(", ");
+    const limit = restartsWithoutProgressLimit(ctx.job.job.metadata.annotations);
+    const decision = onFailure({
+      state: loop,
+      progressed: false,
+      limit: limit.ok ? limit.limit : 0,
+      cause: `pod ${names} exited before the job ran`,
+    });
+    ctx.state.crashLoop = {
+      ...loop,
+      restartsWithoutProgress: decision.state.restartsWithoutProgress,
+      counted: dead.map((pod) => pod.key),
+      notBefore: decision.action === "restart" ? ctx.now + decision.delayMs : null,
+    };
+    if (decision.action === "fail") {
+      await failJob(ctx, { reason: "CrashLoop", message: decision.reason });
+      return true;
+    }
+    const seconds = Math.round(decision.delayMs / 1000);
+    await event(
+      ctx,
+      "Warning",
+      "BackOff",
+      `Pod ${names} exited before the job ran; starting it again ${seconds > 0 ? `in ${seconds} s` : "now"} (${decision.state.restartsWithoutProgress} in a row without progress)`,
+    );
+  }
+  const notBefore = ctx.state.crashLoop.notBefore;
+  return notBefore !== null && ctx.now < notBefore && dead.length > 0;
+}
+
+/**
+ * Pods the operator stopped on purpose when it was stopped (the local back end keeps them as such): they
+ * are started again as the job's first start is, with no fault recorded and the retry budget untouched.
+ */
+export async function resumeStoppedPods(ctx: JobContext): Promise<void> {
+  const stopped = ctx.deps.backend.stoppedPods?.(ctx.job.ref) ?? [];
+  const wanted = new Set(ctx.obs.pods.filter((view) => !view.pod).map((view) => view.expected.name));
+  const resumed = stopped.filter((name) => wanted.has(name));
+  if (resumed.length === 0) return;
+  const { phase } = ctx.state;
+  if (phase !== "Running" && phase !== "Recovering") return;
+  await dropRecovery(ctx, "the operator was stopped while restarting");
+  ctx.state = { ...ctx.state, phase: "Starting", since: ctx.now, recovery: null, rendezvous: null };
+  ctx.status = setCondition(
+    ctx.status,
+    { type: "Running", status: "False", reason: "Resumed", message: "Resumed after the operator restarted" },
+    ctx.now,
+  );
+  await event(
+    ctx,
+    "Normal",
+    "Resumed",
+    `Resumed after the operator restarted: pod(s) ${resumed.join(", ")} were stopped with it`,
+  );
+}
+
 export async function progressStart(ctx: JobContext): Promise<void> {
+  if (await backOffStartFailures(ctx)) return;
   const unplaced = await ensurePods(ctx, { avoidNodes: [], preferNode: null });
   if (unplaced > 0) {
     ctx.status = setCondition(

@@ -22,7 +22,16 @@ export function expectedPods(job: ClusterJob): ExpectedPod[] {
 
 export type AgentView =
   | { kind: "status"; status: AgentStatus }
-  | { kind: "error"; error: AgentCallError; since: number }
+  | {
+      kind: "error";
+      error: AgentCallError;
+      /** When the first call of this run of failures was sent. */
+      since: number;
+      /** When the latest failed call returned (absent: the observation's time). */
+      failedAt?: number;
+      /** This pod's agent answered before: it is past its start-up grace. */
+      answered?: boolean;
+    }
   | { kind: "none" };
 
 export type PodView = { expected: ExpectedPod; pod: ClusterPod | null; agent: AgentView };
@@ -36,8 +45,11 @@ export type Observation = {
   nodes: ClusterNode[];
 };
 
-/** First failure time per pod, kept in memory across reconciles, for the agent-unreachable timeout. */
-export type FailureClock = Map<string, number>;
+/**
+ * Per pod, kept in memory across reconciles: when its agent's calls began failing (the unreachable
+ * timeout counts from there) and which instance of the pod (its creation time) has answered at least once.
+ */
+export type FailureClock = Map<string, { failingSince: number | null; answered: number | null }>;
 
 async function viewAgent(opts: {
   pod: ClusterPod | null;
@@ -45,20 +57,30 @@ async function viewAgent(opts: {
   failures: FailureClock;
   key: string;
   now: number;
+  clock: () => number;
 }): Promise<AgentView> {
   const { pod, failures, key, now } = opts;
   if (pod?.phase !== "Running" || !pod.agentUrl) {
     failures.delete(key);
     return { kind: "none" };
   }
+  const seen = failures.get(key) ?? { failingSince: null, answered: null };
+  const sentAt = opts.clock();
   const result = await opts.agents.status(pod.agentUrl);
   if (result.ok) {
-    failures.delete(key);
+    failures.set(key, { failingSince: null, answered: pod.createdAt });
     return { kind: "status", status: result.value };
   }
-  const since = failures.get(key) ?? now;
-  failures.set(key, since);
-  return { kind: "error", error: result.error, since };
+  // A call that timed out was sent while the agent was already stalled: the failure began at its sending.
+  const since = seen.failingSince ?? Math.min(now, sentAt);
+  failures.set(key, { ...seen, failingSince: since });
+  return {
+    kind: "error",
+    error: result.error,
+    since,
+    failedAt: opts.clock(),
+    answered: seen.answered === pod.createdAt,
+  };
 }
 
 export async function observe(opts: {
@@ -67,6 +89,8 @@ export async function observe(opts: {
   failures: FailureClock;
   job: ClusterJob;
   now: number;
+  /** When each agent call returns (default: Date.now). */
+  clock?: () => number;
 }): Promise<Observation> {
   const { backend, job } = opts;
   const [pods, nodes] = await Promise.all([backend.listPods(job.ref), backend.listNodes()]);
@@ -82,6 +106,7 @@ export async function observe(opts: {
         failures: opts.failures,
         key,
         now: opts.now,
+        clock: opts.clock ?? Date.now,
       });
       return { expected: wanted, pod, agent };
     }),

@@ -1,9 +1,11 @@
 import { jobKey, parseJobKey } from "@/server/cluster/types";
+import { madeProgress, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
+import { AppError } from "@/server/errors";
 import type { HandlerResult } from "@/server/operator/workqueue";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectFault } from "./detect";
-import { displayStatus, type JobPhase, readState, setCondition } from "./job-state";
+import { displayStatus, type JobPhase, readState, setCondition, withState } from "./job-state";
 import {
   completeJob,
   expireFinished,
@@ -11,11 +13,12 @@ import {
   finalizeDeletion,
   progressStart,
   resumeJob,
+  resumeStoppedPods,
   suspendJob,
 } from "./lifecycle";
 import { beginManualRestart } from "./manual-restart";
 import { observe } from "./observe";
-import { advanceRecovery, beginRecovery, carryOutDecision } from "./recovery";
+import { advanceRecovery, beginRecovery, carryOutDecision, inBackOff } from "./recovery";
 import { noteRunEnded, noteRunStarted } from "./runs";
 
 /**
@@ -38,8 +41,28 @@ function agentMessage(ctx: JobContext, podName: string): string | undefined {
   return view?.agent.kind === "status" ? view.agent.status.message : undefined;
 }
 
+/** A rank printed a step since the job (re)started running. */
+function stepPrinted(ctx: JobContext): boolean {
+  return ctx.obs.pods.some(
+    (view) =>
+      view.agent.kind === "status" &&
+      (view.agent.status.ranks ?? []).some(
+        (rank) => rank.step !== null && Date.parse(rank.last_line_at ?? "") >= ctx.state.since,
+      ),
+  );
+}
+
+/** Progress resets the crash-loop count at the next failure (server/domain/recovery/crash-loop.ts). */
+function noteProgress(ctx: JobContext): void {
+  const loop = ctx.state.crashLoop;
+  if (loop.progressed) return;
+  if (madeProgress({ runningSince: ctx.state.since, now: ctx.now, stepPrinted: stepPrinted(ctx) }))
+    ctx.state.crashLoop = { ...loop, progressed: true };
+}
+
 async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<void> {
   if (allCompleted(ctx.obs)) return completeJob(ctx);
+  noteProgress(ctx);
   const request = ctx.deps.requests.take(jobKey(ctx.job.ref));
   if (request) return beginManualRestart(ctx, request);
   const fault = detectFault(ctx.obs, options);
@@ -48,7 +71,8 @@ async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<voi
 
 /** While agents restart, a new fault means this restart failed: it is decided afresh (and superseded). */
 async function stepRecovering(ctx: JobContext, options: DetectOptions): Promise<void> {
-  const fault = ctx.state.recovery?.stage === "starting" ? detectFault(ctx.obs, options) : null;
+  const starting = ctx.state.recovery?.stage === "starting" && !inBackOff(ctx);
+  const fault = starting ? detectFault(ctx.obs, options) : null;
   if (!fault) return advanceRecovery(ctx);
   await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
 }
@@ -83,9 +107,41 @@ const FINISHED: ReadonlySet<JobPhase> = new Set(["Succeeded", "Failed"]);
 async function markCreated(ctx: JobContext): Promise<void> {
   if ((ctx.status.conditions ?? []).some((condition) => condition.type === "Created")) return;
   ctx.status = setCondition(ctx.status, { type: "Created", status: "True", reason: "Created" }, ctx.now);
+  // Saved first: a reconcile that fails later (a pod that cannot be created) does not repeat the event.
+  await saveStatus(ctx);
   ctx.deps.metrics.created.inc({ namespace: ctx.job.ref.namespace });
   await event(ctx, "Normal", "Created", "Created by the Rebound operator");
   await noteRunStarted(ctx);
+}
+
+/**
+ * A reconcile that threw: a pod the back end refuses (INVALID: the spec cannot run, so the job fails with
+ * the reason) or a passing failure (retried by the work queue; the job shows the reason meanwhile).
+ * Returns the error to rethrow, or null when it was handled.
+ */
+async function onReconcileError(ctx: JobContext, error: unknown): Promise<unknown> {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof AppError && error.code === "INVALID" && !FINISHED.has(ctx.state.phase)) {
+    await failJob(ctx, { reason: "PodCreationRefused", message });
+    return null;
+  }
+  if (ctx.state.phase === "Starting") {
+    ctx.status = setCondition(
+      ctx.status,
+      { type: "PodsRunning", status: "False", reason: "ReconcileError", message },
+      ctx.now,
+    );
+  }
+  await event(ctx, "Warning", "ReconcileError", message).catch(() => undefined);
+  return error;
+}
+
+/** The annotation that bounds restarts without progress is read before anything runs with it. */
+async function checkAnnotations(ctx: JobContext): Promise<boolean> {
+  const limit = restartsWithoutProgressLimit(ctx.job.job.metadata.annotations);
+  if (limit.ok) return true;
+  await failJob(ctx, { reason: "InvalidAnnotation", message: limit.reason });
+  return false;
 }
 
 /** Takes this reconcile's step; returns when to look again (undefined: only on the next change). */
@@ -96,6 +152,7 @@ async function advance(ctx: JobContext): Promise<number | undefined> {
     return undefined;
   }
   if (FINISHED.has(ctx.state.phase)) return (await expireFinished(ctx)) ?? undefined;
+  if (!(await checkAnnotations(ctx))) return undefined;
   const exceeded = checkDeadlines({
     runPolicy: job.job.spec.runPolicy,
     phase: DEADLINE_PHASE[ctx.state.phase],
@@ -134,6 +191,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     failures: deps.failures,
     job,
     now,
+    clock: deps.clock,
   });
   const ctx: JobContext = {
     deps,
@@ -153,10 +211,21 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     deps.live.forget(key);
     return undefined;
   }
-  await markCreated(ctx);
-  const requeueAfterMs = await advance(ctx);
+  let requeueAfterMs: number | undefined;
+  let failure: unknown = null;
+  try {
+    await markCreated(ctx);
+    await resumeStoppedPods(ctx);
+    requeueAfterMs = await advance(ctx);
+  } catch (error) {
+    failure = await onReconcileError(ctx, error);
+  }
   // Only a change is written: a write per reconcile would cost an etcd write and a watch event.
-  const next = await saveStatus(ctx);
+  const next = await saveStatus(ctx).catch((error: unknown) => {
+    failure ??= error;
+    return withState(ctx.status, ctx.state);
+  });
+  // Listed from its first reconcile, also when that reconcile failed (its status says why).
   deps.live.update(key, {
     obs: ctx.obs,
     phase: ctx.state.phase,
@@ -165,5 +234,6 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     restartCount: next.restartCount ?? 0,
     ranksPerNode: ctx.ranksPerNode,
   });
+  if (failure !== null) throw failure;
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isNodeHealthy } from "@/server/cluster/types";
+import { onFailure, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
 import { decideRecovery } from "@/server/domain/recovery/decide";
 import { remediatedMessage } from "@/server/domain/recovery/remediation";
 import type { ClusterView, Fault, RecoveryDecision } from "@/server/domain/recovery/types";
@@ -151,19 +152,63 @@ function faultRecord(
   };
 }
 
+/**
+ * The crash-loop bound over HyperPod's decision (server/domain/recovery/crash-loop.ts): a restart after
+ * too many in a row without progress becomes a failure; otherwise the restart waits its back-off.
+ */
+function applyCrashLoop(
+  ctx: JobContext,
+  decision: RecoveryDecision,
+  cause: string,
+): { decision: RecoveryDecision; delayMs: number } {
+  if (decision.action === "FAIL") return { decision, delayMs: 0 };
+  const limit = restartsWithoutProgressLimit(ctx.job.job.metadata.annotations);
+  const loop = onFailure({
+    state: ctx.state.crashLoop,
+    progressed: ctx.state.crashLoop.progressed,
+    limit: limit.ok ? limit.limit : 0,
+    cause,
+  });
+  ctx.state.crashLoop = { ...ctx.state.crashLoop, ...loop.state, progressed: false };
+  if (loop.action === "restart") return { decision, delayMs: loop.delayMs };
+  return {
+    decision: {
+      action: "FAIL",
+      limit: "CrashLoop",
+      reason: loop.reason,
+      restartStatus: ctx.status.restartStatus ?? decision.restartStatus,
+      latestFaultyPodInstanceList: null,
+      restartCount: ctx.status.restartCount ?? 0,
+      record: null,
+    },
+    delayMs: 0,
+  };
+}
+
+const backOffNote = (delayMs: number, inARow: number) =>
+  delayMs > 0
+    ? `; back-off ${Math.round(delayMs / 1000)} s before starting again (${inARow} restarts in a row without progress)`
+    : "";
+
 /** Decides a fault (a new one, or one that supersedes the restart in progress) and carries it out. */
 export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?: string): Promise<void> {
   // Detected now, once this reconcile has observed the fault (ctx.now is when it began observing).
   const now = ctx.deps.clock();
-  const decision = decideRecovery({
-    runPolicy: ctx.job.job.spec.runPolicy,
-    status: { restartCount: ctx.status.restartCount, restartStatus: ctx.status.restartStatus },
-    history: ctx.state.history,
-    fault,
-    now,
-    cluster: clusterView(ctx),
-  });
-  const record = faultRecord(ctx, { fault, decision, message: describeFault(fault, agentMessage), now });
+  const described = describeFault(fault, agentMessage);
+  const { decision, delayMs } = applyCrashLoop(
+    ctx,
+    decideRecovery({
+      runPolicy: ctx.job.job.spec.runPolicy,
+      status: { restartCount: ctx.status.restartCount, restartStatus: ctx.status.restartStatus },
+      history: ctx.state.history,
+      fault,
+      now,
+      cluster: clusterView(ctx),
+    }),
+    described,
+  );
+  const message = `${described}${backOffNote(delayMs, ctx.state.crashLoop.restartsWithoutProgress)}`;
+  const record = faultRecord(ctx, { fault, decision, message, now });
   ctx.status = {
     ...ctx.status,
     restartCount: decision.restartCount,
@@ -175,6 +220,7 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
   if (decision.record) ctx.state.history.push(decision.record);
   if (decision.action === "FAIL") ctx.state.recovery = null;
   else enterRestart(ctx, { record, plan: plan(ctx, decision) });
+  if (ctx.state.recovery && delayMs > 0) ctx.state.recovery.notBefore = now + delayMs;
   await decide(ctx, record);
 }
 
@@ -230,6 +276,12 @@ async function stopAll(ctx: JobContext, recovery: Recovery): Promise<boolean> {
   return stopAgents(ctx);
 }
 
+/** The restart waits out its crash-loop back-off before starting the agents again. */
+export function inBackOff(ctx: JobContext): boolean {
+  const notBefore = ctx.state.recovery?.notBefore;
+  return notBefore !== undefined && ctx.now < notBefore;
+}
+
 /** Takes the restart's next steps (none while its decision is not written yet). */
 export async function advanceRecovery(ctx: JobContext): Promise<void> {
   const recovery = ctx.state.recovery;
@@ -242,5 +294,6 @@ export async function advanceRecovery(ctx: JobContext): Promise<void> {
     if (!(await stopAll(ctx, recovery))) return;
     recovery.stage = "starting";
   }
+  if (inBackOff(ctx)) return;
   if (await startAgents(ctx)) await finishRecovery(ctx);
 }

@@ -9,13 +9,20 @@ export function demoJobYaml(opts: {
   stepMs?: number;
   /** Default: the LLM Research team's namespace. */
   namespace?: string;
+  /** metadata.annotations (e.g. rebound.dev/max-restarts-without-progress). */
+  annotations?: Record<string, string>;
 }): string {
+  const annotations = Object.entries(opts.annotations ?? {});
+  const annotationLines =
+    annotations.length === 0
+      ? ""
+      : `  annotations:\n${annotations.map(([key, value]) => `    ${key}: ${JSON.stringify(value)}\n`).join("")}`;
   return `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
 metadata:
   name: ${opts.name}
   namespace: ${opts.namespace ?? "hyperpod-ns-llm-research"}
-spec:
+${annotationLines}spec:
   nprocPerNode: "${opts.ranks}"
   replicaSpecs:
     - name: workers

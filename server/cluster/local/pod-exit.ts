@@ -1,0 +1,46 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+/** What is said about a local pod whose agent process exited on its own (not removed by the operator). */
+export type PodExit = {
+  namespace: string;
+  job: string;
+  pod: string;
+  code: number | null;
+  signal: string | null;
+  /** The last lines the agent process wrote to its stdout/stderr (agent.log). */
+  tail: string;
+};
+
+const TAIL_BYTES = 4096;
+const TAIL_LINES = 5;
+
+/** The last few non-empty lines of a file, reading at most its last 4 KiB; "" when it cannot be read. */
+export function lastLines(file: string, lines = TAIL_LINES): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const { size } = fstatSync(fd);
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .slice(-lines)
+      .join("\n");
+  } catch {
+    return "";
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The Warning event's message: how the agent exited and the last lines it wrote. */
+export function describeExit(exit: PodExit): string {
+  let how = "exited (exit code unknown: its process was not started by this operator)";
+  if (exit.signal) how = `was killed by ${exit.signal}`;
+  else if (exit.code !== null) how = `exited with code ${exit.code}`;
+  const tail = exit.tail === "" ? "" : `; last lines of its output:\n${exit.tail}`;
+  return `The agent of pod ${exit.pod} ${how}${tail}`;
+}
