@@ -6,9 +6,11 @@ import type { LineRun, RankLogMonitor } from "../domain/log-rules/rank-monitor";
  * Runs output lines through their rank's log rules without starving the agent's HTTP server. Rules are
  * user patterns: pattern.ts bounds one match (about 70 ms for the costliest accepted pattern), but a job may
  * have 32 rules of two patterns each, so one line could take seconds. Here:
- * - a line's rules run one at a time; after SLICE_MS of rule time the queue yields to the event loop
- *   (setImmediate) and goes on, so /status is answered between two matches. A line whose rules are cheap
- *   is evaluated at once, synchronously, with no setImmediate: the common case costs what it did.
+ * - a line's rules run one at a time; after SLICE_MS of rule time the queue yields to the event loop and
+ *   goes on after a pause as long as the slice took (at most half of the agent's time goes to rules while
+ *   they are behind), so /status, which needs a few turns of the event loop, is answered within about one
+ *   match. A line whose rules are cheap is evaluated at once, synchronously, with no timer: the common case
+ *   costs what it did.
  * - a line may use LINE_BUDGET_MS of rule time; the rules not evaluated by then count the line as not
  *   matched (their windows still run), the next line starts at the first of them, and each rule that
  *   crossed the budget is reported once (`onOverBudget`): "rule X exceeded the per-line budget".
@@ -102,9 +104,10 @@ export function createRuleQueue<T>(input: {
     const sliceStart = clock();
     while (hasWork()) {
       advance();
-      if (clock() - sliceStart >= budget.sliceMs && hasWork()) {
+      const spent = clock() - sliceStart;
+      if (spent >= budget.sliceMs && hasWork()) {
         s.scheduled = true;
-        setImmediate(drain);
+        setTimeout(drain, Math.ceil(spent));
         return;
       }
     }

@@ -32,10 +32,16 @@ export const MAX_LOG_RULES = 32;
  */
 export const logMonitoringConfigurationSchema = z
   .array(logMonitoringRuleSchema, { error: "expected a list of log monitoring rules" })
-  .max(MAX_LOG_RULES, {
-    error: (issue) =>
-      `at most ${MAX_LOG_RULES} log monitoring rules per job (each runs on every output line); got ${Array.isArray(issue.input) ? issue.input.length : "more"}`,
-  });
+  .check(
+    z.superRefine((rules, ctx) => {
+      if (rules.length <= MAX_LOG_RULES) return;
+      ctx.addIssue({
+        code: "custom",
+        message: `at most ${MAX_LOG_RULES} log monitoring rules per job (each runs on every output line); got ${rules.length}`,
+        abort: true,
+      });
+    }),
+  );
 
 /** `spec.runPolicy` (reference 1.4). */
 export const runPolicySchema = z.strictObject({

@@ -179,5 +179,6 @@ describe("rules per job", () => {
         `at most ${MAX_LOG_RULES} log monitoring rules per job (each runs on every output line); got 100`,
       ],
     ]);
+    expect(refused.error?.issues[0]?.code).toBe("custom");
   });
 });

@@ -1,13 +1,13 @@
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { JobTotals, TimelineEntry, TopologyView } from "@/server/domain/jobs/view-model";
-import { compilePattern } from "@/server/domain/log-rules/pattern";
 import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { SourceError } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { jobTotalsView, timelineEntries, topologyView } from "./job-view";
+import { matchLogLines } from "./log-matcher";
 
 /** The console's reads of jobs: the cluster source for live state, Postgres for teams and restart history. */
 
@@ -177,7 +177,11 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
 
 export type LogLine = { text: string; matches: string[] };
 
-/** The tail of one rank's output (the agent prefixes each rank's lines with `[default<localRank>]:`). */
+/**
+ * The tail of one rank's output (the agent prefixes each rank's lines with `[default<localRank>]:`), each
+ * line with the rules whose logPattern matches it. The patterns run in a worker (log-matcher.ts), never on
+ * this event loop. `pod` must come from the job's own pods (the router checks it against the job's page).
+ */
 export async function rankLogs(
   source: ClusterSource,
   ref: JobRef,
@@ -187,19 +191,14 @@ export async function rankLogs(
     throw toAppError(error);
   });
   const prefix = `[default${opts.localRank}]:`;
-  const patterns = opts.rules.flatMap((rule) => {
-    const compiled = rule.logPattern ? compilePattern(rule.logPattern) : null;
-    return compiled?.ok ? [{ name: rule.name, pattern: compiled.pattern }] : [];
-  });
-  return text
+  const bodies = text
     .split("\n")
     .filter((line) => line.startsWith(prefix))
     .slice(-opts.tail)
-    .map((line) => {
-      const body = line.slice(prefix.length);
-      return {
-        text: body,
-        matches: patterns.filter((rule) => rule.pattern.match(body)).map((rule) => rule.name),
-      };
-    });
+    .map((line) => line.slice(prefix.length));
+  const rules = opts.rules.flatMap((rule) =>
+    rule.logPattern ? [{ name: rule.name, logPattern: rule.logPattern }] : [],
+  );
+  const matches = await matchLogLines({ rules, lines: bodies });
+  return bodies.map((body, index) => ({ text: body, matches: matches[index] ?? [] }));
 }

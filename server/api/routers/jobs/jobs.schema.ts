@@ -22,12 +22,37 @@ export const jobActionSchema = z.discriminatedUnion("action", [
 
 export const jobActInputSchema = z.strictObject({ job: jobRefSchema, input: jobActionSchema });
 
-export const jobLogsInputSchema = z.strictObject({
-  job: jobRefSchema,
-  pod: z.string().min(1).max(253),
-  localRank: z.int().min(0).max(1023),
-  tail: z.int().min(1).max(2000).default(200),
-});
+/** A pod's name: a DNS-1123 subdomain (Kubernetes' rule for pod names). */
+const podNameSchema = z
+  .string()
+  .max(253, { error: "expected a pod name of at most 253 characters" })
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { error: "expected a pod name (DNS-1123: a-z, 0-9, '-', '.')" });
+
+/**
+ * Whose log: a rank of the job (the console finds its pod), or one of the job's pods with a local rank.
+ * The router refuses a rank or pod the job does not have (server/services/jobs/log-target.ts).
+ */
+export const jobLogsInputSchema = z
+  .strictObject({
+    job: jobRefSchema,
+    rank: z.int().min(0).max(1_000_000).optional(),
+    pod: podNameSchema.optional(),
+    localRank: z.int().min(0).max(1023).optional(),
+    tail: z.int().min(1).max(2000).default(200),
+  })
+  .superRefine((input, ctx) => {
+    if (input.rank !== undefined && input.pod !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["pod"], message: "name a rank or a pod, not both" });
+    } else if (input.rank === undefined && input.pod === undefined) {
+      ctx.addIssue({ code: "custom", path: ["pod"], message: "name a rank or one of the job's pods" });
+    } else if (input.pod !== undefined && input.localRank === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["localRank"],
+        message: "expected the local rank whose log to read",
+      });
+    }
+  });
 
 export const jobMetricsInputSchema = z.strictObject({
   job: jobRefSchema,

@@ -32,7 +32,7 @@ let source: ClusterSource;
 const llm = { namespace: "hyperpod-ns-llm-research", name: "it-scoped-llm" };
 const vision = { namespace: "hyperpod-ns-vision", name: "it-scoped-vision" };
 
-async function callerFor(email: string) {
+async function callerFor(email: string, cluster: () => ClusterSource = () => source) {
   const result = await signIn(db, { email, password: "rebound-demo" });
   if (!result.ok) throw new Error(result.reason);
   const ctx: Context = {
@@ -41,7 +41,7 @@ async function callerFor(email: string) {
     sessionToken: result.token,
     log: createLogger({ test: "jobs-access" }),
     setCookie: () => undefined,
-    cluster: async () => source,
+    cluster: async () => cluster(),
     clientAddress: "127.0.0.1",
     secure: false,
   };
@@ -121,6 +121,50 @@ describe("who sees which jobs", () => {
     expect(await caller.jobs.logs({ job: vision, pod: visionPod, localRank: 0, tail: 10 })).toBeInstanceOf(
       Array,
     );
+  });
+
+  it("reads a log only by a rank or one of the job's own pods, refused before the operator is asked (issue 16, item 2)", async () => {
+    let logReads = 0;
+    const counting = new Proxy(source, {
+      get: (target, key, receiver) => {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (key !== "logs" || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          logReads += 1;
+          return Reflect.apply(value, target, args);
+        };
+      },
+    });
+    const { caller: withCounting } = await callerFor("vision@rebound.local", () => counting);
+    const llmPod = operator.live(llm)?.pods[0]?.name ?? "";
+    const visionPod = operator.live(vision)?.pods[0]?.name ?? "";
+    const message = (promise: Promise<unknown>) =>
+      promise.then(
+        () => "allowed",
+        (error: unknown) => (error instanceof TRPCError ? `${error.code}: ${error.message}` : String(error)),
+      );
+    // The issue's traversal: not a pod name at all.
+    const traversal = `${vision.name}-x/../../${llm.namespace}/${llm.name}-w-0`;
+    expect(
+      await message(withCounting.jobs.logs({ job: vision, pod: traversal, localRank: 0, tail: 10 })),
+    ).toMatch(/^BAD_REQUEST: [\s\S]*"path": \[\s*"pod"\s*\][\s\S]*expected a pod name/);
+    // Another team's pod, asked through one's own job.
+    expect(await message(withCounting.jobs.logs({ job: vision, pod: llmPod, localRank: 0, tail: 10 }))).toBe(
+      `NOT_FOUND: pod: "${llmPod}" is not one of job ${vision.namespace}/${vision.name}'s pods`,
+    );
+    expect(await message(withCounting.jobs.logs({ job: vision, rank: 99, tail: 10 }))).toBe(
+      `NOT_FOUND: rank: 99 is not a rank of job ${vision.namespace}/${vision.name}`,
+    );
+    expect(
+      await message(withCounting.jobs.logs({ job: vision, pod: visionPod, localRank: 5, tail: 10 })),
+    ).toMatch(/^BAD_REQUEST: localRank: pod .* has local ranks 0-0; got 5$/);
+    expect(logReads).toBe(0);
+    // By rank, and by its own pod, the log is read.
+    expect(await withCounting.jobs.logs({ job: vision, rank: 0, tail: 10 })).toBeInstanceOf(Array);
+    expect(
+      await withCounting.jobs.logs({ job: vision, pod: visionPod, localRank: 0, tail: 10 }),
+    ).toBeInstanceOf(Array);
+    expect(logReads).toBe(2);
   });
 
   it("names on the cluster page only the jobs the user may see", async () => {

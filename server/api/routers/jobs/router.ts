@@ -6,6 +6,7 @@ import { AppError } from "@/server/errors";
 import { createPrometheusSource } from "@/server/metrics/prometheus";
 import { readableNamespaces, requireReadable, stillReadable } from "@/server/services/access/job-access";
 import { runJobAction } from "@/server/services/jobs/actions";
+import { resolveLogTarget } from "@/server/services/jobs/log-target";
 import { listPastRuns, pastRun } from "@/server/services/jobs/past-runs";
 import { type JobPage, jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
 import {
@@ -111,6 +112,7 @@ export const jobsRouter = createTRPCRouter({
     }
   }),
 
+  /** A rank's log, named by rank or by one of the job's pods; anything else is refused before the operator is asked. */
   logs: protectedProcedure
     .input(jobLogsInputSchema)
     .output(logLineSchema.array())
@@ -118,12 +120,8 @@ export const jobsRouter = createTRPCRouter({
       await requireReadable(ctx.db, ctx.user, input.job);
       const source = await ctx.cluster();
       const page = await jobPage(ctx.db, source, input.job);
-      return rankLogs(source, input.job, {
-        pod: input.pod,
-        localRank: input.localRank,
-        tail: input.tail,
-        rules: page.logRules,
-      });
+      const target = resolveLogTarget(page, input);
+      return rankLogs(source, input.job, { ...target, tail: input.tail, rules: page.logRules });
     }),
 
   act: protectedProcedure

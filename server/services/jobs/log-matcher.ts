@@ -1,0 +1,132 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { rootLogger } from "@/server/log";
+import type { MatchRequest, MatchResponse } from "./log-match-worker";
+
+/**
+ * Which log rules match each line of the console's logs view, computed off the request path: user patterns
+ * run in one worker thread (log-match-worker.ts), never on the console's event loop, so a costly rule set
+ * cannot delay other requests (issue 16: 100 costly rules blocked every request for 17 s).
+ * - one worker, started on first use from the TypeScript source bundled by esbuild (the console runs from
+ *   the repository, as `npm start` and the image do);
+ * - at most MAX_WAITING requests waiting; past that a request gets its lines with no matches at once;
+ * - each request has BUDGET_MS of rule time in the worker; lines left come back unmarked. A worker that
+ *   has not answered within BUDGET_MS + STUCK_GRACE_MS is ended and a new one started for the next request;
+ * - results are cached in the worker, per rule set and line.
+ * Without a worker (it cannot be built or started) lines come back unmarked and the reason is logged once.
+ */
+
+export const BUDGET_MS = 150;
+const STUCK_GRACE_MS = 2000;
+const MAX_WAITING = 16;
+const log = rootLogger.child({ module: "log-matcher" });
+const WORKER_SOURCE = path.join("server", "services", "jobs", "log-match-worker.ts");
+
+type Waiting = { resolve: (matches: string[][]) => void; timer: NodeJS.Timeout; count: number };
+
+type MatcherState = {
+  worker: Worker | null;
+  code: Promise<string> | null;
+  nextId: number;
+  waiting: Map<number, Waiting>;
+  failure: string | null;
+};
+
+const state: MatcherState = { worker: null, code: null, nextId: 1, waiting: new Map(), failure: null };
+
+const unmarked = (count: number): string[][] => Array.from({ length: count }, () => []);
+
+async function bundleWorker(): Promise<string> {
+  const entry = path.join(process.cwd(), WORKER_SOURCE);
+  if (!existsSync(entry)) throw new Error(`${entry} not found (the console runs from the repository root)`);
+  // Loaded at run time from node_modules, not bundled into the console.
+  const esbuild: typeof import("esbuild") = await import(
+    /* webpackIgnore: true */ /* turbopackIgnore: true */ "esbuild"
+  );
+  const built = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    write: false,
+    logLevel: "silent",
+    absWorkingDir: process.cwd(),
+  });
+  return built.outputFiles[0]?.text ?? "";
+}
+
+function settleAll(): void {
+  for (const [id, waiting] of state.waiting) {
+    clearTimeout(waiting.timer);
+    waiting.resolve(unmarked(waiting.count));
+    state.waiting.delete(id);
+  }
+}
+
+function dropWorker(): void {
+  const worker = state.worker;
+  state.worker = null;
+  settleAll();
+  void worker?.terminate();
+}
+
+async function worker(): Promise<Worker> {
+  if (state.worker) return state.worker;
+  state.code ??= bundleWorker();
+  const code = await state.code;
+  if (state.worker) return state.worker;
+  const started = new Worker(code, { eval: true });
+  started.unref();
+  started.on("message", (response: MatchResponse) => {
+    const waiting = state.waiting.get(response.id);
+    if (!waiting) return;
+    clearTimeout(waiting.timer);
+    state.waiting.delete(response.id);
+    waiting.resolve(response.matches);
+  });
+  started.on("error", (error) => {
+    log.error("log-rule worker failed", { error: String(error) });
+    if (state.worker === started) dropWorker();
+  });
+  started.on("exit", () => {
+    if (state.worker === started) dropWorker();
+  });
+  state.worker = started;
+  return started;
+}
+
+function logFailureOnce(error: unknown): void {
+  if (state.failure !== null) return;
+  state.failure = error instanceof Error ? error.message : String(error);
+  log.error("logs view: log rules are not marked (no worker)", { error: state.failure });
+}
+
+/** For each line, the names of the rules whose logPattern matches it (empty where the budget ran out). */
+export async function matchLogLines(input: {
+  rules: readonly { name: string; logPattern: string }[];
+  lines: readonly string[];
+}): Promise<string[][]> {
+  const { rules, lines } = input;
+  if (rules.length === 0 || lines.length === 0) return unmarked(lines.length);
+  if (state.waiting.size >= MAX_WAITING) return unmarked(lines.length);
+  let running: Worker;
+  try {
+    running = await worker();
+  } catch (error) {
+    state.code = null;
+    logFailureOnce(error);
+    return unmarked(lines.length);
+  }
+  const id = state.nextId++;
+  const request: MatchRequest = { id, rules: [...rules], lines: [...lines], budgetMs: BUDGET_MS };
+  return new Promise<string[][]>((resolve) => {
+    const timer = setTimeout(() => {
+      // The worker is stuck past its own budget: end it; the next request starts a fresh one.
+      if (state.worker === running) dropWorker();
+    }, BUDGET_MS + STUCK_GRACE_MS);
+    state.waiting.set(id, { resolve, timer, count: lines.length });
+    running.postMessage(request);
+  });
+}
