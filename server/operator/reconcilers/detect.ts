@@ -1,7 +1,7 @@
 import { isNodeHealthy } from "@/server/cluster/types";
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
-import type { Observation } from "./observe";
+import type { Observation, PodView } from "./observe";
 import { faultedRanks, podRanks } from "./ranks";
 
 /**
