@@ -79,7 +79,7 @@ async function measure(opts: { url: string; pid: number; bodies: number; bodyMb:
   };
 }
 
-function print(figures: Record<string, number>) {
+function print(figures: Awaited<ReturnType<typeof measure>>) {
   const row = (label: string, value: number | string, target = "") =>
     `${label.padEnd(58)}${String(value).padStart(10)}  ${target}`;
   const growth = figures.console_rss_peak_mb - figures.console_rss_before_mb;

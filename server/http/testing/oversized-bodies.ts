@@ -7,8 +7,16 @@ import net from "node:net";
  */
 const PIECE = new Uint8Array(64 * 1024).fill(0x20);
 
-async function* pieces(totalBytes: number): AsyncGenerator<Uint8Array> {
-  for (let sent = 0; sent < totalBytes; sent += PIECE.byteLength) yield PIECE;
+/** `totalBytes` of spaces, one 64 KiB piece at a time, made only as the connection takes them. */
+function pieces(totalBytes: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= totalBytes) return controller.close();
+      sent += PIECE.byteLength;
+      controller.enqueue(PIECE);
+    },
+  });
 }
 
 export type Refusal = { status: number; ms: number; body: string };
@@ -19,7 +27,7 @@ export async function postStreamed(opts: { url: string; totalBytes: number }): P
   const response = await fetch(opts.url, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: ReadableStream.from(pieces(opts.totalBytes)),
+    body: pieces(opts.totalBytes),
     duplex: "half",
   } as RequestInit & { duplex: "half" });
   const ms = performance.now() - started;
