@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { parentPort } from "node:worker_threads";
 import { type CompiledPattern, compilePattern } from "@/server/domain/log-rules/pattern";
 
@@ -41,6 +42,8 @@ function remember(key: string, matches: string[]): void {
   lineCache.set(key, matches);
 }
 
+const digest = (text: string) => createHash("sha1").update(text).digest("base64");
+
 type Rule = { name: string; pattern: CompiledPattern | null };
 
 /** The rules matching `line`, or null if the budget ran out before every rule was tried. */
@@ -60,10 +63,10 @@ export function matchLines(
   const started = clock();
   const overBudget = () => clock() - started > request.budgetMs;
   const rules = request.rules.map((rule) => ({ name: rule.name, pattern: compiled(rule.logPattern) }));
-  const rulesKey = JSON.stringify(request.rules);
+  const rulesKey = digest(JSON.stringify(request.rules));
   const matches: string[][] = [];
   for (const line of request.lines) {
-    const key = `${rulesKey}\n${line}`;
+    const key = `${rulesKey}:${digest(line)}`;
     const found = lineCache.get(key) ?? matchOne(rules, line, overBudget);
     if (found === null) break;
     remember(key, found);

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { MAX_LINE_CHARS } from "@/server/domain/log-rules/pattern";
 import { rootLogger } from "@/server/log";
 import type { MatchRequest, MatchResponse } from "./log-match-worker";
 
@@ -17,7 +18,7 @@ import type { MatchRequest, MatchResponse } from "./log-match-worker";
  * Without a worker (it cannot be built or started) lines come back unmarked and the reason is logged once.
  */
 
-export const BUDGET_MS = 150;
+export const BUDGET_MS = 40;
 const STUCK_GRACE_MS = 2000;
 const MAX_WAITING = 16;
 const log = rootLogger.child({ module: "log-matcher" });
@@ -120,7 +121,9 @@ export async function matchLogLines(input: {
     return unmarked(lines.length);
   }
   const id = state.nextId++;
-  const request: MatchRequest = { id, rules: [...rules], lines: [...lines], budgetMs: BUDGET_MS };
+  // No pattern sees past MAX_LINE_CHARS (+1 keeps "this line was cut"): the rest is not copied to the worker.
+  const cut = lines.map((line) => line.slice(0, MAX_LINE_CHARS + 1));
+  const request: MatchRequest = { id, rules: [...rules], lines: cut, budgetMs: BUDGET_MS };
   return new Promise<string[][]>((resolve) => {
     const timer = setTimeout(() => {
       // The worker is stuck past its own budget: end it; the next request starts a fresh one.
