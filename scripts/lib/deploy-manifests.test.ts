@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { LABEL_JOB } from "@/server/cluster/kubernetes/objects";
 import { OPERATOR_API_ACCESS } from "@/server/domain/access/operator-api";
 
 /** Static checks of deploy/: every manifest parses, kustomizations resolve, RBAC stays least-privilege. */
@@ -83,9 +84,11 @@ describe("deploy/", () => {
     },
   );
 
-  it("installs every manifest from the top-level kustomization", () => {
+  it("installs every manifest from the top-level kustomization (agents/ goes in each team's namespace)", () => {
     const rendered = full.length;
-    const all = yamlFiles.filter((file) => path.basename(file) !== "kustomization.yaml");
+    const all = yamlFiles.filter(
+      (file) => path.basename(file) !== "kustomization.yaml" && !file.startsWith(`agents${path.sep}`),
+    );
     expect(rendered).toBe(all.reduce((count, file) => count + load(path.join(DEPLOY, file)).length, 0));
   });
 
@@ -287,5 +290,86 @@ describe("the operator's network", () => {
       full.find((m) => m.metadata?.name === "rebound-console" && m.kind === "Deployment"),
     );
     expect(consoleDeployment).toContain(`rebound-operator.rebound-system.svc:${portOf("api")}`);
+  });
+});
+
+describe("the agents' network (deploy/agents/, applied in each team's namespace)", () => {
+  type PortRule = { port?: number | string; endPort?: number; protocol: string };
+  type Peer = {
+    podSelector?: { matchLabels?: Record<string, string> };
+    namespaceSelector?: { matchLabels?: Record<string, string> };
+  };
+  type Policy = Manifest & {
+    spec: {
+      podSelector: { matchExpressions?: Array<{ key: string; operator: string }> };
+      policyTypes: string[];
+      ingress: Array<{ from?: Peer[]; ports: PortRule[] }>;
+    };
+  };
+  const AGENT_PORT = 8080;
+  const agents = render(path.join(DEPLOY, "agents"));
+  const policy = agents.find((m) => m.kind === "NetworkPolicy") as Policy | undefined;
+  const operatorLabels = full.find(
+    (m) => m.kind === "Deployment" && m.metadata?.name === "rebound-operator",
+  ) as unknown as {
+    metadata: { namespace: string };
+    spec: { template: { metadata: { labels: Record<string, string> } } };
+  };
+  const covers = (rule: PortRule, port: number) =>
+    rule.port === undefined || (Number(rule.port) <= port && port <= (rule.endPort ?? Number(rule.port)));
+
+  it("is one NetworkPolicy with no namespace of its own (kubectl apply -n places it)", () => {
+    expect(agents.map((m) => m.kind)).toEqual(["NetworkPolicy"]);
+    expect(policy?.metadata?.namespace).toBeUndefined();
+    expect(policy?.spec.policyTypes).toEqual(["Ingress"]);
+  });
+
+  it("selects every job pod by the label the operator puts on them", () => {
+    expect(policy?.spec.podSelector).toEqual({ matchExpressions: [{ key: LABEL_JOB, operator: "Exists" }] });
+  });
+
+  it("lets only the operator's pods and Prometheus reach the agent port", () => {
+    const toAgent = (policy?.spec.ingress ?? []).filter((rule) =>
+      rule.ports.some((port) => port.protocol === "TCP" && covers(port, AGENT_PORT)),
+    );
+    expect(toAgent).toHaveLength(1);
+    const [rule] = toAgent;
+    expect(rule?.from, "a rule open to every source must not cover the agent port").toBeDefined();
+    expect(rule?.from).toEqual([
+      {
+        namespaceSelector: {
+          matchLabels: { "kubernetes.io/metadata.name": operatorLabels.metadata.namespace },
+        },
+        podSelector: {
+          matchLabels: {
+            "app.kubernetes.io/name": operatorLabels.spec.template.metadata.labels["app.kubernetes.io/name"],
+          },
+        },
+      },
+      { namespaceSelector: {}, podSelector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } } },
+    ]);
+    expect(rule?.ports).toEqual([{ port: AGENT_PORT, protocol: "TCP" }]);
+  });
+
+  it("leaves every other port open (rendezvous, NCCL), so jobs run as before", () => {
+    const open = (policy?.spec.ingress ?? []).filter((rule) => rule.from === undefined);
+    const openPorts = open.flatMap((rule) => rule.ports);
+    for (const port of [22, 29500, 8079, 8081, 65535]) {
+      expect(
+        openPorts.some((rule) => rule.protocol === "TCP" && covers(rule, port)),
+        `TCP ${port}`,
+      ).toBe(true);
+    }
+    expect(openPorts.some((rule) => rule.protocol === "TCP" && covers(rule, AGENT_PORT))).toBe(false);
+    expect(openPorts.filter((rule) => rule.protocol !== "TCP")).toEqual([
+      { protocol: "UDP" },
+      { protocol: "SCTP" },
+    ]);
+  });
+
+  it("matches where Prometheus scrapes the agents (examples/prometheus/kubernetes.yml)", () => {
+    const scrape = readFileSync(path.resolve(DEPLOY, "../examples/prometheus/kubernetes.yml"), "utf8");
+    expect(scrape).toContain(`replacement: $1:${AGENT_PORT}`);
+    expect(scrape).toContain(`__meta_kubernetes_pod_label_${LABEL_JOB}`);
   });
 });
