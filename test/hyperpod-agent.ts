@@ -1,16 +1,19 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 
 /**
  * AWS's unmodified `hyperpod-elastic-agent` (`hyperpodrun`) from PyPI, in a virtual environment under
- * `~/.cache/rebound/hyperpod-agent/<version>-torch<torch>/` (a package cache like pip's and npm's: it
- * outlives a fresh clone, so CI pays the install once per machine; REBOUND_HYPERPOD_AGENT_DIR moves it),
- * created on first use and reused after that (a marker file says the
- * install finished; a half-made one is made again). The wheels are kept beside it in `wheels/`, so a
- * venv made again downloads nothing.
+ * `<cache>/<version>-torch<torch>/`, where `<cache>` is a package cache like pip's and npm's (it outlives a
+ * fresh clone, so CI pays the install once per machine): `~/.cache/rebound/hyperpod-agent` (or under
+ * XDG_CACHE_HOME), but `/var/cache/rebound/hyperpod-agent` (mode 0755, files world-readable) for root,
+ * because a root operator runs local pods as an unprivileged user (server/cluster/local/pod-user.ts) that
+ * cannot enter /root (mode 0700) to run a venv there. REBOUND_HYPERPOD_AGENT_DIR overrides either. The
+ * venv is created on first use and reused after that (a marker file says the install finished; a half-made
+ * one is made again). The wheels are kept beside it in `wheels/`, so a venv made again downloads nothing
+ * (a venv cannot be moved: a new location re-creates it from the wheels).
  *
  * It needs PyTorch, and PyPI's Linux x86_64 torch is the CUDA build: `import torch` preloads cuBLAS, cuDNN,
  * NCCL… and fails without the nvidia-* wheels (checked with torch 2.11.0 installed --no-deps), so the full
@@ -21,7 +24,8 @@ export const HYPERPOD_AGENT_VERSION = "1.1.3";
 /** The newest torch 1.1.3 accepts (`torch>=2.4.0,<2.12.0`), pinned so the install is the same every time. */
 export const HYPERPOD_TORCH_VERSION = "2.11.0";
 
-const CACHE_HOME = process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache");
+const AS_ROOT = process.getuid?.() === 0;
+const CACHE_HOME = AS_ROOT ? "/var/cache" : process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache");
 const BASE = process.env.REBOUND_HYPERPOD_AGENT_DIR || path.join(CACHE_HOME, "rebound", "hyperpod-agent");
 const WHEELS = path.join(BASE, "wheels");
 const OUTPUT_TAIL = 2000;
@@ -78,6 +82,8 @@ async function install(dir: string, requirements: string[]): Promise<void> {
   });
   await rm(dir, { recursive: true, force: true });
   await mkdir(WHEELS, { recursive: true });
+  // Local pods of a root operator run as another user: it must reach and run the venv (whatever the umask).
+  if (AS_ROOT) await chmod(BASE, 0o755);
   await step({
     command: "python3",
     args: ["-m", "venv", dir],
@@ -117,5 +123,12 @@ export async function ensureHyperPodAgent(
   const started = Date.now();
   await install(dir, requirements);
   await writeFile(marker, JSON.stringify(requirements));
+  if (AS_ROOT) {
+    await step({
+      command: "chmod",
+      args: ["-R", "a+rX", dir],
+      fix: `chmod could not open ${dir} to all users`,
+    });
+  }
   return { ...agent, installMs: Date.now() - started };
 }
