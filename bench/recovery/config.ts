@@ -7,6 +7,7 @@ import { integerReader, stringOptions } from "../lib/flags";
  *   --faults 20                    crashes and hangs measured, each
  *   --full-restarts 10             full job restarts measured (a second job: every fault → JLR)
  *   --node-faults 20               node failures measured at most, as many as --budget-s leaves room for
+ *   --stalls 5                     stalled agents (SIGSTOP) measured: detection latency
  *   --budget-s 600                 wall-clock budget for the whole run (node failures give way first)
  *   --step-ms 100 --hang-seconds 2 the trainer's step time and the JobHang rule's window
  *   --poll-ms 100                  the operator's agent poll interval (its default)
@@ -17,6 +18,7 @@ export type BenchConfig = {
   faults: number;
   fullRestarts: number;
   nodeFaults: number;
+  stalls: number;
   budgetMs: number;
   stepMs: number;
   hangSeconds: number;
@@ -29,6 +31,7 @@ const DEFAULTS = {
   faults: "20",
   "full-restarts": "10",
   "node-faults": "20",
+  stalls: "5",
   "budget-s": "600",
   "step-ms": "100",
   "hang-seconds": "2",
@@ -47,6 +50,7 @@ export function parseConfig(argv: string[]): BenchConfig {
     faults: int("faults", 1),
     fullRestarts: int("full-restarts", 1),
     nodeFaults: int("node-faults", 0),
+    stalls: int("stalls", 0),
     budgetMs: int("budget-s", 1) * 1000,
     stepMs: int("step-ms", 1),
     hangSeconds: int("hang-seconds", 1),

@@ -9,7 +9,8 @@ import { readStages, type Stages } from "./stages";
  * event to be settled, and keep its timeline. Times are epoch ms on this machine's clock, which the
  * operator (this process), the agents and the trainers share.
  */
-export type FaultKind = "crash" | "hang" | "node";
+/** stalled: the agent process of the rank's pod is stopped (SIGSTOP): its /status calls time out. */
+export type FaultKind = "crash" | "hang" | "node" | "stalled";
 
 export type Sample = {
   kind: FaultKind;
@@ -26,6 +27,7 @@ const EXPECTED_REASON: Record<FaultKind, string> = {
   crash: "WorkerCrash",
   hang: "LogHang_JobHang",
   node: "NodeFault",
+  stalled: "AgentUnreachable",
 };
 
 const events = (operator: BenchOperator, job: BenchJob) =>
@@ -53,6 +55,20 @@ function trackLastLine(operator: BenchOperator, job: BenchJob, target: { rank: n
   };
 }
 
+/** The pod whose agent runs `rank`. */
+function podOf(operator: BenchOperator, job: BenchJob, rank: number): string | null {
+  const pods = operator.live(job.ref)?.pods ?? [];
+  return pods.find((pod) => pod.ranks.some((candidate) => candidate.rank === rank))?.name ?? null;
+}
+
+/** Stops the agent process of the rank's pod; its replacement (pod replacement) kills it. */
+function stallAgent(operator: BenchOperator, job: BenchJob, rank: number): void {
+  const pod = podOf(operator, job, rank);
+  const pid = pod ? operator.backend.pods.pidOf(job.ref.namespace, pod) : null;
+  if (pid === null) throw new Error(`no agent process for rank ${rank}`);
+  process.kill(pid, "SIGSTOP");
+}
+
 export async function measureFault(opts: {
   operator: BenchOperator;
   job: BenchJob;
@@ -66,7 +82,9 @@ export async function measureFault(opts: {
   const tracker = trackLastLine(operator, job, { rank, pid: rankOf(operator, job, rank)?.pid ?? null });
   tracker.sample();
   const injectedAt = Date.now();
-  injectFault({ backend: operator.backend, live: operator.deps.live, ref: job.ref, input: { kind, rank } });
+  if (kind === "stalled") stallAgent(operator, job, rank);
+  else
+    injectFault({ backend: operator.backend, live: operator.deps.live, ref: job.ref, input: { kind, rank } });
   const event = await operator.waitFor(`restart event after a ${kind} of rank ${rank}`, async () => {
     tracker.sample();
     // The operator's in-memory view first, so the benchmark does not load the database while it measures.

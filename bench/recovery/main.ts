@@ -31,6 +31,12 @@ async function measure(operator: BenchOperator, began: number) {
   const series = { operator, job: inPlace.job };
   const crash = await runSeries({ ...series, kind: "crash", action: "PLR", count: config.faults });
   const hang = await runSeries({ ...series, kind: "hang", action: "PLR", count: config.faults });
+  const stalled = await runSeries({
+    ...series,
+    kind: "stalled",
+    action: "POD_REPLACEMENT",
+    count: config.stalls,
+  });
   // Node failures only as far as the budget goes, keeping room for the full-restart job.
   const reserveMs = inPlace.startMs + config.fullRestarts * (crash.cycleMs + 3000) + 15_000;
   const node = await runSeries({
@@ -50,7 +56,13 @@ async function measure(operator: BenchOperator, began: number) {
     count: config.fullRestarts,
   });
   await deleteJob(operator, full.job);
-  return { crash: crash.samples, hang: hang.samples, node: node.samples, full: jlr.samples };
+  return {
+    crash: crash.samples,
+    hang: hang.samples,
+    node: node.samples,
+    stalled: stalled.samples,
+    full: jlr.samples,
+  };
 }
 
 async function main(): Promise<void> {

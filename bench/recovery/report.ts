@@ -11,12 +11,16 @@ type ReportInput = {
   crash: Sample[];
   hang: Sample[];
   node: Sample[];
+  stalled: Sample[];
   full: Sample[];
   loop: IntervalHistogram;
   elapsedMs: number;
 };
 
 type Row = { key: string; label: string; summary: Summary; target?: { text: string; met: boolean } };
+
+/** The operator's agent timeout (REBOUND_AGENT_TIMEOUT_MS's default, which the benchmark keeps). */
+const AGENT_TIMEOUT_MS = 3000;
 
 const ms = (date: Date | null) => date?.getTime() ?? Number.NaN;
 const detect = (s: Sample) => ms(s.event.detectedAt) - ms(s.event.faultAt);
@@ -30,6 +34,8 @@ function rows(input: ReportInput): Row[] {
   const crash = summarize(input.crash.map(detect));
   const hang = summarize(input.hang.map(hangOver));
   const inPlace = summarize([...input.crash, ...input.hang].map(restart));
+  const stalled = summarize(input.stalled.map(fromInjection));
+  const stalledBound = AGENT_TIMEOUT_MS + input.config.pollMs;
   return [
     {
       key: "crash_detect",
@@ -52,6 +58,14 @@ function rows(input: ReportInput): Row[] {
       key: "hang_agent_to_operator",
       label: "hang: agent's rule fired → detected",
       summary: summarize(input.hang.map(detect)),
+    },
+    {
+      // Issue 17: within the agent timeout (3 s) and one poll of the SIGSTOP; the fault time recorded is
+      // when the first unanswered /status was sent.
+      key: "stalled_detect",
+      label: "stalled agent: SIGSTOP → unreachable",
+      summary: stalled,
+      target: { text: `p99 < ${stalledBound}`, met: stalled.p99 < stalledBound },
     },
     {
       key: "node_detect",

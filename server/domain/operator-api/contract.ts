@@ -107,6 +107,8 @@ export const restartRecordSchema = z.object({
   recoveredAt: z.iso.datetime().nullable(),
   outcome: z.string(),
   message: z.string(),
+  /** Identical failures in a row without progress collapsed into this record (absent from older operators). */
+  count: z.int().optional(),
 });
 
 /** The parts of the job object the console reads (the whole object is sent; other keys pass through). */

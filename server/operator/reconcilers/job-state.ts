@@ -45,6 +45,8 @@ const pendingRecordSchema = z.object({
   detection: z.boolean(),
   /** The decision was FAIL: the job fails with this once the row is written. */
   fail: z.object({ reason: z.string(), message: z.string() }).nullable(),
+  /** A failure after a restart that made no progress: collapsed into the same failure's record (a count). */
+  repeat: z.boolean().optional(),
   /** The restart this decision supersedes: its row is completed as failed with this message. */
   supersedes: z.object({ id: z.string(), message: z.string() }).nullable(),
 });

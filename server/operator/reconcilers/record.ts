@@ -44,6 +44,7 @@ export async function writeRecord(ctx: JobContext, record: PendingRecord): Promi
     detectedAt: new Date(record.detectedAt),
     action: record.action,
     message: record.message,
+    repeat: record.repeat,
   });
   if (record.detection && (inserted || deps.ledger.has(key(record.id, "decided")))) {
     await once(ctx, key(record.id, "detected"), () =>

@@ -148,6 +148,7 @@ function faultRecord(
     event: { type: "Warning", message },
     detection: true,
     fail: failed ? { reason: decision.limit, message: decision.reason } : null,
+    repeat: ctx.state.crashLoop.restartsWithoutProgress > 1,
     supersedes: superseded(ctx, fault),
   };
 }

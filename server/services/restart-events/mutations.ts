@@ -20,13 +20,61 @@ export type NewRestartEvent = {
   detectedAt: Date;
   action: RestartAction;
   message: string;
+  /**
+   * A failure after a restart that made no progress (a crash loop): when the job's latest record is the
+   * same failure (reason, action, pods), it becomes this one (its id, times, message) with count + 1.
+   */
+  repeat?: boolean;
 };
 
 export type FaultCompletion = { outcome: "recovered" | "failed"; recoveredAt: Date | null; message: string };
 
-/** Inserts the row unless one with its id exists; true when this call inserted it. */
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, index) => value === b[index]);
+
+/**
+ * A repeat of the job's latest record, as that record now standing for one more failure (count + 1),
+ * under the new id, pending again; false when there is nothing to repeat (a new row is inserted instead)
+ * or the new id exists already (a retried write: nothing to do).
+ */
+async function recordRepeat(db: Db, fault: NewRestartEvent): Promise<"repeated" | "exists" | "new"> {
+  return db.$transaction(async (tx) => {
+    if (await tx.restartEvent.findUnique({ where: { id: fault.id }, select: { id: true } })) return "exists";
+    const last = await tx.restartEvent.findFirst({
+      where: { jobUid: fault.jobUid, namespace: fault.namespace, jobName: fault.jobName },
+      orderBy: { detectedAt: "desc" },
+    });
+    if (
+      !last ||
+      last.faultReason !== fault.reason ||
+      last.action !== fault.action ||
+      !sameList(last.pods, fault.pods)
+    )
+      return "new";
+    await tx.restartEvent.update({
+      where: { id: last.id },
+      data: {
+        id: fault.id,
+        count: { increment: 1 },
+        faultAt: fault.faultAt,
+        detectedAt: fault.detectedAt,
+        message: fault.message,
+        ranks: fault.ranks,
+        outcome: fault.action === "FAIL" ? "failed" : "pending",
+        recoveredAt: null,
+      },
+    });
+    return "repeated";
+  });
+}
+
+/** Inserts the row unless one with its id exists (or collapses a repeat); true when this call wrote it. */
 export async function recordFault(db: Db, fault: NewRestartEvent): Promise<boolean> {
-  const { namespace, jobName, reason, ...rest } = fault;
+  if (fault.repeat) {
+    const repeated = await recordRepeat(db, fault);
+    if (repeated !== "new") return repeated === "repeated";
+  }
+  const { namespace, jobName, reason, repeat: _repeat, ...rest } = fault;
   const { count } = await db.restartEvent.createMany({
     data: [
       {

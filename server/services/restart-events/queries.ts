@@ -14,6 +14,8 @@ export type RestartEventRow = {
   recoveredAt: Date | null;
   outcome: string;
   message: string;
+  /** How many identical failures in a row (a crash loop) the record stands for; 1 for most. */
+  count?: number;
 };
 
 /**
@@ -44,6 +46,7 @@ export async function listRestartEvents(
       recoveredAt: true,
       outcome: true,
       message: true,
+      count: true,
     },
   });
 }
