@@ -77,7 +77,8 @@ async function main() {
   } finally {
     await stack?.close();
     await database.stop();
-    await rm(dir, { recursive: true, force: true });
+    // A pod's last writes can race the removal: retried.
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 });
   }
 }
 

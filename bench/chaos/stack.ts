@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { startConsoleProcess } from "@/bench/console/console-process";
 import { buildConsoleIfNeeded } from "@/scripts/lib/next-build";
 import { killLeftoverPods, startOperator } from "@/scripts/lib/operator-process";
@@ -20,9 +20,38 @@ export type Stack = {
   close(): Promise<void>;
 };
 
-export async function rssMb(pid: number): Promise<number> {
+async function rssKb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+}
+
+/** Child pids by parent, from /proc. */
+async function childrenByParent(): Promise<Map<number, number[]>> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  return children;
+}
+
+/**
+ * RSS of a process and its descendants (the tsx wrapper and the Node process it starts), leaving out the
+ * local pods the operator starts (agents and their ranks are not the operator's memory).
+ */
+export async function rssMb(pid: number): Promise<number> {
+  const children = await childrenByParent();
+  let kb = 0;
+  const queue = [pid];
+  while (queue.length > 0) {
+    const next = queue.shift() ?? 0;
+    const cmdline = await readFile(`/proc/${next}/cmdline`, "utf8").catch(() => "");
+    if (next !== pid && cmdline.includes("rebound-agent")) continue;
+    kb += await rssKb(next);
+    queue.push(...(children.get(next) ?? []));
+  }
   return Math.round(kb / 1024);
 }
 
