@@ -1,15 +1,20 @@
 import { createLifecycle, type Lifecycle } from "../k8s/environment";
 import { runBodyAbuse } from "./bodies";
+import { runRuleAbuse } from "./rules";
 
 /**
  * `npm run bench:abuse` (issue 16, "What it must show"): each part attacks the stack as the issue did and
  * returns its figures; all are printed together as one `BENCH abuse <json>` line, keyed by part. A part is
- * one entry in PARTS; the rule-cost part (bench/abuse/rules.ts, `runRuleAbuse`) joins as another entry.
+ * one entry in PARTS: the console's body limit (bodies.ts) and the cost of the worst rule set the validator
+ * accepts, in the agent and the console's logs view (rules.ts).
  */
 type PartContext = { life: Lifecycle; log: (line: string) => void };
 type Part = { name: string; run: (context: PartContext) => Promise<Record<string, number>> };
 
-const PARTS: readonly Part[] = [{ name: "bodies", run: (context) => runBodyAbuse(context) }];
+const PARTS: readonly Part[] = [
+  { name: "bodies", run: (context) => runBodyAbuse(context) },
+  { name: "rules", run: ({ log }) => runRuleAbuse({ log }) },
+];
 
 const began = Date.now();
 const log = (line: string) =>
