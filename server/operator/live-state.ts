@@ -49,6 +49,7 @@ export function createLiveState() {
         obs: Observation;
         phase: JobPhase;
         status: string;
+        reason: string | null;
         recovery: Recovery | null;
         restartCount: number;
         ranksPerNode: number;
@@ -68,6 +69,7 @@ export function createLiveState() {
         queue: labels["kueue.x-k8s.io/queue-name"] ?? null,
         phase: entry.phase,
         status: entry.status,
+        reason: entry.reason,
         recovery: toLiveRecovery(entry.recovery),
         restartCount: entry.restartCount,
         pods,

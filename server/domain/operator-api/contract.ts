@@ -66,6 +66,8 @@ export const liveJobSchema = z.object({
   queue: z.string().nullable(),
   phase: jobPhaseSchema,
   status: z.string(),
+  /** Why it is not running, when it is not (a start failure, a back-off, the failure); absent from older operators. */
+  reason: z.string().nullable().optional(),
   recovery: liveRecoverySchema.nullable(),
   restartCount: z.int(),
   pods: z.array(livePodSchema),

@@ -134,6 +134,20 @@ export function setCondition(
   return { ...status, conditions };
 }
 
+/**
+ * Why the job is not running, when it is not: the Failed condition's reason and message, else a False
+ * PodsRunning or Running condition's (a start failure, a back-off, a restart under way); null otherwise.
+ */
+export function statusReason(status: JobStatus): string | null {
+  const conditions = status.conditions ?? [];
+  const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
+  const blocking =
+    failed ??
+    conditions.find((c) => (c.type === "PodsRunning" || c.type === "Running") && c.status === "False");
+  if (!blocking) return null;
+  return blocking.message ? `${blocking.reason ?? ""}: ${blocking.message}` : (blocking.reason ?? null);
+}
+
 /** HyperPod CLI's STATUS column: the type of the last condition whose status is True. */
 export function displayStatus(status: JobStatus): string {
   const conditions = status.conditions ?? [];

@@ -5,7 +5,7 @@ import { AppError } from "@/server/errors";
 import type { HandlerResult } from "@/server/operator/workqueue";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectFault } from "./detect";
-import { displayStatus, type JobPhase, readState, setCondition, withState } from "./job-state";
+import { displayStatus, type JobPhase, readState, setCondition, statusReason, withState } from "./job-state";
 import {
   completeJob,
   expireFinished,
@@ -230,6 +230,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     obs: ctx.obs,
     phase: ctx.state.phase,
     status: displayStatus(next),
+    reason: statusReason(next),
     recovery: ctx.state.recovery,
     restartCount: next.restartCount ?? 0,
     ranksPerNode: ctx.ranksPerNode,
