@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import type { RankView } from "@/server/domain/jobs/view-model";
 import { useTRPC } from "@/lib/trpc/client";
+import type { RankView } from "@/server/domain/jobs/view-model";
 
 /**
  * Loss and throughput over time, sampled every 5 s from the live page (the charts redraw no more often,

@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { formatLoss, formatNumber } from "@/components/jobs/format";
-import type { RankView } from "@/server/domain/jobs/view-model";
 import { useTRPC } from "@/lib/trpc/client";
+import type { RankView } from "@/server/domain/jobs/view-model";
 import { ConfirmButton } from "./confirm-button";
 import { useJobAction } from "./job-actions";
 

@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
-import { applyPatch } from "@/server/domain/jobs/patch";
 import { useTRPC } from "@/lib/trpc/client";
+import { applyPatch } from "@/server/domain/jobs/patch";
 import type { JobPage } from "@/server/services/jobs/queries";
 
 export type LiveState = "connecting" | "live" | "reconnecting";
