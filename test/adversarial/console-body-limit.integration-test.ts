@@ -22,9 +22,10 @@ type RouteHandler = (request: Request) => Promise<Response>;
 /** What Next does for a route handler: a web Request whose body is the IncomingMessage, unread. */
 function toRequest(req: http.IncomingMessage, origin: string): Request {
   const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(key, one);
-  }
+  const pairs = Object.entries(req.headers).flatMap(([key, value]) =>
+    (Array.isArray(value) ? value : [value]).map((one) => [key, one] as const),
+  );
+  for (const [key, one] of pairs) if (one !== undefined) headers.append(key, one);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(`${origin}${req.url}`, {
     method: req.method,
