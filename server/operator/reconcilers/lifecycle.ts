@@ -62,7 +62,12 @@ export async function resumeStoppedPods(ctx: JobContext): Promise<void> {
   const resumed = stopped.filter((name) => wanted.has(name));
   if (resumed.length === 0) return;
   const { phase } = ctx.state;
-  if (phase !== "Running" && phase !== "Recovering") return;
+  if (phase === "Starting") return;
+  if (phase !== "Running" && phase !== "Recovering") {
+    // Nothing to resume (finished or suspended): the records go.
+    await forgetStoppedPods(ctx);
+    return;
+  }
   await dropRecovery(ctx, "the operator was stopped while restarting");
   ctx.state = { ...ctx.state, phase: "Starting", since: ctx.now, recovery: null, rendezvous: null };
   ctx.status = setCondition(
@@ -76,6 +81,11 @@ export async function resumeStoppedPods(ctx: JobContext): Promise<void> {
     "Resumed",
     `Resumed after the operator restarted: pod(s) ${resumed.join(", ")} were stopped with it`,
   );
+}
+
+async function forgetStoppedPods(ctx: JobContext): Promise<void> {
+  for (const name of ctx.deps.backend.stoppedPods?.(ctx.job.ref) ?? [])
+    await ctx.deps.backend.deletePod(ctx.job.ref, name);
 }
 
 export async function progressStart(ctx: JobContext): Promise<void> {
@@ -174,6 +184,7 @@ export async function expireFinished(ctx: JobContext): Promise<number | null> {
 export async function finalizeDeletion(ctx: JobContext): Promise<void> {
   await shutdownAgents(ctx);
   await deleteAllPods(ctx);
+  await forgetStoppedPods(ctx);
   await dropRecovery(ctx, "the job was deleted while restarting");
   await ctx.deps.backend.finalizeDeletion(ctx.job.ref);
   ctx.deps.metrics.deleted.inc({ namespace: ctx.job.ref.namespace });
