@@ -115,7 +115,9 @@ function running() {
     "job running",
     () => {
       const live = operator.live(ref);
-      return live?.phase === "Running" && live.ranksRunning === 2 ? live : null;
+      // Both ranks listed by the agent with their processes (the agent answers /start before forking).
+      const ranks = live?.pods.flatMap((pod) => pod.ranks.filter((rank) => rank.pid !== null)) ?? [];
+      return live?.phase === "Running" && live.ranksRunning === 2 && ranks.length === 2 ? live : null;
     },
     60_000,
   );
