@@ -86,13 +86,10 @@ async function jobs(call: Call) {
   const { status, body } = await request(call, { path: "/api/v1/jobs" });
   if (status !== 200) fail(String(body.message ?? `operator answered ${status}`));
   const list = answer(jobListResponseSchema, body, "GET /api/v1/jobs").jobs;
-  console.log(["NAMESPACE", "NAME", "STATUS", "RANKS", "RESTARTS"].join("\t"));
+  console.log(["NAMESPACE", "NAME", "STATUS", "RANKS", "RESTARTS", "REASON"].join("\t"));
   for (const job of list) {
-    console.log(
-      [job.namespace, job.name, job.status, `${job.ranksRunning}/${job.ranksTotal}`, job.restartCount].join(
-        "\t",
-      ),
-    );
+    const ranks = `${job.ranksRunning}/${job.ranksTotal}`;
+    console.log([job.namespace, job.name, job.status, ranks, job.restartCount, job.reason ?? ""].join("\t"));
   }
 }
 

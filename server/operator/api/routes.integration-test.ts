@@ -173,7 +173,7 @@ describe("npx rebound", () => {
   it("jobs lists what the operator knows", async () => {
     const result = await cli(["jobs"]);
     expect(result.code).toBe(0);
-    expect(result.stdout.split("\n")[0]).toBe("NAMESPACE\tNAME\tSTATUS\tRANKS\tRESTARTS");
+    expect(result.stdout.split("\n")[0]).toBe("NAMESPACE\tNAME\tSTATUS\tRANKS\tRESTARTS\tREASON");
   });
 });
 
