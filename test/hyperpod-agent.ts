@@ -25,6 +25,11 @@ export const HYPERPOD_AGENT_VERSION = "1.1.3";
 export const HYPERPOD_TORCH_VERSION = "2.11.0";
 
 const AS_ROOT = process.getuid?.() === 0;
+/**
+ * The python the venv is made from (its `bin/python` links to it): for root the system's, as a pyenv or
+ * similar python under /root is out of the pod user's reach; else the first python3 on PATH.
+ */
+const PYTHON = AS_ROOT && existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 const CACHE_HOME = AS_ROOT ? "/var/cache" : process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache");
 const BASE = process.env.REBOUND_HYPERPOD_AGENT_DIR || path.join(CACHE_HOME, "rebound", "hyperpod-agent");
 const WHEELS = path.join(BASE, "wheels");
@@ -76,7 +81,7 @@ async function step(what: { command: string; args: string[]; fix: string }): Pro
 
 async function install(dir: string, requirements: string[]): Promise<void> {
   await step({
-    command: "python3",
+    command: PYTHON,
     args: ["--version"],
     fix: "python3 is not installed: apt-get install -y python3 python3-venv python3-pip",
   });
@@ -85,7 +90,7 @@ async function install(dir: string, requirements: string[]): Promise<void> {
   // Local pods of a root operator run as another user: it must reach and run the venv (whatever the umask).
   if (AS_ROOT) await chmod(BASE, 0o755);
   await step({
-    command: "python3",
+    command: PYTHON,
     args: ["-m", "venv", dir],
     fix: "python3 -m venv failed: apt-get install -y python3-venv python3-pip",
   });
@@ -116,13 +121,14 @@ export async function ensureHyperPodAgent(
     hyperpodrun: path.join(dir, "bin", "hyperpodrun"),
     python: path.join(dir, "bin", "python"),
   };
+  const stamp = JSON.stringify({ requirements, python: PYTHON });
   const installed = existsSync(marker) && existsSync(agent.hyperpodrun);
-  if (installed && (await readFile(marker, "utf8")) === JSON.stringify(requirements)) {
+  if (installed && (await readFile(marker, "utf8")) === stamp) {
     return { ...agent, installMs: 0 };
   }
   const started = Date.now();
   await install(dir, requirements);
-  await writeFile(marker, JSON.stringify(requirements));
+  await writeFile(marker, stamp);
   if (AS_ROOT) {
     await step({
       command: "chmod",

@@ -39,6 +39,15 @@ function toLivePod(view: PodView): LivePod {
   };
 }
 
+/**
+ * A pod's running ranks: those its agent reports running; for an agent that lists none (hyperpodrun), all
+ * of the pod's ranks while the agent runs them.
+ */
+function ranksRunning(pod: LivePod, perNode: number): number {
+  if (pod.ranks.length > 0) return pod.ranks.filter((rank) => rank.state === "running").length;
+  return pod.agentState === "running" && pod.phase === "Running" ? perNode : 0;
+}
+
 export function createLiveState() {
   const jobs = new Map<string, LiveJob>();
   let nodes: ClusterNode[] = [];
@@ -74,10 +83,7 @@ export function createLiveState() {
         restartCount: entry.restartCount,
         pods,
         ranksTotal: entry.obs.pods.reduce((sum, view) => sum + podRankCount(view, entry.ranksPerNode), 0),
-        ranksRunning: pods.reduce(
-          (sum, pod) => sum + pod.ranks.filter((rank) => rank.state === "running").length,
-          0,
-        ),
+        ranksRunning: pods.reduce((sum, pod) => sum + ranksRunning(pod, entry.ranksPerNode), 0),
         updatedAt: entry.obs.now,
       });
     },
