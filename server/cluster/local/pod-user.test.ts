@@ -136,4 +136,18 @@ describe("giveDirTo and preparePodFiles", () => {
     ).toThrow(/local pods run as stranger .* cannot read .*secret: give it read access/);
     expect(() => lstatSync(logs)).toThrow(/ENOENT/);
   });
+
+  it("opens a private data dir (mkdtemp's 0700) for passing through, and nothing more", () => {
+    const data = path.join(dir, "private-data");
+    mkdirSync(data, { mode: 0o700 });
+    const root = path.join(data, "local");
+    mkdirSync(root, { mode: 0o700 });
+    preparePodFiles(owner, {
+      root,
+      owned: [path.join(root, "pods", "p", "logs")],
+      runs: [process.execPath],
+      reads: [],
+    });
+    expect(statSync(data).mode & 0o777).toBe(0o701);
+  });
 });

@@ -136,9 +136,12 @@ export type PodFiles = {
 
 /**
  * Makes a pod's files ready for it to run as the user, or says (in the error) what the user cannot reach:
- * the repo checkout and node must be readable by it, and the data dir's parents enterable.
+ * the repo checkout and node must be readable by it, and the data dir's parents enterable (the data dir
+ * itself is opened for passing through).
  */
 export function preparePodFiles(user: PodUser, files: PodFiles): void {
+  // The data dir is the operator's own (a test's or bench's mkdtemp makes it 0700): it gains o+x only.
+  openPathFor(path.dirname(files.root), path.dirname(files.root));
   const denied = [
     deniedTo(user, path.dirname(files.root), SEARCH),
     ...files.runs.map((file) => deniedTo(user, file, ACCESS.execute)),
