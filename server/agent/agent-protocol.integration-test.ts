@@ -55,7 +55,7 @@ describe("rebound-agent command line", () => {
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
-      'rebound-agent: error: --nproc-per-node: expected an integer from 1 to 4096, got "zero" (see rebound-agent --help)\n',
+      'rebound-agent: error: --nproc-per-node: expected auto, cpu, gpu or an integer from 1 to 4096, got "zero" (see rebound-agent --help)\n',
     );
   });
 });
