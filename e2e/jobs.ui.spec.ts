@@ -155,9 +155,12 @@ test("a Vision engineer neither lists nor opens an LLM Research job, by page or 
   await expect(page.getByRole("main")).not.toContainText("Loading", { timeout: 20_000 });
   await expect(page.getByRole("link", { name: JOB })).toHaveCount(0);
   await page.goto(`/jobs/${NAMESPACE}/${JOB}`);
-  await expect(page.getByRole("alert")).toContainText(`job ${NAMESPACE}/${JOB} not found`, {
-    timeout: 20_000,
-  });
+  await expect(page.getByRole("alert").filter({ hasText: "Could not load" })).toContainText(
+    `job ${NAMESPACE}/${JOB} not found`,
+    {
+      timeout: 20_000,
+    },
+  );
   await expect(page.getByTestId("ranks-healthy")).toHaveCount(0);
 
   const request = await playwright.request.newContext({ baseURL });
