@@ -1,75 +1,46 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
-import { localTokenAuth } from "@/server/operator/api/authorize";
-import { handleRequest } from "@/server/operator/api/routes";
+import type { Db } from "@/server/db/client";
+import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { type SessionUser, signIn } from "@/server/services/auth/sessions";
+import type { LocalOperator } from "@/server/operator/testing/local-operator";
+import type { SessionUser } from "@/server/services/auth/sessions";
 import { runJobAction } from "@/server/services/jobs/actions";
-import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { createTestDatabase } from "@/test/database";
 
 /**
  * Issue 16, item 3: a Vision engineer injected a node fault on their own job; the node also held an LLM
  * Research pod, which was killed and replaced. A node fault reaches every team on the node, so only a
  * cluster admin may inject one: the engineer is refused and the other team's pod keeps running.
  */
-const TOKEN = "node-fault-test-token";
-let database: { url: string; drop: () => Promise<void> };
+let stack: ConsoleStack;
 let db: Db;
 let operator: LocalOperator;
-let server: Server;
 let source: ClusterSource;
 const llm = { namespace: "hyperpod-ns-llm-research", name: "adv-node-llm" };
 const vision = { namespace: "hyperpod-ns-vision", name: "adv-node-vision" };
 
-async function user(email: string): Promise<SessionUser> {
-  const result = await signIn(db, { email, password: "rebound-demo" });
-  if (!result.ok) throw new Error(result.reason);
-  return result.user;
-}
+const user = (email: string): Promise<SessionUser> => stack.user(email);
 
 const llmPids = () => operator.live(llm)?.pods.flatMap((pod) => pod.ranks.map((rank) => rank.pid)) ?? [];
 
 beforeAll(async () => {
-  database = await createTestDatabase("adv_node_fault");
-  await migrate(database.url);
-  db = createDb(database.url);
-  await seedIfEmpty(db);
-  // One node with room for both jobs: they share it.
-  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 1, gpusPerNode: 2 });
-  const auth = localTokenAuth({ token: TOKEN, tokenFile: "(test)" });
-  server = createServer(
-    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true, auth }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  source = createOperatorSource({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    mode: "local",
-    token: () => TOKEN,
-  });
+  stack = await startConsoleStack({ prefix: "adv_node_fault", nodes: 1, gpusPerNode: 2 });
+  ({ db, operator, source } = stack);
   await operator.submit(demoJobYaml({ name: llm.name, nodes: 1, ranks: 1, gpusPerPod: 1 }));
   await operator.submit(
     demoJobYaml({ name: vision.name, nodes: 1, ranks: 1, gpusPerPod: 1, namespace: vision.namespace }),
   );
   await operator.waitFor(
     "both jobs running on the one node",
-    () => operator.live(llm)?.ranksRunning === 1 && operator.live(vision)?.ranksRunning === 1,
+    // Each rank's process listed by its agent (the agent answers /start before it forks them).
+    () => llmPids().filter((pid) => pid !== null).length === 1 && operator.live(vision)?.ranksRunning === 1,
     60_000,
   );
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await operator?.stop();
-  await db?.$disconnect();
-  await database?.drop();
+  await stack?.stop();
 }, 60_000);
 
 describe("a node fault from a team's engineer", () => {

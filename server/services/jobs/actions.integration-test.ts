@@ -1,18 +1,11 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
-import { localTokenAuth } from "@/server/operator/api/authorize";
-import { handleRequest } from "@/server/operator/api/routes";
+import type { Db } from "@/server/db/client";
+import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { type SessionUser, signIn } from "@/server/services/auth/sessions";
-import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
+import type { LocalOperator } from "@/server/operator/testing/local-operator";
+import type { SessionUser } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { createTestDatabase } from "@/test/database";
 import { runJobAction } from "./actions";
 import { jobPage } from "./queries";
 
@@ -21,45 +14,23 @@ import { jobPage } from "./queries";
  * console's operator source, Postgres. Only an engineer of the job's team (or a cluster admin) may act;
  * every allowed action is audited before it is sent; a refused one changes nothing.
  */
-let database: { url: string; drop: () => Promise<void> };
+let stack: ConsoleStack;
 let db: Db;
 let operator: LocalOperator;
-let server: Server;
 let source: ClusterSource;
-const TOKEN = "console-actions-test-token";
 const ref = { namespace: "hyperpod-ns-llm-research", name: "it-console-actions" };
 
-async function user(email: string): Promise<SessionUser> {
-  const result = await signIn(db, { email, password: "rebound-demo" });
-  if (!result.ok) throw new Error(result.reason);
-  return result.user;
-}
+const user = (email: string): Promise<SessionUser> => stack.user(email);
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_console_actions");
-  await migrate(database.url);
-  db = createDb(database.url);
-  await seedIfEmpty(db);
-  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 2, gpusPerNode: 2 });
-  const auth = localTokenAuth({ token: TOKEN, tokenFile: "(test)" });
-  server = createServer(
-    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true, auth }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  source = createOperatorSource({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    mode: "local",
-    token: () => TOKEN,
-  });
+  stack = await startConsoleStack({ prefix: "it_console_actions", nodes: 2, gpusPerNode: 2 });
+  ({ db, operator, source } = stack);
   await operator.submit(demoJobYaml({ name: ref.name, nodes: 2, ranks: 2, gpusPerPod: 2 }));
   await operator.waitFor("4 ranks running", () => operator.live(ref)?.ranksRunning === 4, 60_000);
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await operator?.stop();
-  await db?.$disconnect();
-  await database?.drop();
+  await stack?.stop();
 }, 60_000);
 
 describe("job actions from the console", () => {

@@ -1,25 +1,18 @@
 import { existsSync, readdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "@/server/api/context";
 import { createCaller } from "@/server/api/root";
 import { jobRunsDir } from "@/server/cluster/local/pod-dirs";
 import type { JobRef } from "@/server/cluster/types";
-import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
+import type { Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
-import { localTokenAuth } from "@/server/operator/api/authorize";
-import { handleRequest } from "@/server/operator/api/routes";
+import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
+import type { LocalOperator } from "@/server/operator/testing/local-operator";
 import { signIn } from "@/server/services/auth/sessions";
-import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { createTestDatabase } from "@/test/database";
 import { jobPage } from "./queries";
 
 /**
@@ -27,11 +20,9 @@ import { jobPage } from "./queries";
  * events, an empty timeline, a fresh pod log; the old run stays reachable as a past run (jobs.runs,
  * jobs.pastRun) with its restart. Real operator, real agents, real Postgres, the console's tRPC API.
  */
-const TOKEN = "job-runs-test-token";
-let database: { url: string; drop: () => Promise<void> };
+let stack: ConsoleStack;
 let db: Db;
 let operator: LocalOperator;
-let server: Server;
 let source: ClusterSource;
 const ref = { namespace: "hyperpod-ns-llm-research", name: "it-resubmitted" };
 const POD = `${ref.name}-workers-0`;
@@ -70,28 +61,12 @@ async function deleteJob(job: JobRef): Promise<void> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_job_runs");
-  await migrate(database.url);
-  db = createDb(database.url);
-  await seedIfEmpty(db);
-  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 1, gpusPerNode: 2 });
-  const auth = localTokenAuth({ token: TOKEN, tokenFile: "(test)" });
-  server = createServer(
-    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true, auth }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  source = createOperatorSource({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    mode: "local",
-    token: () => TOKEN,
-  });
+  stack = await startConsoleStack({ prefix: "it_job_runs", nodes: 1, gpusPerNode: 2 });
+  ({ db, operator, source } = stack);
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await operator?.stop();
-  await db?.$disconnect();
-  await database?.drop();
+  await stack?.stop();
 }, 60_000);
 
 describe("a job resubmitted under the same name", () => {

@@ -1,21 +1,11 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Context } from "@/server/api/context";
-import { createCaller } from "@/server/api/root";
-import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
-import { createLogger } from "@/server/log";
-import { localTokenAuth } from "@/server/operator/api/authorize";
-import { handleRequest } from "@/server/operator/api/routes";
+import type { Db } from "@/server/db/client";
+import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { signIn, signOut } from "@/server/services/auth/sessions";
-import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
+import type { LocalOperator } from "@/server/operator/testing/local-operator";
+import { signOut } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { createTestDatabase } from "@/test/database";
 
 /**
  * Team-scoped reads through the console's tRPC API, on a real operator behind its real HTTP API: an
@@ -23,30 +13,13 @@ import { createTestDatabase } from "@/test/database";
  * (each answered NOT_FOUND, as for a job that does not exist), while members of LLM Research and cluster
  * admins can; a revoked session's open stream ends within seconds.
  */
-const TOKEN = "console-access-test-token";
-let database: { url: string; drop: () => Promise<void> };
+let stack: ConsoleStack;
 let db: Db;
 let operator: LocalOperator;
-let server: Server;
 let source: ClusterSource;
 const llm = { namespace: "hyperpod-ns-llm-research", name: "it-scoped-llm" };
 const vision = { namespace: "hyperpod-ns-vision", name: "it-scoped-vision" };
-
-async function callerFor(email: string, cluster: () => ClusterSource = () => source) {
-  const result = await signIn(db, { email, password: "rebound-demo" });
-  if (!result.ok) throw new Error(result.reason);
-  const ctx: Context = {
-    db,
-    user: result.user,
-    sessionToken: result.token,
-    log: createLogger({ test: "jobs-access" }),
-    setCookie: () => undefined,
-    cluster: async () => cluster(),
-    clientAddress: "127.0.0.1",
-    secure: false,
-  };
-  return { caller: createCaller(ctx), token: result.token };
-}
+const callerFor = (email: string, cluster?: () => ClusterSource) => stack.callerFor(email, cluster);
 
 const codeOf = (error: unknown) => (error instanceof TRPCError ? error.code : String(error));
 
@@ -58,21 +31,8 @@ async function refusedWith(promise: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_jobs_access");
-  await migrate(database.url);
-  db = createDb(database.url);
-  await seedIfEmpty(db);
-  operator = await startLocalOperator({ databaseUrl: database.url, nodes: 2, gpusPerNode: 2 });
-  const auth = localTokenAuth({ token: TOKEN, tokenFile: "(test)" });
-  server = createServer(
-    (req, res) => void handleRequest({ req, res, deps: operator.deps, healthy: () => true, auth }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  source = createOperatorSource({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    mode: "local",
-    token: () => TOKEN,
-  });
+  stack = await startConsoleStack({ prefix: "it_jobs_access", nodes: 2, gpusPerNode: 2 });
+  ({ db, operator, source } = stack);
   await operator.submit(demoJobYaml({ name: llm.name, nodes: 1, ranks: 1, gpusPerPod: 1 }));
   await operator.submit(
     demoJobYaml({ name: vision.name, nodes: 1, ranks: 1, gpusPerPod: 1, namespace: vision.namespace }),
@@ -85,10 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await operator?.stop();
-  await db?.$disconnect();
-  await database?.drop();
+  await stack?.stop();
 }, 60_000);
 
 describe("who sees which jobs", () => {
