@@ -7,12 +7,12 @@ import { buildStatus, EMPTY_ASSIGNMENT } from "./status";
 const now = () => Date.UTC(2025, 0, 1);
 
 describe("buildStatus", () => {
-  it("has only the keys that are set", () => {
+  it("has only the keys that are set, and always its (here empty) rank list", () => {
     const sm = createAgentStateMachine({ now });
     sm.transition("READY");
     const status = buildStatus({ snapshot: sm.snapshot(), assignment: EMPTY_ASSIGNMENT, ranks: [] });
     expect(JSON.stringify(status)).toBe(
-      '{"status":"ready","transitions":{"READY":"2025-01-01T00:00:00.000000+00:00"},"restartMode":"process_level_restart","agent_version":"1.1.0","spare":"False"}',
+      '{"status":"ready","transitions":{"READY":"2025-01-01T00:00:00.000000+00:00"},"restartMode":"process_level_restart","agent_version":"1.1.0","spare":"False","ranks":[]}',
     );
   });
 

@@ -65,7 +65,9 @@ export function buildStatus(input: {
     agent_version: AGENT_VERSION,
     ...when(assignedRank !== null, () => ({ assigned_rank: String(assignedRank) })),
     spare: assignment.spare ? "True" : "False",
-    ...when(ranks.length > 0, () => ({ ranks: ranks.map(rankStatus) })),
+    // Always present, empty until the workers are forked: it tells the operator this agent lists its ranks
+    // (HyperPod's own agent sends no `ranks`, and its ranks are known only by count).
+    ranks: ranks.map(rankStatus),
     ...when(faultAt !== null, () => ({ fault_at: isoTimestamp(faultAt ?? 0) })),
   };
 }

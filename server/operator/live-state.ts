@@ -36,15 +36,18 @@ function toLivePod(view: PodView): LivePod {
     agentReason: status?.reason ?? null,
     agentError: view.agent.kind === "error" ? `${view.agent.error.cause}: ${view.agent.error.detail}` : null,
     ranks: status?.ranks ?? [],
+    reportsRanks: status ? status.ranks !== undefined : undefined,
   };
 }
 
 /**
- * A pod's running ranks: those its agent reports running; for an agent that lists none (hyperpodrun), all
- * of the pod's ranks while the agent runs them.
+ * A pod's running ranks: those its agent reports running; for an agent that does not list ranks at all
+ * (hyperpodrun), all of the pod's ranks while the agent runs them.
  */
 function ranksRunning(pod: LivePod, perNode: number): number {
-  if (pod.ranks.length > 0) return pod.ranks.filter((rank) => rank.state === "running").length;
+  // Our agent lists ranks (an empty list while it forks them: none running yet).
+  if (pod.ranks.length > 0 || pod.reportsRanks === true)
+    return pod.ranks.filter((rank) => rank.state === "running").length;
   return pod.agentState === "running" && pod.phase === "Running" ? perNode : 0;
 }
 

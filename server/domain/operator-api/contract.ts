@@ -50,6 +50,11 @@ export const livePodSchema = z.object({
   agentError: z.string().nullable(),
   /** Per local rank detail; empty when the pod's agent does not report ranks (HyperPod's own agent). */
   ranks: z.array(rankStatusSchema),
+  /**
+   * Whether the pod's agent lists its ranks at all (ours does, HyperPod's does not). False: `ranks` is
+   * always empty and the pod's ranks are known only by count. Absent from older operators.
+   */
+  reportsRanks: z.boolean().optional(),
 });
 export type LivePod = z.infer<typeof livePodSchema>;
 
