@@ -133,10 +133,15 @@ describe("console-only mode (someone else's operator)", () => {
     });
 
     const view = createConsoleView(backend, "console-only");
-    const job = await waitUntil("the job and its pod in the cache", () => {
-      const found = view.job({ namespace: NAMESPACE, name: "aws-job" });
-      return found?.status === "Running" && found.pods.length === 1 ? found : null;
-    });
+    // Up to the informers' longest backoff (30 s, jittered +20 %) after the cuts of the tests before, plus a relist.
+    const job = await waitUntil(
+      "the job and its pod in the cache",
+      () => {
+        const found = view.job({ namespace: NAMESPACE, name: "aws-job" });
+        return found?.status === "Running" && found.pods.length === 1 ? found : null;
+      },
+      60_000,
+    );
     expect(job).toMatchObject({
       restartCount: 2,
       nodes: 1,
@@ -153,5 +158,5 @@ describe("console-only mode (someone else's operator)", () => {
       await view.nodes();
     }
     expect(backend.informers.jobs.stats.lists + backend.informers.pods.stats.lists).toBe(lists);
-  });
+  }, 120_000);
 });
