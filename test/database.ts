@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
+import { createDb } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seedIfEmpty } from "@/server/db/seed";
 
 /** A fresh, empty database on the test server; dropped by the returned cleanup. */
 export async function createTestDatabase(
@@ -23,4 +26,19 @@ export async function createTestDatabase(
       await client.end();
     },
   };
+}
+
+/** A fresh database with the schema migrated and the demo seeded (teams, users), as most tests want. */
+export async function createSeededTestDatabase(
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const database = await createTestDatabase(prefix);
+  await migrate(database.url);
+  const db = createDb(database.url);
+  try {
+    await seedIfEmpty(db);
+  } finally {
+    await db.$disconnect();
+  }
+  return database;
 }

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { createTestDatabase } from "@/test/database";
+import { createSeededTestDatabase } from "@/test/database";
 import { startPrometheus, type TestPrometheus } from "@/test/prometheus";
 import { createPrometheusSource, jobSelector } from "./prometheus";
 
@@ -18,11 +15,7 @@ let prometheus: TestPrometheus;
 const ref = { namespace: "hyperpod-ns-llm-research", name: "it-metrics" };
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_prometheus");
-  await migrate(database.url);
-  const db = createDb(database.url);
-  await seedIfEmpty(db);
-  await db.$disconnect();
+  database = await createSeededTestDatabase("it_prometheus");
   operator = await startLocalOperator({ databaseUrl: database.url, nodes: 1, gpusPerNode: 2 });
   prometheus = await startPrometheus({ targetsFile: operator.backend.prometheusTargetsFile });
 }, 120_000);

@@ -2,12 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
-import { createDb } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
 import { promtoolCheckMetrics } from "@/server/metrics/promtool";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { createTestDatabase } from "@/test/database";
+import { createSeededTestDatabase } from "@/test/database";
 import { type AgentTransport, createHttpTransport } from "./agent-transport";
 import { injectFault } from "./api/faults";
 import { handleRequest } from "./api/routes";
@@ -76,11 +73,7 @@ let api: Server;
 const ref: JobRef = { namespace: "hyperpod-ns-llm-research", name: "contract" };
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_contract");
-  await migrate(database.url);
-  const db = createDb(database.url);
-  await seedIfEmpty(db);
-  await db.$disconnect();
+  database = await createSeededTestDatabase("it_contract");
   operator = await startLocalOperator({
     databaseUrl: database.url,
     nodes: 2,

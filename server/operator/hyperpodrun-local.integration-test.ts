@@ -2,11 +2,8 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
 import { RANKS_UNREPORTED_NOTE, topologyView } from "@/server/services/jobs/job-view";
-import { createTestDatabase } from "@/test/database";
+import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, type HyperPodAgent } from "@/test/hyperpod-agent";
 import { HYPERPOD_WORKER_PY } from "./testing/hyperpod-worker";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
@@ -61,11 +58,7 @@ beforeAll(async () => {
   await chmod(dir, 0o755);
   await chmod(ctl, 0o777);
   await writeFile(path.join(dir, "train.py"), HYPERPOD_WORKER_PY, { mode: 0o644 });
-  database = await createTestDatabase("it_hyperpodrun_local");
-  await migrate(database.url);
-  const db = createDb(database.url);
-  await seedIfEmpty(db);
-  await db.$disconnect();
+  database = await createSeededTestDatabase("it_hyperpodrun_local");
   operator = await startLocalOperator({
     databaseUrl: database.url,
     nodes: 2,

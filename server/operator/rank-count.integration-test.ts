@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
-import { createDb } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { createTestDatabase } from "@/test/database";
+import { createSeededTestDatabase } from "@/test/database";
 import { injectFault } from "./api/faults";
 import type { LiveJob } from "./live-state";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
@@ -22,11 +19,7 @@ let database: { url: string; drop: () => Promise<void> };
 let operator: LocalOperator;
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_rank_count");
-  await migrate(database.url);
-  const db = createDb(database.url);
-  await seedIfEmpty(db);
-  await db.$disconnect();
+  database = await createSeededTestDatabase("it_rank_count");
   operator = await startLocalOperator({
     databaseUrl: database.url,
     nodes: 3,

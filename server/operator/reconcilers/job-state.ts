@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JobCondition, JobStatus } from "@/server/domain/job-spec/job-status.schema";
+import { jobPhaseSchema } from "@/server/domain/operator-api/contract";
 
 /**
  * Our bookkeeping in `status.rebound` (HyperPod's own fields stay as the reference defines them). It is the
@@ -68,7 +69,7 @@ export const NO_CRASH_LOOP: CrashLoop = { restartsWithoutProgress: 0, progressed
 const rendezvousSchema = z.object({ addr: z.string(), port: z.string(), ipVersion: z.string() });
 
 export const reboundStateSchema = z.object({
-  phase: z.enum(["Starting", "Running", "Recovering", "Suspended", "Succeeded", "Failed"]),
+  phase: jobPhaseSchema,
   /** Epoch ms the phase began (deadlines). */
   since: z.number(),
   recovery: recoverySchema.nullable(),

@@ -3,15 +3,13 @@ import type { AddressInfo } from "node:net";
 import type { Context } from "@/server/api/context";
 import { createCaller } from "@/server/api/root";
 import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
 import { createLogger } from "@/server/log";
 import { localTokenAuth } from "@/server/operator/api/authorize";
 import { handleRequest } from "@/server/operator/api/routes";
 import { type SessionUser, signIn } from "@/server/services/auth/sessions";
 import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { createTestDatabase } from "@/test/database";
+import { createSeededTestDatabase } from "@/test/database";
 import { type LocalOperator, startLocalOperator } from "./local-operator";
 
 /**
@@ -46,10 +44,8 @@ export async function startConsoleStack(opts: {
   nodes: number;
   gpusPerNode: number;
 }): Promise<ConsoleStack> {
-  const database = await createTestDatabase(opts.prefix);
-  await migrate(database.url);
+  const database = await createSeededTestDatabase(opts.prefix);
   const db = createDb(database.url);
-  await seedIfEmpty(db);
   const operator = await startLocalOperator({
     databaseUrl: database.url,
     nodes: opts.nodes,
