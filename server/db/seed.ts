@@ -67,11 +67,16 @@ async function seedTeams(db: Prisma.TransactionClient): Promise<Map<string, stri
         name: team.name,
         displayName: team.displayName,
         namespace: `hyperpod-ns-${team.name}`,
-        quotas: {
-          create: [
-            { resource: "nvidia.com/gpu", guaranteed: team.gpus, fairShareWeight: team.weight },
-            { resource: "cpu", guaranteed: team.cpu, fairShareWeight: team.weight },
-          ],
+        quota: {
+          create: {
+            fairShareWeight: team.weight,
+            resources: {
+              create: [
+                { resource: "nvidia.com/gpu", guaranteed: team.gpus },
+                { resource: "cpu", guaranteed: team.cpu },
+              ],
+            },
+          },
         },
       },
       select: { id: true },

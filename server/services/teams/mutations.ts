@@ -18,7 +18,12 @@ export async function createTeam(
         name: input.name,
         displayName: input.displayName,
         namespace: `hyperpod-ns-${input.name}`,
-        quotas: { create: [{ resource: "nvidia.com/gpu", guaranteed: input.guaranteedGpus }] },
+        quota: {
+          create: {
+            updatedById: actorId,
+            resources: { create: [{ resource: "nvidia.com/gpu", guaranteed: input.guaranteedGpus }] },
+          },
+        },
       },
       select: { id: true },
     });

@@ -2,6 +2,7 @@ import type { Db } from "@/server/db/client";
 
 export type TeamQuota = {
   resource: string;
+  instanceType: string;
   guaranteed: number;
   borrowStrategy: string;
   borrowLimitPercent: number;
@@ -26,22 +27,28 @@ export async function listTeams(db: Db): Promise<TeamSummary[]> {
       displayName: true,
       namespace: true,
       _count: { select: { memberships: true } },
-      quotas: {
-        orderBy: { resource: "asc" },
+      quota: {
         select: {
-          resource: true,
-          guaranteed: true,
           borrowStrategy: true,
           borrowLimitPercent: true,
           preemptPolicy: true,
           fairShareWeight: true,
+          resources: { orderBy: [{ resource: "asc" }, { instanceType: "asc" }] },
         },
       },
     },
   });
-  return teams.map(({ _count, quotas, ...team }) => ({
+  return teams.map(({ _count, quota, ...team }) => ({
     ...team,
     memberCount: _count.memberships,
-    quotas: quotas.map((quota) => ({ ...quota, guaranteed: quota.guaranteed.toNumber() })),
+    quotas: (quota?.resources ?? []).map((row) => ({
+      resource: row.resource,
+      instanceType: row.instanceType,
+      guaranteed: row.guaranteed.toNumber(),
+      borrowStrategy: quota?.borrowStrategy ?? "LendAndBorrow",
+      borrowLimitPercent: quota?.borrowLimitPercent ?? 50,
+      preemptPolicy: quota?.preemptPolicy ?? "LowerPriority",
+      fairShareWeight: quota?.fairShareWeight ?? 0,
+    })),
   }));
 }
