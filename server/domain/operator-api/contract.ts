@@ -58,6 +58,24 @@ export const livePodSchema = z.object({
 });
 export type LivePod = z.infer<typeof livePodSchema>;
 
+/**
+ * Where a governed job stands with admission (task governance: Rebound's own on the local back end, Kueue's
+ * Workload on clusters). Kueue's vocabulary: a pending reason such as InsufficientQuota, a preemption reason
+ * such as InCohortReclamation.
+ */
+export const liveAdmissionSchema = z.object({
+  state: z.enum(["Pending", "Admitted", "Preempting", "Preempted"]),
+  reason: z.string(),
+  message: z.string(),
+  /** Epoch ms of the last change of state. */
+  since: z.number(),
+  /** The job (`<namespace>/<name>`) it was preempted for, when it was. */
+  preemptedBy: z.string().nullable(),
+  /** The flavor (instance type) it was admitted on. */
+  flavor: z.string().nullable(),
+});
+export type LiveAdmission = z.infer<typeof liveAdmissionSchema>;
+
 export const liveJobSchema = z.object({
   namespace: z.string(),
   name: z.string(),
@@ -79,6 +97,10 @@ export const liveJobSchema = z.object({
   ranksTotal: z.int(),
   ranksRunning: z.int(),
   updatedAt: z.number(),
+  /** Admission under task governance; null: the job is not governed (no team queue). Absent from older operators. */
+  admission: liveAdmissionSchema.nullable().optional(),
+  /** What all of the job's pods (replicas + spares) request, resource → amount in base units. */
+  request: z.record(z.string(), z.number()).optional(),
 });
 export type LiveJob = z.infer<typeof liveJobSchema>;
 

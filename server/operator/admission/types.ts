@@ -1,0 +1,31 @@
+import type { ClusterJob } from "@/server/cluster/types";
+import type { LiveAdmission } from "@/server/domain/operator-api/contract";
+
+/**
+ * The operator's admission gate (task governance). A governed job creates no pod until admitted, and a job
+ * evicted (preempted) stops gracefully and waits again. Two implementations: the local back end's own
+ * admission over server/domain/governance (local.ts) and Kueue's Workloads on clusters (kueue.ts). A job
+ * outside any team queue is not governed and runs as HyperPod runs it without task governance.
+ */
+export type AdmissionVerdict =
+  | { state: "NotGoverned" }
+  | { state: "Pending"; reason: string; message: string }
+  | {
+      state: "Admitted";
+      /** The flavor (instance type) chosen; its node labels go into the pods' node selector. */
+      flavor: string | null;
+      nodeSelector: Readonly<Record<string, string>>;
+    }
+  | { state: "Evicted"; reason: string; message: string; by: string | null };
+
+export type AdmissionGate = {
+  /** What the job may do now. Called on every reconcile of a job that is not finished: cheap. */
+  verdict(job: ClusterJob, now: number): Promise<AdmissionVerdict>;
+  /** The evicted job's pods are gone: it goes back to its queue. */
+  requeue(job: ClusterJob): Promise<void>;
+  /** The job finished, failed or was deleted: its capacity is free. */
+  release(job: ClusterJob): Promise<void>;
+  /** The job's admission as the console shows it (null: not governed). */
+  describe(job: ClusterJob): LiveAdmission | null;
+  dispose(): Promise<void>;
+};
