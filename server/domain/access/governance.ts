@@ -1,0 +1,56 @@
+import { canReadTeam, hasTeamRole, isClusterAdmin, type Membership, type Role } from "./roles";
+
+/**
+ * Who may do what in task governance (DESIGN.md, Roles; issue 11): the one place the governance router
+ * asks. Team admins change their own team's quota and members; cluster admins every team's quota, the
+ * scheduler config and priority classes; engineers and viewers change nothing here. Members of a team read
+ * its queue and capacity; cluster admins read all.
+ */
+
+/** A team's compute quota: its team admins, or a cluster admin. */
+export function canEditQuota(memberships: readonly Membership[], teamId: string): boolean {
+  return hasTeamRole(memberships, { teamId, atLeast: "team_admin" });
+}
+
+/** The scheduler config and its priority classes: cluster admins only. */
+export function canEditScheduler(memberships: readonly Membership[]): boolean {
+  return isClusterAdmin(memberships);
+}
+
+/** A team's members and their roles: its team admins, or a cluster admin. */
+export function canEditMembers(memberships: readonly Membership[], teamId: string): boolean {
+  return hasTeamRole(memberships, { teamId, atLeast: "team_admin" });
+}
+
+/** A team's queue, capacity history and why-pending answers: its members, or a cluster admin. */
+export function canReadGovernance(memberships: readonly Membership[], teamId: string): boolean {
+  return canReadTeam(memberships, teamId);
+}
+
+const TEAM_ROLES: readonly Role[] = ["viewer", "engineer", "team_admin"];
+const ALL_ROLES: readonly Role[] = [...TEAM_ROLES, "cluster_admin"];
+
+/** The roles this user may give in this team: a team admin never makes a cluster admin. */
+export function assignableRoles(memberships: readonly Membership[], teamId: string): readonly Role[] {
+  if (isClusterAdmin(memberships)) return ALL_ROLES;
+  return canEditMembers(memberships, teamId) ? TEAM_ROLES : [];
+}
+
+export type RoleChange = { teamId: string; from: Role | null; to: Role };
+
+/**
+ * Whether the user may change a member's role in a team: the new role must be one they may give, and only a
+ * cluster admin changes the role of a cluster admin (a team admin cannot demote one).
+ */
+export function canSetRole(memberships: readonly Membership[], change: RoleChange): boolean {
+  if (!assignableRoles(memberships, change.teamId).includes(change.to)) return false;
+  return change.from !== "cluster_admin" || isClusterAdmin(memberships);
+}
+
+/** The teams whose governance audit the user reads: all for a cluster admin (null), else those they admin. */
+export function auditableTeams(memberships: readonly Membership[]): readonly string[] | null {
+  if (isClusterAdmin(memberships)) return null;
+  return memberships
+    .filter((membership) => membership.role === "team_admin")
+    .map((membership) => membership.teamName);
+}
