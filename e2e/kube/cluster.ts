@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { buildKueue } from "./kueue";
 
 const KUBE_DIR = import.meta.dirname;
 const ROOT = path.resolve(KUBE_DIR, "../..");
@@ -85,6 +86,7 @@ async function ldflags(): Promise<string> {
  */
 export async function buildKubeTestCluster(opts: { log?: Log } = {}): Promise<string> {
   const log = opts.log ?? (() => {});
+  await buildKueue({ log }); // the Kueue controller (kueue.ts), at its pinned version; skipped when built
   const flags = await ldflags();
   const wanted = await sourceHash(flags);
   if (existsSync(BINARY) && existsSync(STAMP) && (await readFile(STAMP, "utf8")) === wanted) return BINARY;
