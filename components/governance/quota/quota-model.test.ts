@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import type { QuotaView } from "@/server/api/routers/governance/governance.schema";
+import { checkDraft, draftOf, emptyResource, inputOf } from "./quota-model";
+
+const view: QuotaView = {
+  team: "llm-research",
+  displayName: "LLM Research",
+  version: 3,
+  activation: "Enabled",
+  strategy: "LendAndBorrow",
+  borrowLimitPercent: 50,
+  preemptTeamTasks: "LowerPriority",
+  fairShareWeight: 60,
+  description: "",
+  resources: [
+    { instanceType: "default", resource: "nvidia.com/gpu", guaranteed: 16, absoluteBorrowLimit: null },
+    { instanceType: "default", resource: "memory", guaranteed: 64 * 2 ** 30, absoluteBorrowLimit: 2 ** 31 },
+  ],
+  updatedAt: null,
+  updatedBy: null,
+  canEdit: true,
+};
+const target = { team: "llm-research", version: 3 };
+
+describe("quota draft", () => {
+  it("round-trips the stored quota, memory typed in GiB and sent in bytes", () => {
+    const draft = draftOf(view);
+    expect(draft.resources[1]?.guaranteed).toBe("64");
+    expect(draft.resources[1]?.absoluteBorrowLimit).toBe("2");
+    const check = checkDraft(draft, target);
+    expect(check.ok).toBe(true);
+    expect(inputOf(draft, target)).toMatchObject({
+      borrowLimitPercent: 50,
+      resources: [
+        { resource: "nvidia.com/gpu", guaranteed: 16, absoluteBorrowLimit: null },
+        { resource: "memory", guaranteed: 64 * 2 ** 30, absoluteBorrowLimit: 2 ** 31 },
+      ],
+    });
+  });
+
+  it("names each bad field by its path with the router schema's message", () => {
+    const draft = draftOf(view);
+    draft.borrowLimitPercent = "600";
+    draft.fairShareWeight = "abc";
+    if (draft.resources[0]) draft.resources[0].guaranteed = "-1";
+    const check = checkDraft(draft, target);
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.errors.borrowLimitPercent).toBe("expected a percent between 1 and 500");
+    expect(check.errors.fairShareWeight).toBe("expected a weight between 0 and 100");
+    expect(check.errors["resources.0.guaranteed"]).toBe("expected a number ≥ 0");
+  });
+
+  it("refuses a duplicate resource and a borrow cap on a team that does not borrow", () => {
+    const draft = draftOf(view);
+    draft.strategy = "Lend";
+    draft.resources.push(emptyResource());
+    const check = checkDraft(draft, target);
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.errors["resources.2.resource"]).toMatch(/already listed at resources\[0\]/);
+    expect(check.errors["resources.1.absoluteBorrowLimit"]).toMatch(/does not borrow \(Lend\)/);
+  });
+});
