@@ -5,10 +5,16 @@ import type { Context } from "@/server/api/context";
 import { isClusterAdmin } from "@/server/domain/access/roles";
 import { AppError, type AppErrorCode, toTrpcCode } from "@/server/errors";
 
+/** A zod path as a form names it: `resources[1].guaranteed`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "input";
+  return path
+    .map((key, index) => (typeof key === "number" ? `[${key}]` : `${index > 0 ? "." : ""}${String(key)}`))
+    .join("");
+}
+
 function describeZodIssues(error: ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`)
-    .join("; ");
+  return error.issues.map((issue) => `${fieldPath(issue.path)}: ${issue.message}`).join("; ");
 }
 
 const t = initTRPC.context<Context>().create({
@@ -28,6 +34,11 @@ const t = initTRPC.context<Context>().create({
         ...shape.data,
         // Field errors for forms: { fieldErrors: { name: ["..."] }, formErrors: [] }.
         zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
+        // Every bad field with its full path (nested ones too): [{ path: "resources[1].guaranteed", message }].
+        issues:
+          cause instanceof ZodError
+            ? cause.issues.map((issue) => ({ path: fieldPath(issue.path), message: issue.message }))
+            : null,
         appErrorCode: (cause instanceof AppError ? cause.code : null) as AppErrorCode | null,
       },
     };

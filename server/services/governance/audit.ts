@@ -1,0 +1,46 @@
+import type { Prisma } from "@/generated/prisma/client";
+import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
+import type { Db } from "@/server/db/client";
+
+/** The audit actions of task governance; team-scoped ones target `team/<name>` or `team/<name>/…`. */
+export const GOVERNANCE_ACTIONS = ["team.create", "quota.update", "scheduler.update", "member.setRole"];
+
+function teamTargets(team: string): Prisma.AuditLogWhereInput[] {
+  return [{ target: `team/${team}` }, { target: { startsWith: `team/${team}/` } }];
+}
+
+/**
+ * Governance audit entries, newest first, at most `limit`. `teams`: the teams to show (null: all, the
+ * scheduler's entries included). The caller decides what the reader may see.
+ */
+export async function listGovernanceAudit(
+  db: Db,
+  query: { teams: readonly string[] | null; limit: number },
+): Promise<AuditEntry[]> {
+  if (query.teams !== null && query.teams.length === 0) return [];
+  const where: Prisma.AuditLogWhereInput = {
+    action: { in: GOVERNANCE_ACTIONS },
+    ...(query.teams === null ? {} : { OR: query.teams.flatMap(teamTargets) }),
+  };
+  const rows = await db.auditLog.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit,
+    select: {
+      id: true,
+      createdAt: true,
+      action: true,
+      target: true,
+      details: true,
+      user: { select: { id: true, name: true } },
+    },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    at: row.createdAt,
+    actor: row.user,
+    action: row.action,
+    target: row.target,
+    details: row.details,
+  }));
+}

@@ -1,0 +1,139 @@
+import type { Prisma } from "@/generated/prisma/client";
+import type { QuotaUpdate, QuotaView } from "@/server/api/routers/governance/governance.schema";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { writeAudit } from "@/server/services/audit/mutations";
+import { staleWriteError } from "./conflict";
+
+/** A team's compute quota (HyperPod ComputeQuota): read, and changed under optimistic concurrency. */
+
+const quotaInclude = {
+  resources: { orderBy: [{ instanceType: "asc" }, { resource: "asc" }] },
+  updatedBy: { select: { id: true, name: true } },
+} satisfies Prisma.ComputeQuotaInclude;
+
+type QuotaRow = Prisma.ComputeQuotaGetPayload<{ include: typeof quotaInclude }>;
+type TeamRow = { id: string; name: string; displayName: string };
+
+export type QuotaState = Omit<QuotaView, "canEdit">;
+
+function viewOf(team: TeamRow, quota: QuotaRow | null): QuotaState {
+  return {
+    team: team.name,
+    displayName: team.displayName,
+    version: quota?.version ?? 1,
+    activation: quota?.activation ?? "Enabled",
+    strategy: quota?.borrowStrategy ?? "LendAndBorrow",
+    borrowLimitPercent: quota?.borrowLimitPercent ?? 50,
+    preemptTeamTasks: quota?.preemptPolicy ?? "LowerPriority",
+    fairShareWeight: quota?.fairShareWeight ?? 0,
+    description: quota?.description ?? "",
+    resources: (quota?.resources ?? []).map((row) => ({
+      instanceType: row.instanceType,
+      resource: row.resource,
+      guaranteed: row.guaranteed.toNumber(),
+      absoluteBorrowLimit: row.absoluteBorrowLimit?.toNumber() ?? null,
+    })),
+    updatedAt: quota?.updatedAt ?? null,
+    updatedBy: quota?.updatedBy ?? null,
+  };
+}
+
+async function teamByName(db: Prisma.TransactionClient, name: string): Promise<TeamRow & { id: string }> {
+  const team = await db.team.findUnique({
+    where: { name },
+    select: { id: true, name: true, displayName: true },
+  });
+  if (!team) throw new AppError("NOT_FOUND", `no team named ${name}`);
+  return team;
+}
+
+export async function teamIdOf(db: Db, name: string): Promise<string> {
+  return (await teamByName(db, name)).id;
+}
+
+export async function getQuota(db: Db, team: string): Promise<QuotaState> {
+  const row = await teamByName(db, team);
+  const quota = await db.computeQuota.findUnique({ where: { teamId: row.id }, include: quotaInclude });
+  return viewOf(row, quota);
+}
+
+/** Every team's quota, by team name (the overview). */
+export async function listQuotas(db: Db): Promise<QuotaState[]> {
+  const teams = await db.team.findMany({
+    orderBy: { name: "asc" },
+    select: { id: true, name: true, displayName: true, quota: { include: quotaInclude } },
+  });
+  return teams.map((team) => viewOf(team, team.quota));
+}
+
+/** The part of a quota an audit row records (before and after). */
+function auditedOf(state: QuotaState) {
+  const { updatedAt: _at, updatedBy: _by, team: _team, displayName: _name, ...rest } = state;
+  return rest;
+}
+
+/**
+ * Replaces the team's quota with `input` when `input.version` is the current version: the version goes up by
+ * one, `updatedById` is the actor, and one audit row holds before and after. A stale version is refused
+ * (CONFLICT) naming who changed it, and nothing changes.
+ */
+export async function updateQuota(
+  db: Db,
+  args: { input: QuotaUpdate; actorId: string },
+): Promise<QuotaState> {
+  const { input, actorId } = args;
+  return db.$transaction(async (tx) => {
+    const team = await teamByName(tx, input.team);
+    const existing =
+      (await tx.computeQuota.findUnique({ where: { teamId: team.id }, include: quotaInclude })) ??
+      (await tx.computeQuota.create({ data: { teamId: team.id }, include: quotaInclude }));
+    const before = viewOf(team, existing);
+    const written = await tx.computeQuota.updateMany({
+      where: { id: existing.id, version: input.version },
+      data: {
+        activation: input.activation,
+        borrowStrategy: input.strategy,
+        borrowLimitPercent: input.borrowLimitPercent,
+        preemptPolicy: input.preemptTeamTasks,
+        fairShareWeight: input.fairShareWeight,
+        description: input.description ?? existing.description,
+        version: { increment: 1 },
+        updatedById: actorId,
+      },
+    });
+    if (written.count === 0) {
+      const current = viewOf(
+        team,
+        await tx.computeQuota.findUnique({ where: { id: existing.id }, include: quotaInclude }),
+      );
+      throw staleWriteError(`the quota of ${team.name}`, {
+        version: current.version,
+        sent: input.version,
+        updatedAt: current.updatedAt,
+        updatedBy: current.updatedBy?.name ?? null,
+      });
+    }
+    await tx.computeQuotaResource.deleteMany({ where: { quotaId: existing.id } });
+    await tx.computeQuotaResource.createMany({
+      data: input.resources.map((row) => ({
+        quotaId: existing.id,
+        instanceType: row.instanceType,
+        resource: row.resource,
+        guaranteed: row.guaranteed,
+        absoluteBorrowLimit: row.absoluteBorrowLimit ?? null,
+      })),
+    });
+    const after = viewOf(
+      team,
+      await tx.computeQuota.findUnique({ where: { id: existing.id }, include: quotaInclude }),
+    );
+    await writeAudit(tx, {
+      userId: actorId,
+      action: "quota.update",
+      target: `team/${team.name}`,
+      details: { before: auditedOf(before), after: auditedOf(after) } as Prisma.InputJsonValue,
+    });
+    return after;
+  });
+}
