@@ -1,0 +1,215 @@
+import { type CycleState, newCycle } from "./cycle-state";
+import type { Fit } from "./ledger";
+import { flavorOrder } from "./limits";
+import { nextCursor, type Queued, teamQueues } from "./order";
+import { findVictims, preemptionMessage, type Victim } from "./preemption";
+import { checkPriorityClass } from "./priority";
+import { tidy } from "./quantity";
+import type { AdmissionDecision, GovernanceSnapshot, PendingReason, Quantities, Workload } from "./types";
+
+/**
+ * One admission cycle, Kueue-like: the pending workloads in admission order (order.ts); each is admitted to
+ * the first flavor it fits, else to the first where preemption makes room (its victims are returned and the
+ * caller stops them, then admits it on a later cycle), else it stays pending with Kueue's reason. Capacity
+ * that victims give back is held for this cycle (they are still stopping), so no one else takes it.
+ */
+
+export const clusterQueueOf = (team: string) => `hyperpod-ns-${team}-clusterqueue`;
+export const localQueueOf = (team: string) => `hyperpod-ns-${team}-localqueue`;
+const POD_SET = "couldn't assign flavors to pod set";
+
+type Blocked = { reason: PendingReason; message: string };
+type FlavorFit = { flavor: string; fit: Fit };
+
+function gate(cycle: CycleState, workload: Workload): Blocked | null {
+  const { config } = cycle.snapshot;
+  const quota = cycle.ledger.limits.quotas.get(workload.team);
+  if (quota === undefined)
+    return {
+      reason: "NoQuota",
+      message: `team ${workload.team} has no compute quota (no ClusterQueue ${clusterQueueOf(workload.team)})`,
+    };
+  if (!quota.active)
+    return { reason: "QuotaInactive", message: `ClusterQueue ${clusterQueueOf(workload.team)} is inactive` };
+  const priority = checkPriorityClass(workload.priorityClass, config.scheduler);
+  if (!priority.ok) return { reason: "UnknownPriorityClass", message: priority.message };
+  return null;
+}
+
+function noFlavor(workload: Workload): Blocked {
+  const wanted = workload.flavors ?? [];
+  const message =
+    wanted.length === 0
+      ? `${POD_SET}: its replica specs select different instance types`
+      : `${POD_SET}: flavor ${wanted.join(", ")} has no quota and no capacity`;
+  return { reason: "NoQuota", message };
+}
+
+function aheadNote(team: string, ahead: readonly string[]): string {
+  if (ahead.length === 0) return "";
+  const shown = ahead.slice(0, 3).join(", ");
+  return `; ${ahead.length} ahead of it in ${localQueueOf(team)}: ${shown}${ahead.length > 3 ? ", …" : ""}`;
+}
+
+function pend(cycle: CycleState, queued: Queued, blocked: Blocked): void {
+  const { team } = queued.workload;
+  const ahead = cycle.waiting.get(team) ?? [];
+  cycle.pending.push({
+    workload: queued.workload,
+    position: ahead.length + 1,
+    reason: blocked.reason,
+    message: `${blocked.message}${aheadNote(team, ahead)}`,
+  });
+  ahead.push(queued.workload.key);
+  cycle.waiting.set(team, ahead);
+}
+
+function pendingFor(cycle: CycleState, workload: Workload, fits: readonly FlavorFit[]): Blocked {
+  const possible = fits.filter(({ fit }) => fit.never === null);
+  if (possible.length === 0) {
+    const exceeds = fits.some(({ fit }) => fit.never === "ExceedsCapacity");
+    const messages = fits.flatMap(({ fit }) => fit.messages);
+    return { reason: exceeds ? "ExceedsCapacity" : "NoQuota", message: `${POD_SET}: ${messages.join(", ")}` };
+  }
+  const message = `${POD_SET}: ${possible.flatMap(({ fit }) => fit.messages).join(", ")}`;
+  const fitAtStart = possible.some(
+    ({ flavor }) => cycle.initial.check(workload.team, flavor, workload.request).fits,
+  );
+  if (!fitAtStart) return { reason: "InsufficientQuota", message };
+  return {
+    reason: "WaitingBehind",
+    message: `${message} (it fit the quota free when this cycle began; workloads ahead of it in admission order took it)`,
+  };
+}
+
+function borrowingOf(cycle: CycleState, workload: Workload, flavor: string): Quantities {
+  const { ledger } = cycle;
+  const out: Record<string, number> = {};
+  for (const [resource, amount] of Object.entries(workload.request)) {
+    if (!ledger.isGoverned(flavor, resource)) continue;
+    const used = ledger.used(workload.team, flavor, resource);
+    const nominal = ledger.cell(workload.team, flavor, resource).nominal;
+    const borrowed = Math.max(0, used + amount - nominal) - Math.max(0, used - nominal);
+    if (borrowed > 0) out[resource] = tidy(borrowed);
+  }
+  return out;
+}
+
+/** What the victims give back beyond what the workload takes: held until they have stopped. */
+function heldBack(workload: Workload, victims: readonly Victim[]): Quantities {
+  const held: Record<string, number> = {};
+  for (const { victim } of victims)
+    for (const [r, amount] of Object.entries(victim.request)) held[r] = (held[r] ?? 0) + amount;
+  for (const [r, amount] of Object.entries(workload.request)) held[r] = (held[r] ?? 0) - amount;
+  return held;
+}
+
+function admitNow(cycle: CycleState, workload: Workload, flavor: string, victims: readonly Victim[]): void {
+  const { ledger } = cycle;
+  for (const { victim, reason } of victims) {
+    ledger.apply(victim.team, flavor, victim.request, -1);
+    cycle.taken.add(victim.key);
+    cycle.preempt.push({
+      victim,
+      by: workload.key,
+      reason,
+      message: preemptionMessage(reason, workload.key),
+    });
+  }
+  const borrowing = borrowingOf(cycle, workload, flavor);
+  ledger.apply(workload.team, flavor, workload.request, 1);
+  if (victims.length > 0) {
+    const held = heldBack(workload, victims);
+    ledger.hold(flavor, held);
+    cycle.holds.push({ flavor, request: held });
+  }
+  cycle.admit.push({
+    workload,
+    flavor,
+    borrowing,
+    preempts: victims.map(({ victim }) => victim.key),
+    message:
+      victims.length > 0
+        ? `Pending the preemption of ${victims.length} workload(s)`
+        : `Quota reserved in ClusterQueue ${clusterQueueOf(workload.team)}`,
+  });
+}
+
+const dominates = (request: Quantities, smaller: Quantities) =>
+  Object.entries(smaller).every(([r, amount]) => (request[r] ?? 0) >= amount);
+
+function tryPreempt(cycle: CycleState, queued: Queued, flavor: string): Victim[] | null {
+  const { workload, rank } = queued;
+  const memoKey = `${workload.team}\u0000${flavor}\u0000${rank}`;
+  const failed = cycle.failedSearches.get(memoKey) ?? [];
+  if (cycle.searchesLeft <= 0 || failed.some((request) => dominates(workload.request, request))) return null;
+  cycle.searchesLeft--;
+  const scope = {
+    ledger: cycle.ledger,
+    admitted: cycle.admittedByFlavor.get(flavor) ?? [],
+    taken: cycle.taken,
+  };
+  const victims = findVictims(scope, { workload, rank, flavor });
+  if (victims === null) cycle.failedSearches.set(memoKey, [workload.request, ...failed.slice(0, 15)]);
+  return victims;
+}
+
+function decide(cycle: CycleState, queued: Queued): void {
+  const { workload } = queued;
+  if (cycle.trace?.key === workload.key)
+    cycle.trace = {
+      ...cycle.trace,
+      ledger: cycle.ledger.clone(),
+      admitsBefore: cycle.admit.length,
+      holdsBefore: cycle.holds.length,
+      taken: new Set(cycle.taken),
+    };
+  const blocked = gate(cycle, workload);
+  if (blocked !== null) {
+    pend(cycle, queued, blocked);
+    return;
+  }
+  const flavors = flavorOrder(cycle.ledger.limits, workload.team, workload.flavors);
+  if (flavors.length === 0) {
+    pend(cycle, queued, noFlavor(workload));
+    return;
+  }
+  const fits = flavors.map((flavor) => ({
+    flavor,
+    fit: cycle.ledger.check(workload.team, flavor, workload.request),
+  }));
+  const direct = fits.find(({ fit }) => fit.fits);
+  if (direct) {
+    admitNow(cycle, workload, direct.flavor, []);
+    return;
+  }
+  for (const { flavor } of fits.filter(({ fit }) => fit.never === null)) {
+    const victims = tryPreempt(cycle, queued, flavor);
+    if (victims !== null) {
+      admitNow(cycle, workload, flavor, victims);
+      return;
+    }
+  }
+  pend(cycle, queued, pendingFor(cycle, workload, fits));
+}
+
+/** Runs one cycle; with `traceKey`, also the usage as it stood when that workload's turn came. */
+export function runCycle(snapshot: GovernanceSnapshot, traceKey: string | null = null) {
+  const cycle = newCycle(snapshot, traceKey);
+  const cursors = [...teamQueues(snapshot.pending, snapshot.config.scheduler)].map(([team, queue]) => ({
+    team,
+    queue,
+    index: 0,
+  }));
+  for (let cursor = nextCursor(cursors, cycle.ledger); cursor; cursor = nextCursor(cursors, cycle.ledger)) {
+    const queued = cursor.queue[cursor.index];
+    cursor.index++;
+    if (queued) decide(cycle, queued);
+  }
+  const decision: AdmissionDecision = { admit: cycle.admit, preempt: cycle.preempt, pending: cycle.pending };
+  return { decision, cycle };
+}
+
+export function decideAdmissions(snapshot: GovernanceSnapshot): AdmissionDecision {
+  return runCycle(snapshot).decision;
+}
