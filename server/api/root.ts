@@ -1,5 +1,6 @@
 import { authRouter } from "@/server/api/routers/auth/router";
 import { clusterRouter } from "@/server/api/routers/cluster/router";
+import { governanceRouter } from "@/server/api/routers/governance/router";
 import { jobsRouter } from "@/server/api/routers/jobs/router";
 import { setupRouter } from "@/server/api/routers/setup/router";
 import { teamsRouter } from "@/server/api/routers/teams/router";
@@ -11,6 +12,7 @@ export const appRouter = createTRPCRouter({
   jobs: jobsRouter,
   cluster: clusterRouter,
   setup: setupRouter,
+  governance: governanceRouter,
 });
 
 export type AppRouter = typeof appRouter;
