@@ -96,41 +96,52 @@ async function copyCrds(from: string): Promise<void> {
   }
 }
 
-type Crd = { metadata?: { name?: string } };
+type Crd = {
+  metadata?: { name?: string };
+  spec?: {
+    group?: string;
+    names?: { plural?: string };
+    versions?: Array<{ name?: string; storage?: boolean }>;
+  };
+};
 
-/** Installs (or replaces) Kueue's CRDs and waits until the apiserver serves them. */
+/** Installs (or keeps) Kueue's CRDs and waits until the apiserver lists each of them. */
 export async function installKueueCrds(target: KubeTarget): Promise<string[]> {
-  const names: string[] = [];
+  const crds: Crd[] = [];
   for (const file of (await readdir(KUEUE_CRD_DIR)).sort()) {
     const crd = parseYaml(await readFile(path.join(KUEUE_CRD_DIR, file), "utf8")) as Crd;
-    const name = crd.metadata?.name ?? file;
     const created = await kubeRequest(target, {
       method: "POST",
       path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
       body: crd,
     });
     if (created.status !== 201 && created.status !== 409) {
-      throw new Error(`creating CRD ${name} failed (${created.status}): ${created.text}`);
+      throw new Error(
+        `creating CRD ${crd.metadata?.name ?? file} failed (${created.status}): ${created.text}`,
+      );
     }
-    names.push(name);
+    crds.push(crd);
   }
-  for (const name of names) await waitEstablished(target, name);
-  return names;
+  for (const crd of crds) await waitServed(target, crd);
+  return crds.map((crd) => crd.metadata?.name ?? "");
 }
 
-async function waitEstablished(target: KubeTarget, name: string): Promise<void> {
+/**
+ * Until a list of the resource answers 200: right after a CRD is Established the apiserver still answers 429
+ * ("storage is (re)initializing") for a moment.
+ */
+async function waitServed(target: KubeTarget, crd: Crd): Promise<void> {
+  const version = crd.spec?.versions?.find((each) => each.storage)?.name;
+  const listPath = `/apis/${crd.spec?.group}/${version}/${crd.spec?.names?.plural}?limit=1`;
   const deadline = Date.now() + 30_000;
+  let last = "";
   while (Date.now() < deadline) {
-    const res = await kubeRequest(target, {
-      method: "GET",
-      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
-    });
-    const conditions = (res.json as { status?: { conditions?: Array<{ type: string; status: string }> } })
-      ?.status?.conditions;
-    if (conditions?.some((c) => c.type === "Established" && c.status === "True")) return;
+    const res = await kubeRequest(target, { method: "GET", path: listPath });
+    if (res.status === 200) return;
+    last = `${res.status} ${res.text}`;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`CRD ${name} was not established within 30 s`);
+  throw new Error(`CRD ${crd.metadata?.name} is not served within 30 s: ${last}`);
 }
 
 /** The cert for Kueue's webhook and metrics servers (the test CA's serving cert). */

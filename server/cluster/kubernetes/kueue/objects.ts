@@ -1,0 +1,215 @@
+import {
+  DEFAULT_FLAVOR,
+  type GovernanceConfig,
+  type Quantities,
+  type TeamQuota,
+} from "@/server/domain/governance/types";
+import {
+  COHORT,
+  clusterQueueName,
+  KUEUE_API_VERSION,
+  LABEL_INSTANCE_TYPE,
+  LABEL_MANAGED_BY,
+  LABEL_MANAGED_QUEUE,
+  LABEL_QUOTA_ALLOCATION,
+  localQueueName,
+  MANAGED_BY,
+  priorityClassObjectName,
+  teamNamespace,
+} from "./names";
+
+/**
+ * The Kueue objects (v1beta1) a governance configuration becomes, per reference §4.3: pure, so the mapping is
+ * unit-tested and the sync only compares and applies. Every object carries the managed-by label.
+ */
+export type ObjectMeta = {
+  name: string;
+  namespace?: string;
+  labels: Record<string, string>;
+};
+
+export type NamespaceObject = { apiVersion: "v1"; kind: "Namespace"; metadata: ObjectMeta };
+
+export type ResourceFlavorObject = {
+  apiVersion: typeof KUEUE_API_VERSION;
+  kind: "ResourceFlavor";
+  metadata: ObjectMeta;
+  spec: { nodeLabels?: Record<string, string> };
+};
+
+export type FlavorQuota = {
+  name: string;
+  nominalQuota: string;
+  borrowingLimit?: string;
+  lendingLimit?: string;
+};
+
+export type ClusterQueueObject = {
+  apiVersion: typeof KUEUE_API_VERSION;
+  kind: "ClusterQueue";
+  metadata: ObjectMeta;
+  spec: {
+    cohort: string;
+    namespaceSelector: Record<string, never>;
+    queueingStrategy: "BestEffortFIFO";
+    resourceGroups: Array<{
+      coveredResources: string[];
+      flavors: Array<{ name: string; resources: FlavorQuota[] }>;
+    }>;
+    preemption: {
+      reclaimWithinCohort: "Any";
+      withinClusterQueue: "LowerPriority" | "Never";
+      borrowWithinCohort: { policy: "Never" | "LowerPriority" };
+    };
+    fairSharing?: { weight: string };
+    stopPolicy: "None" | "Hold";
+  };
+};
+
+export type LocalQueueObject = {
+  apiVersion: typeof KUEUE_API_VERSION;
+  kind: "LocalQueue";
+  metadata: ObjectMeta;
+  spec: { clusterQueue: string };
+};
+
+export type WorkloadPriorityClassObject = {
+  apiVersion: typeof KUEUE_API_VERSION;
+  kind: "WorkloadPriorityClass";
+  metadata: ObjectMeta;
+  value: number;
+  description: string;
+};
+
+export type KueueObjects = {
+  namespaces: NamespaceObject[];
+  flavors: ResourceFlavorObject[];
+  clusterQueues: ClusterQueueObject[];
+  localQueues: LocalQueueObject[];
+  priorityClasses: WorkloadPriorityClassObject[];
+};
+
+const managed = (): Record<string, string> => ({ [LABEL_MANAGED_BY]: MANAGED_BY });
+
+/** A Kubernetes quantity in the resource's base unit (cpu in cores, memory in bytes, devices as counts). */
+export function toQuantity(resource: string, amount: number): string {
+  if (Number.isInteger(amount)) return String(amount);
+  if (resource === "cpu") return `${Math.round(amount * 1000)}m`;
+  return String(Math.round(amount));
+}
+
+/**
+ * The borrowing limit of reference §4.3: LendAndBorrow may borrow the absolute limit when one is set, else
+ * BorrowLimit percent of the guarantee; Lend and DontLend borrow nothing.
+ */
+export function borrowLimitOf(quota: TeamQuota, flavor: string, resource: string): number {
+  if (quota.strategy !== "LendAndBorrow") return 0;
+  const absolute = quota.absoluteBorrowLimit[flavor]?.[resource];
+  if (absolute !== undefined) return absolute;
+  const guaranteed = quota.guaranteed[flavor]?.[resource] ?? 0;
+  return (guaranteed * quota.borrowLimitPercent) / 100;
+}
+
+function flavorQuota(quota: TeamQuota, flavor: string, resource: string): FlavorQuota {
+  const nominal = quota.guaranteed[flavor]?.[resource] ?? 0;
+  return {
+    name: resource,
+    nominalQuota: toQuantity(resource, nominal),
+    borrowingLimit: toQuantity(resource, borrowLimitOf(quota, flavor, resource)),
+    ...(quota.strategy === "DontLend" ? { lendingLimit: "0" } : {}),
+  };
+}
+
+/** Every flavor and resource any team names (guarantee or absolute limit), sorted: one resource group. */
+function flavorsAndResources(config: GovernanceConfig): { flavors: string[]; resources: string[] } {
+  const flavors = new Set<string>();
+  const resources = new Set<string>();
+  const add = (byFlavor: Readonly<Record<string, Quantities>>) => {
+    for (const [flavor, quantities] of Object.entries(byFlavor)) {
+      flavors.add(flavor);
+      for (const resource of Object.keys(quantities)) resources.add(resource);
+    }
+  };
+  for (const team of config.teams) {
+    add(team.guaranteed);
+    add(team.absoluteBorrowLimit);
+  }
+  return { flavors: [...flavors].sort(), resources: [...resources].sort() };
+}
+
+function clusterQueue(
+  quota: TeamQuota,
+  scope: { flavors: string[]; resources: string[]; fairShare: boolean },
+): ClusterQueueObject {
+  const resourceGroups =
+    scope.flavors.length === 0 || scope.resources.length === 0
+      ? []
+      : [
+          {
+            coveredResources: scope.resources,
+            flavors: scope.flavors.map((flavor) => ({
+              name: flavor,
+              resources: scope.resources.map((resource) => flavorQuota(quota, flavor, resource)),
+            })),
+          },
+        ];
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: "ClusterQueue",
+    metadata: { name: clusterQueueName(quota.team), labels: { ...managed(), ...teamLabels(quota.team) } },
+    spec: {
+      cohort: COHORT,
+      namespaceSelector: {},
+      queueingStrategy: "BestEffortFIFO",
+      resourceGroups,
+      preemption: {
+        reclaimWithinCohort: "Any",
+        withinClusterQueue: quota.preemptTeamTasks === "LowerPriority" ? "LowerPriority" : "Never",
+        borrowWithinCohort: { policy: "Never" },
+      },
+      ...(scope.fairShare ? { fairSharing: { weight: String(quota.fairShareWeight) } } : {}),
+      stopPolicy: quota.active ? "None" : "Hold",
+    },
+  };
+}
+
+const teamLabels = (team: string): Record<string, string> => ({ [LABEL_QUOTA_ALLOCATION]: team });
+
+function flavorObject(flavor: string): ResourceFlavorObject {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: "ResourceFlavor",
+    metadata: { name: flavor, labels: managed() },
+    spec: flavor === DEFAULT_FLAVOR ? {} : { nodeLabels: { [LABEL_INSTANCE_TYPE]: flavor } },
+  };
+}
+
+/** The objects of a configuration: what syncKueue makes the cluster hold. */
+export function kueueObjectsOf(config: GovernanceConfig): KueueObjects {
+  const scope = { ...flavorsAndResources(config), fairShare: config.scheduler.fairShare };
+  return {
+    namespaces: config.teams.map(({ team }) => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: teamNamespace(team),
+        labels: { ...managed(), [LABEL_MANAGED_QUEUE]: "true", ...teamLabels(team) },
+      },
+    })),
+    flavors: scope.flavors.map(flavorObject),
+    clusterQueues: config.teams.map((quota) => clusterQueue(quota, scope)),
+    localQueues: config.teams.map(({ team }) => ({
+      apiVersion: KUEUE_API_VERSION,
+      kind: "LocalQueue",
+      metadata: { name: localQueueName(team), namespace: teamNamespace(team), labels: managed() },
+      spec: { clusterQueue: clusterQueueName(team) },
+    })),
+    priorityClasses: config.scheduler.priorityClasses.map(({ name, weight }) => ({
+      apiVersion: KUEUE_API_VERSION,
+      kind: "WorkloadPriorityClass",
+      metadata: { name: priorityClassObjectName(name), labels: managed() },
+      value: weight,
+      description: `HyperPod priority class ${name} (weight ${weight})`,
+    })),
+  };
+}
