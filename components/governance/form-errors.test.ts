@@ -32,6 +32,15 @@ describe("governance form errors", () => {
     });
     expect(refusal).toEqual({ code: "CONFLICT", message: "version: stale", fields: { version: "stale" } });
     expect(serverRefusal({ message: "nope", data: { code: "FORBIDDEN" } }).code).toBe("FORBIDDEN");
+    expect(
+      serverRefusal({
+        message: "two issues",
+        data: {
+          code: "BAD_REQUEST",
+          issues: [{ path: "resources[2].absoluteBorrowLimit", message: "no borrow" }],
+        },
+      }).fields,
+    ).toEqual({ "resources.2.absoluteBorrowLimit": "no borrow" });
     expect(serverRefusal(new Error("boom")).code).toBeNull();
     expect(messageFor("a", { a: "live" }, { a: "server" })).toBe("live");
     expect(messageFor("a", {}, { a: "server" })).toBe("server");

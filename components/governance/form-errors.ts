@@ -43,7 +43,21 @@ export type ServerRefusal = {
   fields: FieldErrors;
 };
 
-type ErrorShape = { message?: unknown; data?: { appErrorCode?: unknown; code?: unknown } | null };
+type ErrorShape = {
+  message?: unknown;
+  data?: { appErrorCode?: unknown; code?: unknown; issues?: unknown } | null;
+};
+
+/** The error formatter's `issues` ([{ path: "resources[1].guaranteed", message }]) as field errors. */
+function fieldErrorsFromIssues(issues: unknown): FieldErrors {
+  if (!Array.isArray(issues)) return {};
+  const out: Record<string, string> = {};
+  for (const issue of issues as Array<{ path?: unknown; message?: unknown }>) {
+    if (typeof issue.path === "string" && typeof issue.message === "string")
+      out[normalizePath(issue.path)] ??= issue.message;
+  }
+  return out;
+}
 
 /** What a failed mutation says, from a TRPCClientError or anything else thrown. */
 export function serverRefusal(error: unknown): ServerRefusal {
@@ -52,7 +66,11 @@ export function serverRefusal(error: unknown): ServerRefusal {
   const appCode = shape.data?.appErrorCode;
   const trpcCode = shape.data?.code;
   const code = typeof appCode === "string" ? appCode : typeof trpcCode === "string" ? trpcCode : null;
-  return { code, message, fields: fieldErrorsFromMessage(message) };
+  return {
+    code,
+    message,
+    fields: { ...fieldErrorsFromMessage(message), ...fieldErrorsFromIssues(shape.data?.issues) },
+  };
 }
 
 /** A field's message: the live (client) check first, then what the server said about it. */

@@ -10,6 +10,7 @@ const SECTIONS = [
   { href: "/", label: "Overview", exact: true },
   { href: "/jobs", label: "Jobs", exact: false },
   { href: "/cluster", label: "Cluster", exact: false },
+  { href: "/governance", label: "Governance", exact: false },
 ] as const;
 
 export function MainNav() {

@@ -19,7 +19,15 @@ const columns: ReadonlyArray<Column<JobRow>> = [
   {
     id: "status",
     header: "Status",
-    cell: (job) => <span className={`badge badge-${statusTone(job.status)}`}>{job.status}</span>,
+    cell: (job) =>
+      // A governed job waiting for admission: Pending first, whatever the operator's status text says.
+      job.phase === "Pending" && job.status !== "Pending" ? (
+        <>
+          <span className="badge badge-warn">Pending</span> <span className="muted">{job.status}</span>
+        </>
+      ) : (
+        <span className={`badge badge-${statusTone(job.status)}`}>{job.status}</span>
+      ),
   },
   { id: "team", header: "Team", cell: (job) => job.team ?? "—" },
   { id: "namespace", header: "Namespace", cell: (job) => <code>{job.namespace}</code> },

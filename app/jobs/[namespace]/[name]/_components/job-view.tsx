@@ -14,6 +14,7 @@ import { JobActions } from "./job-actions";
 import { useJobMetrics } from "./metric-history";
 import { RankPanel } from "./rank-panel";
 import { type LiveState, useLiveJob } from "./use-live-job";
+import { WhyPendingPanel } from "./why-pending-panel";
 
 const LIVE_LABEL: Record<LiveState, string> = {
   connecting: "Connecting…",
@@ -96,6 +97,8 @@ export function JobView(props: { namespace: string; name: string }) {
         state={state}
         actions={canAct ? <JobActions job={ref} suspended={page.status === "Suspended"} /> : null}
       />
+
+      <WhyPendingPanel page={page} />
 
       <section className="card" aria-labelledby="topology-heading">
         <h2 id="topology-heading">Topology</h2>

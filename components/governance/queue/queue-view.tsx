@@ -1,0 +1,84 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
+import { useTRPC } from "@/lib/trpc/client";
+import { WhyPending } from "../why-pending";
+import { admittedColumns, pendingColumns, preemptedColumns } from "./queue-columns";
+
+/**
+ * A team's queue: pending jobs in admission order (position, priority, how long they wait, why), the
+ * admitted ones, and the preempted ones (by whom, why). Read on demand (Refresh), never polled.
+ */
+export function QueueView({ team }: { team: string }) {
+  const trpc = useTRPC();
+  const queue = useQuery(trpc.governance.queue.queryOptions({ team }));
+  const [open, setOpen] = useState<string | null>(null);
+  if (queue.isPending) return <LoadingState label="the queue" />;
+  if (queue.isError)
+    return (
+      <ErrorState
+        title="Could not load the queue"
+        message={queue.error.message}
+        onRetry={() => queue.refetch()}
+      />
+    );
+  const { pending, admitted, preempted } = queue.data;
+  const opened = pending.find((row) => row.key === open) ?? null;
+  const columns = pendingColumns({ open, onToggle: (key) => setOpen((now) => (now === key ? null : key)) });
+  return (
+    <div className="stack">
+      <p>
+        <button
+          type="button"
+          className="button button-secondary"
+          disabled={queue.isFetching}
+          onClick={() => queue.refetch()}
+        >
+          {queue.isFetching ? "Refreshing…" : "Refresh queue"}
+        </button>
+      </p>
+      <h3>Pending ({pending.length})</h3>
+      {pending.length === 0 ? (
+        <EmptyState>No job is waiting.</EmptyState>
+      ) : (
+        <DataTable label="Pending jobs" columns={columns} rows={pending} rowKey={(row) => row.key} />
+      )}
+      <div id="queue-why-pending" aria-live="polite">
+        {opened ? (
+          <section aria-label={`Why ${opened.name} is pending`}>
+            <WhyPending
+              namespace={opened.namespace}
+              name={opened.name}
+              refreshKey={String(queue.dataUpdatedAt)}
+            />
+          </section>
+        ) : null}
+      </div>
+      <h3>Admitted ({admitted.length})</h3>
+      {admitted.length === 0 ? (
+        <EmptyState>No job is admitted.</EmptyState>
+      ) : (
+        <DataTable
+          label="Admitted jobs"
+          columns={admittedColumns}
+          rows={admitted}
+          rowKey={(row) => row.key}
+        />
+      )}
+      <h3>Preempted ({preempted.length})</h3>
+      {preempted.length === 0 ? (
+        <EmptyState>No job was preempted.</EmptyState>
+      ) : (
+        <DataTable
+          label="Preempted jobs"
+          columns={preemptedColumns}
+          rows={preempted}
+          rowKey={(row) => row.key}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/lib/trpc/client";
+import { CapacityHistory } from "./capacity-history";
+import { MembersTable } from "./members-table";
+import { QueueView } from "./queue/queue-view";
+import { QuotaEditor } from "./quota/quota-editor";
+
+/** One team's governance page: its quota, queue, capacity over time and members. */
+export function TeamGovernance({ team }: { team: string }) {
+  const trpc = useTRPC();
+  const quota = useQuery(trpc.governance.quota.get.queryOptions({ team }));
+  const displayName = quota.data?.displayName ?? team;
+  const resources = [
+    ...new Set(["nvidia.com/gpu", ...(quota.data?.resources.map((row) => row.resource) ?? [])]),
+  ];
+  return (
+    <div className="stack">
+      <h1>{displayName}</h1>
+      <section className="card" aria-labelledby="quota-heading">
+        <h2 id="quota-heading">Compute quota</h2>
+        <QuotaEditor team={team} />
+      </section>
+      <section className="card" aria-labelledby="queue-heading">
+        <h2 id="queue-heading">Queue</h2>
+        <QueueView team={team} />
+      </section>
+      <section className="card" aria-labelledby="team-capacity-heading">
+        <h2 id="team-capacity-heading">Capacity over time</h2>
+        <CapacityHistory team={team} displayName={displayName} resources={resources} />
+      </section>
+      <section className="card" aria-labelledby="members-heading">
+        <h2 id="members-heading">Members</h2>
+        <MembersTable team={team} />
+      </section>
+    </div>
+  );
+}
