@@ -215,7 +215,7 @@ export class Ledger {
     if (need <= available + EPS) return;
     fit.fits = false;
     fit.shortfall.push({ flavor, resource, need, available, missing: need - available });
-    if (need <= ceiling + EPS) fit.messages.push(shortMessage({ ...at, slack, available }));
+    if (need <= ceiling + EPS) fit.messages.push(shortMessage({ ...at, available }));
   }
 }
 
@@ -237,15 +237,7 @@ function neverMessage(at: {
   return `insufficient quota for ${resource} in flavor ${flavor}, request > maximum capacity (${formatQuantity(resource, need)} > ${formatQuantity(resource, ceiling)})`;
 }
 
-function shortMessage(at: {
-  flavor: string;
-  resource: string;
-  need: number;
-  slack: Slack;
-  available: number;
-}) {
-  const { flavor, resource, need, slack, available } = at;
-  if (slack.limit <= Math.min(slack.pool, slack.capacity))
-    return `borrowing limit for ${resource} in flavor ${flavor} exceeded`;
+function shortMessage(at: { flavor: string; resource: string; need: number; available: number }) {
+  const { flavor, resource, need, available } = at;
   return `insufficient unused quota for ${resource} in flavor ${flavor}, ${formatQuantity(resource, need - available)} more needed`;
 }
