@@ -66,16 +66,16 @@ function paragraph(
     ahead.length === 0
       ? ""
       : ` behind ${ahead.length} (${ahead.slice(0, 3).join(", ")}${ahead.length > 3 ? ", …" : ""})`;
-  const ways = wouldRun.length === 0 ? "" : ` It would run with: ${wouldRun.join("; or ")}.`;
+  const ways = wouldRun.length === 0 ? "" : ` It would run if ${wouldRun.join("; or if ")}.`;
   return `${workload.key} is ${queue}${behind}. ${reason}: ${message}.${shortfallText(turn, turn?.shortfall ?? [])}${ways}`;
 }
 
 function suggestions(turn: Turn | null, decision: PendingDecision): string[] {
   switch (decision.reason) {
     case "QuotaInactive":
-      return [`activating ${decision.workload.team}'s compute quota`];
+      return [`${decision.workload.team}'s compute quota is activated`];
     case "UnknownPriorityClass":
-      return ["a priority class the cluster policy defines (or none)"];
+      return ["it names a priority class the cluster policy defines, or none"];
     default:
       if (turn === null) return [];
       return [

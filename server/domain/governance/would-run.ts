@@ -86,7 +86,7 @@ export function stopping(turn: Turn): string | null {
   const { workload, flavor } = turn;
   if (!ledgerFor(turn, turn.snapshot.config, false).check(workload.team, flavor, workload.request).fits)
     return null;
-  return `the workloads being preempted (${[...turn.taken].join(", ")}) finishing their stop`;
+  return `the preempted ${[...turn.taken].join(", ")} finish stopping`;
 }
 
 export function finishing(turn: Turn): string | null {
@@ -109,8 +109,7 @@ export function finishing(turn: Turn): string | null {
   }
   if (!ledger.check(workload.team, flavor, workload.request).fits) return null;
   const keys = needed(ledger, turn, chosen).map((a) => a.key);
-  const verb = keys.length === 1 ? "finishes" : "finish";
-  return `${keys.join(", ")} ${verb} (and nothing ahead of it takes the room first)`;
+  return `${keys.join(" and ")} ${keys.length === 1 ? "finishes" : "finish"}`;
 }
 
 export function raiseGuarantee(turn: Turn): string[] {
@@ -133,9 +132,10 @@ export function raiseGuarantee(turn: Turn): string[] {
     const units = least(1, Math.ceil(need / step), (n) => fitsUnder(turn, raised(n * step)));
     if (units !== null)
       out.push(
-        `raising ${workload.team}'s guaranteed ${resource} in flavor ${flavor} by ${fmt(resource, units * step)}`,
+        `${workload.team}'s guaranteed ${resource} in flavor ${flavor} is raised by ${formatQuantity(resource, units * step)}`,
       );
-    else out.push(`${fmt(resource, missing)} more capacity in flavor ${flavor} (nodes added or freed)`);
+    else
+      out.push(`${fmt(resource, missing)} more come free in flavor ${flavor} (jobs end or nodes are added)`);
   }
   return out;
 }
@@ -154,12 +154,12 @@ export function borrowing(turn: Turn): string | null {
   const percent = least(from, 500, (p) => fitsUnder(turn, lending(p)));
   if (percent !== null) {
     return quota.strategy === "LendAndBorrow"
-      ? `raising ${workload.team}'s borrow limit to ${percent}%`
-      : `allowing ${workload.team} to borrow (LendAndBorrow, borrow limit ${percent}%)`;
+      ? `${workload.team}'s borrow limit is raised to ${percent}%`
+      : `${workload.team} may borrow (LendAndBorrow, borrow limit ${percent}%)`;
   }
   const idle = { ...snapshot.config, scheduler: { ...snapshot.config.scheduler, idleResourceSharing: true } };
   if (!snapshot.config.scheduler.idleResourceSharing && fitsUnder(turn, idle))
-    return "enabling idle resource sharing";
+    return "idle resource sharing is enabled";
   return null;
 }
 
@@ -177,7 +177,7 @@ export function higherPriority(turn: Turn): string | null {
     const scope = { ledger: turn.ledger.clone(), admitted, taken: turn.taken };
     const victims = findVictims(scope, { workload, rank: spec.weight, flavor });
     if (victims !== null && victims.length > 0)
-      return `priority class ${spec.name} (weight ${spec.weight}), which would preempt ${victims.map((v) => v.victim.key).join(", ")}`;
+      return `it is submitted with priority class ${spec.name} (weight ${spec.weight}), preempting ${victims.map((v) => v.victim.key).join(", ")}`;
   }
   return null;
 }
