@@ -125,8 +125,11 @@ export async function startKueue(opts: StartKueueOptions): Promise<KueueProcess>
   });
   await writeFile(configPath, stringify(config));
   const args = [`--config=${configPath}`, `--kubeconfig=${opts.cluster.kubeconfigPath}`, "--zap-log-level=2"];
-  // `read` returns when this process's end of the pipe closes (also when it dies): the shell then ends Kueue.
-  const script = '"$0" "$@" </dev/null & pid=$!; read -r _; kill "$pid" 2>/dev/null; wait "$pid"';
+  // A reader of the pipe from this process ends Kueue when the pipe closes (stop(), or this process dying);
+  // the shell itself waits for Kueue, so it exits when Kueue does. (An asynchronous list's stdin is /dev/null,
+  // hence the pipe on fd 3.)
+  const script =
+    'exec 3<&0; "$0" "$@" </dev/null 3<&- & pid=$!; (read -r _ <&3; kill "$pid" 2>/dev/null) & wait "$pid"';
   const child = spawn("sh", ["-c", script, KUEUE_BINARY, ...args], {
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],

@@ -127,8 +127,9 @@ export async function installKueueCrds(target: KubeTarget): Promise<string[]> {
 }
 
 /**
- * Until a list of the resource answers 200: right after a CRD is Established the apiserver still answers 429
- * ("storage is (re)initializing") for a moment.
+ * Until a list of the resource answers 200 and discovery names it: right after a CRD is Established the
+ * apiserver still answers 429 ("storage is (re)initializing") for a moment, and Kueue exits when its
+ * discovery does not find its kinds yet.
  */
 async function waitServed(target: KubeTarget, crd: Crd): Promise<void> {
   const version = crd.spec?.versions?.find((each) => each.storage)?.name;
@@ -137,7 +138,12 @@ async function waitServed(target: KubeTarget, crd: Crd): Promise<void> {
   let last = "";
   while (Date.now() < deadline) {
     const res = await kubeRequest(target, { method: "GET", path: listPath });
-    if (res.status === 200) return;
+    const discovery = await kubeRequest(target, {
+      method: "GET",
+      path: `/apis/${crd.spec?.group}/${version}`,
+    });
+    const resources = (discovery.json as { resources?: Array<{ name: string }> } | null)?.resources ?? [];
+    if (res.status === 200 && resources.some((each) => each.name === crd.spec?.names?.plural)) return;
     last = `${res.status} ${res.text}`;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

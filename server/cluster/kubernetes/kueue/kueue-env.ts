@@ -17,6 +17,8 @@ export type KueueEnv = KubeEnv & {
 
 export async function startKueueEnv(opts: {
   controller: boolean;
+  /** Kueue's fair sharing (its Configuration's fairSharing.enable); default true. */
+  fairSharing?: boolean;
   /** Our HyperPodPyTorchJob CRD too (jobs own their Workloads). */
   jobCrd?: boolean;
   nodes?: string[];
@@ -32,7 +34,9 @@ export async function startKueueEnv(opts: {
   });
   try {
     const { cluster } = env;
-    const kueue = opts.controller ? await startKueue({ cluster, log: opts.log }) : null;
+    const kueue = opts.controller
+      ? await startKueue({ cluster, log: opts.log, fairSharing: opts.fairSharing })
+      : null;
     if (!kueue) await installKueueCrds(cluster);
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const read = async (plural: string, name: string, namespace?: string) => {
