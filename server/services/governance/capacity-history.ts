@@ -59,7 +59,7 @@ export async function recordCapacity(
 type SampleRow = Values & { flavor: string; at: Date };
 
 /** Sums the flavors' latest values at each change point (each flavor's value holds until its next row). */
-function stepsOf(rows: readonly SampleRow[]): CapacityPoint[] {
+export function stepsOf(rows: readonly SampleRow[]): CapacityPoint[] {
   const latest = new Map<string, Values>();
   const points: CapacityPoint[] = [];
   for (const row of rows) {
@@ -79,7 +79,10 @@ function stepsOf(rows: readonly SampleRow[]): CapacityPoint[] {
 }
 
 /** Keeps at most `max` points: the last of each equal time bucket (a step holds its value until the next). */
-function thin(points: CapacityPoint[], window: { from: number; to: number; max: number }): CapacityPoint[] {
+export function thin(
+  points: CapacityPoint[],
+  window: { from: number; to: number; max: number },
+): CapacityPoint[] {
   if (points.length <= window.max) return points;
   const bucket = (window.to - window.from) / window.max;
   const kept = new Map<number, CapacityPoint>();
