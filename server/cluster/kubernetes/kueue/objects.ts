@@ -1,3 +1,5 @@
+import { cellOf } from "@/server/domain/governance/limits";
+import { formatQuantity } from "@/server/domain/governance/quantity";
 import {
   DEFAULT_FLAVOR,
   type GovernanceConfig,
@@ -91,31 +93,17 @@ export type KueueObjects = {
 
 const managed = (): Record<string, string> => ({ [LABEL_MANAGED_BY]: MANAGED_BY });
 
-/** A Kubernetes quantity in the resource's base unit (cpu in cores, memory in bytes, devices as counts). */
-export function toQuantity(resource: string, amount: number): string {
-  if (Number.isInteger(amount)) return String(amount);
-  if (resource === "cpu") return `${Math.round(amount * 1000)}m`;
-  return String(Math.round(amount));
-}
-
 /**
- * The borrowing limit of reference §4.3: LendAndBorrow may borrow the absolute limit when one is set, else
- * BorrowLimit percent of the guarantee; Lend and DontLend borrow nothing.
+ * One resource of one flavor, with the limits of the governance domain (limits.ts, so the local back end's
+ * admission and Kueue use the same numbers): LendAndBorrow may borrow the absolute limit, else BorrowLimit
+ * percent of the guarantee; Lend and DontLend borrow nothing; DontLend lends nothing (lendingLimit 0).
  */
-export function borrowLimitOf(quota: TeamQuota, flavor: string, resource: string): number {
-  if (quota.strategy !== "LendAndBorrow") return 0;
-  const absolute = quota.absoluteBorrowLimit[flavor]?.[resource];
-  if (absolute !== undefined) return absolute;
-  const guaranteed = quota.guaranteed[flavor]?.[resource] ?? 0;
-  return (guaranteed * quota.borrowLimitPercent) / 100;
-}
-
 function flavorQuota(quota: TeamQuota, flavor: string, resource: string): FlavorQuota {
-  const nominal = quota.guaranteed[flavor]?.[resource] ?? 0;
+  const cell = cellOf(quota, flavor, resource);
   return {
     name: resource,
-    nominalQuota: toQuantity(resource, nominal),
-    borrowingLimit: toQuantity(resource, borrowLimitOf(quota, flavor, resource)),
+    nominalQuota: formatQuantity(resource, cell.nominal),
+    borrowingLimit: formatQuantity(resource, cell.borrowLimit),
     ...(quota.strategy === "DontLend" ? { lendingLimit: "0" } : {}),
   };
 }

@@ -150,7 +150,10 @@ describe("syncKueue", () => {
       borrowingLimit: "4",
     });
     expect(quota(a, "ml.g5.12xlarge", "cpu")).toMatchObject({ nominalQuota: "96", borrowingLimit: "48" });
-    expect(quota(a, "ml.g5.12xlarge", "memory")).toMatchObject({ nominalQuota: String(768 * GIB) });
+    expect(quota(a, "ml.g5.12xlarge", "memory")).toMatchObject({
+      nominalQuota: "768Gi",
+      borrowingLimit: "384Gi",
+    });
     expect(a.spec.preemption).toMatchObject({
       reclaimWithinCohort: "Any",
       withinClusterQueue: "LowerPriority",

@@ -88,14 +88,6 @@ export function queueOf(job: ClusterJob): string | null {
 export const priorityClassLabelOf = (job: ClusterJob): string | null =>
   job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
 
-/** A pod set name must be a DNS label: the replica spec's name, lower-cased, other characters as '-'. */
-const podSetName = (name: string): string =>
-  name
-    .toLowerCase()
-    .replace(/[^a-z0-9-]/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 63) || "main";
-
 export function buildWorkload(
   job: ClusterJob,
   opts: { queueName: string; priority: { className: string; value: number } | null },
@@ -122,7 +114,7 @@ export function buildWorkload(
           }
         : { priority: 0 }),
       podSets: job.job.spec.replicaSpecs.map((spec) => ({
-        name: podSetName(spec.name),
+        name: spec.name, // a DNS label already (the job's schema), as a pod set name must be
         count: spec.replicas + spec.spares,
         template: spec.template as Record<string, unknown>,
       })),
