@@ -57,6 +57,18 @@ describe("governance input schemas", () => {
     ]);
   });
 
+  it("shows a duplicate beside another field's error", () => {
+    const result = quotaUpdateInputSchema.safeParse({
+      ...quota,
+      fairShareWeight: -1,
+      resources: [quota.resources[0], quota.resources[0]],
+    });
+    expect(issues(result)).toEqual([
+      "fairShareWeight: expected a weight between 0 and 100",
+      "resources[1].resource: nvidia.com/gpu on default is already listed at resources[0]",
+    ]);
+  });
+
   it("refuses duplicate resources and a borrow limit on a team that does not borrow", () => {
     const result = quotaUpdateInputSchema.safeParse({
       ...quota,
@@ -86,6 +98,13 @@ describe("governance input schemas", () => {
     expect(issues(schedulerUpdateInputSchema.safeParse({ ...base, priorityClasses: bad }))).toEqual([
       "priorityClasses[0].name: lower-case letters, digits and '-', starting and ending with a letter or digit",
       "priorityClasses[1].weight: expected a whole number",
+    ]);
+    const wrongType = [
+      { name: "a", weight: "high" },
+      { name: "a", weight: 1 },
+    ];
+    expect(issues(schedulerUpdateInputSchema.safeParse({ ...base, priorityClasses: wrongType }))).toEqual([
+      "priorityClasses[0].weight: expected a weight between 0 and 100",
     ]);
     expect(
       issues(

@@ -110,6 +110,10 @@ function checkQuota(quota: QuotaShape, ctx: z.RefinementCtx): void {
   });
 }
 
+/**
+ * Zod runs these checks unless some value has the wrong type (a fraction where a whole number is expected
+ * counts as one); a number out of range or a bad name elsewhere does not hide them.
+ */
 export const quotaUpdateInputSchema = quotaFields.superRefine(checkQuota);
 export type QuotaUpdateInput = z.input<typeof quotaUpdateInputSchema>;
 export type QuotaUpdate = z.output<typeof quotaUpdateInputSchema>;
@@ -126,6 +130,21 @@ export const priorityClassSchema = z.strictObject({
   description: z.string().max(250, { message: "at most 250 characters" }).optional(),
 });
 
+function checkClasses(config: { priorityClasses: Array<{ name: string }> }, ctx: z.RefinementCtx): void {
+  const seen = new Map<string, number>();
+  config.priorityClasses.forEach((entry, index) => {
+    const first = seen.get(entry.name);
+    if (first === undefined) seen.set(entry.name, index);
+    else {
+      ctx.addIssue({
+        code: "custom",
+        path: ["priorityClasses", index, "name"],
+        message: `${entry.name} is already defined at priorityClasses[${first}]`,
+      });
+    }
+  });
+}
+
 export const schedulerUpdateInputSchema = z
   .strictObject({
     version,
@@ -135,20 +154,7 @@ export const schedulerUpdateInputSchema = z
     idleResourceSharing: z.boolean({ error: "expected true or false" }),
     priorityClasses: z.array(priorityClassSchema).max(10, { message: "at most 10 priority classes" }),
   })
-  .superRefine((config, ctx) => {
-    const seen = new Map<string, number>();
-    config.priorityClasses.forEach((entry, index) => {
-      const first = seen.get(entry.name);
-      if (first === undefined) seen.set(entry.name, index);
-      else {
-        ctx.addIssue({
-          code: "custom",
-          path: ["priorityClasses", index, "name"],
-          message: `${entry.name} is already defined at priorityClasses[${first}]`,
-        });
-      }
-    });
-  });
+  .superRefine(checkClasses);
 export type SchedulerUpdateInput = z.input<typeof schedulerUpdateInputSchema>;
 export type SchedulerUpdate = z.output<typeof schedulerUpdateInputSchema>;
 
