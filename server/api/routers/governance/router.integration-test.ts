@@ -157,6 +157,21 @@ describe("who may change governance", () => {
     });
   });
 
+  it("lets exactly one of two writes of the same version through at the same time", async () => {
+    const lead = await caller("lead@rebound.local");
+    const admin = await caller("admin@rebound.local");
+    const { version } = await lead.governance.quota.get({ team: LLM });
+    const results = await Promise.all([
+      codeOf(lead.governance.quota.update(quotaInput(version, 4))),
+      codeOf(admin.governance.quota.update(quotaInput(version, 5))),
+    ]);
+    expect([...results].sort()).toEqual(["CONFLICT", "allowed"]);
+    const after = await lead.governance.quota.get({ team: LLM });
+    expect(after.version).toBe(version + 1);
+    const winner = results[0] === "allowed" ? 4 : 5;
+    expect(after.resources[0]?.guaranteed).toBe(winner);
+  });
+
   it("lets a cluster admin change the scheduler config, refuses a stale one, and a duplicate class by its field", async () => {
     const admin = await caller("admin@rebound.local");
     const input = await schedulerInput([{ name: "batch", weight: 5 }]);
