@@ -17,7 +17,8 @@ import { createKueueWorkloads } from "./workload-client";
  * Borrow, then reclaim, decided by the real Kueue controller, through the operator's Kueue gate: team B's job
  * borrows team A's idle GPUs and is admitted; team A's job comes; Kueue evicts B's (Preempted,
  * InCohortReclamation); once B's pods are gone (requeue) A's is admitted and B's waits again; when A's job is
- * released B's is admitted again.
+ * released B's is admitted again. The sync and the gate run as the operator's service account with the
+ * rights deploy/rbac/operator gives it.
  */
 const FLAVOR = "ml.g5.12xlarge";
 const GPU = "nvidia.com/gpu";
@@ -47,11 +48,10 @@ let gate: AdmissionGate;
 
 beforeAll(async () => {
   env = await startKueueEnv({ controller: true, jobCrd: true, fairSharing: false });
-  await syncKueue(config, createKueueApi(env.kubeConfig));
-  gate = createKueueGate({
-    workloads: createKueueWorkloads({ kubeConfig: env.kubeConfig, log: quiet }),
-    log: quiet,
-  });
+  // As the operator's service account, with deploy/rbac/operator's rights only.
+  const kubeConfig = env.operatorKubeConfig;
+  await syncKueue(config, createKueueApi(kubeConfig));
+  gate = createKueueGate({ workloads: createKueueWorkloads({ kubeConfig, log: quiet }), log: quiet });
 }, 600_000);
 
 afterAll(async () => {

@@ -78,7 +78,7 @@ beforeAll(async () => {
   db = createDb(database.url);
   await seed();
   env = await startKueueEnv({ controller: true });
-  api = createKueueApi(env.kubeConfig);
+  api = createKueueApi(env.operatorKubeConfig); // deploy/rbac/operator's rights only
 }, 600_000);
 
 afterAll(async () => {
