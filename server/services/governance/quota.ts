@@ -39,17 +39,13 @@ function viewOf(team: TeamRow, quota: QuotaRow | null): QuotaState {
   };
 }
 
-async function teamByName(db: Prisma.TransactionClient, name: string): Promise<TeamRow & { id: string }> {
+async function teamByName(db: Prisma.TransactionClient, name: string): Promise<TeamRow> {
   const team = await db.team.findUnique({
     where: { name },
     select: { id: true, name: true, displayName: true },
   });
-  if (!team) throw new AppError("NOT_FOUND", `no team named ${name}`);
+  if (!team) throw new AppError("NOT_FOUND", `team: no team named ${name}`);
   return team;
-}
-
-export async function teamIdOf(db: Db, name: string): Promise<string> {
-  return (await teamByName(db, name)).id;
 }
 
 export async function getQuota(db: Db, team: string): Promise<QuotaState> {
