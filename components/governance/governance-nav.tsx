@@ -5,9 +5,9 @@ import { usePathname } from "next/navigation";
 import styles from "./governance.module.css";
 
 const LINKS = [
-  { href: "/governance", label: "Teams and capacity", exact: true },
-  { href: "/governance/scheduler", label: "Scheduler", exact: false },
-  { href: "/governance/audit", label: "Audit log", exact: false },
+  { href: "/governance", label: "Teams and capacity", exact: true, also: "/governance/teams/" },
+  { href: "/governance/scheduler", label: "Scheduler", exact: false, also: null },
+  { href: "/governance/audit", label: "Audit log", exact: false, also: null },
 ] as const;
 
 /** The governance section's own navigation. */
@@ -16,7 +16,9 @@ export function GovernanceNav() {
   return (
     <nav className={styles.subnav} aria-label="Governance">
       {LINKS.map((link) => {
-        const current = link.exact ? pathname === link.href : pathname.startsWith(link.href);
+        const current =
+          (link.exact ? pathname === link.href : pathname.startsWith(link.href)) ||
+          (link.also !== null && pathname.startsWith(link.also));
         return (
           <Link key={link.href} href={link.href} aria-current={current ? "page" : undefined}>
             {link.label}

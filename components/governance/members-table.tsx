@@ -7,6 +7,7 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-stat
 import { useTRPC } from "@/lib/trpc/client";
 import type { MemberView, Role } from "@/server/api/routers/governance/governance.schema";
 import { type ServerRefusal, serverRefusal } from "./form-errors";
+import styles from "./governance.module.css";
 
 const ROLE_LABEL: Record<Role, string> = {
   viewer: "Viewer",
@@ -26,6 +27,7 @@ function RoleCell(props: {
   const options = assignable.includes(member.role) ? assignable : [member.role, ...assignable];
   return (
     <select
+      className={styles.roleSelect}
       aria-label={`Role of ${member.name}`}
       value={member.role}
       disabled={props.busy}

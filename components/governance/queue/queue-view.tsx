@@ -5,6 +5,7 @@ import { useState } from "react";
 import { DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
+import styles from "../governance.module.css";
 import { WhyPending } from "../why-pending";
 import { admittedColumns, pendingColumns, preemptedColumns } from "./queue-columns";
 
@@ -40,7 +41,7 @@ export function QueueView({ team }: { team: string }) {
           {queue.isFetching ? "Refreshing…" : "Refresh queue"}
         </button>
       </p>
-      <h3>Pending ({pending.length})</h3>
+      <h3 className={styles.subheading}>Pending ({pending.length})</h3>
       {pending.length === 0 ? (
         <EmptyState>No job is waiting.</EmptyState>
       ) : (
@@ -57,7 +58,7 @@ export function QueueView({ team }: { team: string }) {
           </section>
         ) : null}
       </div>
-      <h3>Admitted ({admitted.length})</h3>
+      <h3 className={styles.subheading}>Admitted ({admitted.length})</h3>
       {admitted.length === 0 ? (
         <EmptyState>No job is admitted.</EmptyState>
       ) : (
@@ -68,7 +69,7 @@ export function QueueView({ team }: { team: string }) {
           rowKey={(row) => row.key}
         />
       )}
-      <h3>Preempted ({preempted.length})</h3>
+      <h3 className={styles.subheading}>Preempted ({preempted.length})</h3>
       {preempted.length === 0 ? (
         <EmptyState>No job was preempted.</EmptyState>
       ) : (

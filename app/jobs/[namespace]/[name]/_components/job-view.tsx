@@ -31,7 +31,11 @@ function JobHeader(props: { page: JobPage; now: number; state: LiveState; action
         <h1>{page.name}</h1>
         <ul className="facts" aria-label="Job facts">
           <li>
-            Status <strong data-testid="job-status">{page.status}</strong>
+            Status{" "}
+            <strong data-testid="job-status">
+              {/* Waiting for admission (task governance): Pending, whatever the operator's status says. */}
+              {page.phase === "Pending" ? "Pending" : page.status}
+            </strong>
           </li>
           <li>
             Team <strong>{page.team ?? "—"}</strong>
