@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { stringify } from "yaml";
-import { HYPERPOD_FRAMEWORK, installKueueCrds, KUEUE_BINARY, prepareCerts } from "./kueue";
+import { parse, stringify } from "yaml";
+import { installKueueCrds, KUEUE_BINARY, prepareCerts } from "./kueue";
 import type { KubeTarget } from "./kueue-http";
 
 const READY_TIMEOUT_MS = 90_000;
@@ -40,31 +40,35 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The Configuration shipped for clusters (deploy/kueue/); the tests run it with loopback settings over it. */
+export const DEPLOYED_CONFIG = path.resolve(
+  import.meta.dirname,
+  "../../deploy/kueue/controller_manager_config.yaml",
+);
+
 /**
- * Kueue's Configuration for the tests: the operator is Kueue's external framework for HyperPodPyTorchJob,
- * jobs without a queue name are left alone, one process (no leader election), no internal cert management
- * (no webhook configurations are installed, so the apiserver never calls Kueue's webhooks; its webhook
- * server still starts, on loopback, with the certificate given), no visibility API server.
+ * Kueue's Configuration for the tests: the deployed one (external framework HyperPodPyTorchJob, jobs without
+ * a queue name left alone, fair sharing) with what a test process needs instead: loopback ports, one process
+ * (no leader election), no internal cert management (no webhook configurations are installed, so the
+ * apiserver never calls Kueue's webhooks; its webhook server still starts, on loopback, with the certificate
+ * given), no visibility API server.
  */
-export function kueueConfiguration(opts: {
+export async function kueueConfiguration(opts: {
   webhookPort: number;
   healthPort: number;
   metricsPort: number;
   certDir: string;
   fairSharing: boolean;
-}): Record<string, unknown> {
+}): Promise<Record<string, unknown>> {
+  const deployed = parse(await readFile(DEPLOYED_CONFIG, "utf8")) as Record<string, unknown>;
   return {
-    apiVersion: "config.kueue.x-k8s.io/v1beta1",
-    kind: "Configuration",
-    namespace: "kueue-system",
-    manageJobsWithoutQueueName: false,
+    ...deployed,
     leaderElection: { leaderElect: false },
     internalCertManagement: { enable: false },
     health: { healthProbeBindAddress: `127.0.0.1:${opts.healthPort}` },
     metrics: { bindAddress: `127.0.0.1:${opts.metricsPort}` },
     webhook: { host: "127.0.0.1", port: opts.webhookPort, certDir: opts.certDir },
-    integrations: { frameworks: ["batch/job"], externalFrameworks: [HYPERPOD_FRAMEWORK] },
-    fairSharing: { enable: opts.fairSharing },
+    fairSharing: { ...(deployed.fairSharing as object), enable: opts.fairSharing },
     featureGates: { VisibilityOnDemand: false },
   };
 }
@@ -116,7 +120,7 @@ export async function startKueue(opts: StartKueueOptions): Promise<KueueProcess>
   await prepareCerts(opts.cluster, certDir);
   const [webhookPort, healthPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const configPath = path.join(dir, "config.yaml");
-  const config = kueueConfiguration({
+  const config = await kueueConfiguration({
     webhookPort,
     healthPort,
     metricsPort,

@@ -22,8 +22,6 @@ const STAMP = `${KUEUE_BINARY}.version`;
 const LDFLAGS = `-s -w -X ${KUEUE_MODULE}/pkg/version.GitVersion=${KUEUE_VERSION}`;
 /** Kueue v0.14 reads its metrics certificate from this fixed path when internal cert management is off. */
 const METRICS_CERT_DIR = "/etc/kueue/metrics/certs";
-/** The integration the operator implements: HyperPodPyTorchJob is an external framework to Kueue. */
-export const HYPERPOD_FRAMEWORK = "HyperPodPyTorchJob.v1.sagemaker.amazonaws.com";
 
 type Log = (line: string) => void;
 
