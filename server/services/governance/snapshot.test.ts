@@ -209,4 +209,29 @@ describe("the console's governance snapshot", () => {
       ["hyperpod-ns-llm-research/l2", ["hyperpod-ns-vision/v1"]],
     ]);
   });
+
+  it("shows what turning on task ranking would do: the higher class preempts within its team", () => {
+    const fcfs = { ...config, scheduler: { ...config.scheduler, taskRanking: false } };
+    const urgent = job({
+      name: "l3",
+      team: "llm-research",
+      gpus: 2,
+      admission: admission("Pending"),
+      createdAt: NOW - 10_000,
+      priorityClass: "inference-priority",
+    });
+    const snap = situation([urgent], fcfs);
+    const view = whatIfView({
+      snapshot: snap.snapshot,
+      change: { kind: "scheduler", scheduler: { version: 1, ...config.scheduler, taskRanking: true } },
+    });
+    expect(view.preempted).toEqual([
+      expect.objectContaining({
+        key: "hyperpod-ns-llm-research/l1",
+        by: "hyperpod-ns-llm-research/l3",
+        reason: "InClusterQueue",
+      }),
+    ]);
+    expect(view.admitted.map((row) => row.key)).toEqual(["hyperpod-ns-llm-research/l3"]);
+  });
 });
