@@ -3,13 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/server/db/client";
 import { createDb } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
+import type { Logger } from "@/server/log";
 import { loadGovernanceConfig } from "@/server/services/governance/config";
 import { createTestDatabase } from "@/test/database";
 import { waitUntil } from "../testing/kube-env";
 import { createKueueApi, type KueueApi } from "./client";
 import { type KueueEnv, startKueueEnv } from "./kueue-env";
 import { KUEUE_GROUP, KUEUE_VERSION } from "./names";
-import { syncKueue } from "./sync";
+import { startKueueSync, syncKueue } from "./sync";
 
 /**
  * Postgres → Kueue on the real apiserver with the real Kueue controller: a seeded configuration (two teams
@@ -248,5 +249,30 @@ describe("syncKueue", () => {
     expect(ns.metadata?.labels?.["sagemaker.amazonaws.com/quota-allocation-id"]).toBeUndefined();
     expect(ns.metadata?.labels?.["app.kubernetes.io/managed-by"]).toBeUndefined();
     expect(await syncKueue(await loadGovernanceConfig(db), api)).toEqual({ applied: [], removed: [] });
+  });
+
+  it("runs as a loop: a queue deleted by hand is back within an interval, a change lands on trigger()", async () => {
+    const log: Logger = { info: () => {}, warn: () => {}, error: () => {}, child: () => log };
+    const sync = startKueueSync({ load: () => loadGovernanceConfig(db), api, log, intervalMs: 500 });
+    try {
+      await sync.trigger();
+      const lqApi = { group: KUEUE_GROUP, version: KUEUE_VERSION, plural: "localqueues" };
+      const lq = { namespace: "hyperpod-ns-team-a", name: "hyperpod-ns-team-a-localqueue" };
+      await env.custom.deleteNamespacedCustomObject({ ...lqApi, ...lq });
+      await waitUntil(
+        "the LocalQueue to be back",
+        () => env.read("localqueues", lq.name, lq.namespace),
+        10_000,
+      );
+
+      await db.priorityClass.create({ data: { name: "research", weight: 20 } });
+      await sync.trigger();
+      const research = (await env.read("workloadpriorityclasses", "research-priority")) as {
+        value: number;
+      } | null;
+      expect(research?.value).toBe(20);
+    } finally {
+      await sync.stop();
+    }
   });
 });
