@@ -42,7 +42,15 @@ const ownedBy = (workload: WorkloadObject | undefined, job: ClusterJob): Workloa
 const since = (workload: WorkloadObject, type: string): number =>
   Date.parse(conditionOf(workload, type)?.lastTransitionTime ?? "") || 0;
 
-export function createKueueGate(opts: KueueGateOptions): AdmissionGate {
+/** The gate, with the two optional members of AdmissionGate that the controller uses. */
+export type KueueGate = AdmissionGate & {
+  /** The job is gone without a last reconcile: its Workloads go too (no garbage collector needed). */
+  forget(key: string): void;
+  /** Calls `listener` with a job's key whenever its Workload changes (Kueue admitted or evicted it). */
+  onWake(listener: (key: string) => void): () => void;
+};
+
+export function createKueueGate(opts: KueueGateOptions): KueueGate {
   const { workloads, log } = opts;
   const clock = opts.now ?? Date.now;
   let started: Promise<void> | undefined;
@@ -150,6 +158,18 @@ export function createKueueGate(opts: KueueGateOptions): AdmissionGate {
       const workload = find(job);
       return workload ? describeWorkload(workload, preemptor) : null;
     },
+    forget(key) {
+      const slash = key.indexOf("/");
+      for (const workload of workloads.ownedBy(key.slice(0, slash), key.slice(slash + 1))) {
+        workloads.remove(workload).catch((error: unknown) => {
+          log.warn("removing a deleted job's Workload failed", {
+            workload: workload.metadata.name,
+            error: String(error),
+          });
+        });
+      }
+    },
+    onWake: (listener) => workloads.onChange(listener),
     async dispose() {
       workloads.stop();
     },

@@ -3,8 +3,8 @@ import type { ClusterJob } from "@/server/cluster/types";
 import type { GovernanceConfig } from "@/server/domain/governance/types";
 import { JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job-spec.schema";
 import type { Logger } from "@/server/log";
-import { createKueueGate } from "@/server/operator/admission/kueue";
-import type { AdmissionGate, AdmissionVerdict } from "@/server/operator/admission/types";
+import { createKueueGate, type KueueGate } from "@/server/operator/admission/kueue";
+import type { AdmissionVerdict } from "@/server/operator/admission/types";
 import { type JobObject, toClusterJob } from "../objects";
 import { waitUntil } from "../testing/kube-env";
 import { createKueueApi } from "./client";
@@ -44,7 +44,8 @@ const config: GovernanceConfig = {
 };
 
 let env: KueueEnv;
-let gate: AdmissionGate;
+let gate: KueueGate;
+const woken: string[] = [];
 
 beforeAll(async () => {
   env = await startKueueEnv({ controller: true, jobCrd: true, fairSharing: false });
@@ -52,6 +53,7 @@ beforeAll(async () => {
   const kubeConfig = env.operatorKubeConfig;
   await syncKueue(config, createKueueApi(kubeConfig));
   gate = createKueueGate({ workloads: createKueueWorkloads({ kubeConfig, log: quiet }), log: quiet });
+  gate.onWake((key) => woken.push(key));
 }, 600_000);
 
 afterAll(async () => {
@@ -169,7 +171,9 @@ describe("Kueue admission through the operator's gate", () => {
   it("evicts B's job when team A reclaims its guarantee, and admits A's once B's reservation is cleared", async () => {
     a = await submit("team-a", "a-train", { replicas: 2, spares: 0 });
     expect((await gate.verdict(a, Date.now())).state).toBe("Pending");
+    woken.length = 0;
     const evicted = await verdictIs(b, "Evicted");
+    expect(woken).toContain("hyperpod-ns-team-b/b-train"); // the controller reconciles B when Kueue evicts it
     expect(evicted).toMatchObject({
       state: "Evicted",
       reason: "InCohortReclamation",
@@ -204,5 +208,15 @@ describe("Kueue admission through the operator's gate", () => {
     );
     await verdictIs(b, "Admitted");
     expect(gate.describe(b)).toMatchObject({ state: "Admitted" });
+  });
+
+  it("removes the Workloads of a job that is gone without a last reconcile (forget)", async () => {
+    gate.forget("hyperpod-ns-team-b/b-train");
+    await waitUntil(
+      "B's Workload to be gone",
+      async () =>
+        (await env.read("workloads", workloadName({ name: "b-train", uid: b.uid }), b.ref.namespace)) ===
+        null,
+    );
   });
 });

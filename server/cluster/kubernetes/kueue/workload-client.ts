@@ -15,6 +15,10 @@ export type PriorityClassObject = { metadata?: { name?: string }; value?: number
 export type KueueWorkloads = {
   start(): Promise<void>;
   stop(): void;
+  /** Calls `listener` with the owning job's key (`<namespace>/<name>`) whenever a Workload changes. */
+  onChange(listener: (jobKey: string) => void): () => void;
+  /** Workloads whose controlling owner is this job name in this namespace (any run of it). */
+  ownedBy(namespace: string, jobName: string): WorkloadObject[];
   get(namespace: string, name: string): WorkloadObject | undefined;
   byUid(uid: string): WorkloadObject | undefined;
   flavor(name: string): FlavorObject | undefined;
@@ -33,12 +37,11 @@ const APPLY = setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply);
 const api = (plural: string) => ({ group: KUEUE_GROUP, version: KUEUE_VERSION, plural });
 const notFound = (error: unknown): boolean => (error as { code?: number })?.code === 404;
 
-export function createKueueWorkloads(opts: {
-  kubeConfig: KubeConfig;
-  log: Logger;
-  /** Called with the owning job (namespace, name) when its Workload changes. */
-  onWorkloadChange?: (job: { namespace: string; name: string }) => void;
-}): KueueWorkloads {
+const ownerName = (workload: WorkloadObject): string | undefined =>
+  workload.metadata.ownerReferences?.find((ref) => ref.controller)?.name;
+
+export function createKueueWorkloads(opts: { kubeConfig: KubeConfig; log: Logger }): KueueWorkloads {
+  const listeners = new Set<(jobKey: string) => void>();
   const custom = opts.kubeConfig.makeApiClient(CustomObjectsApi);
   const common = { kubeConfig: opts.kubeConfig, log: opts.log };
   const informer = <T extends KubeObject>(plural: string, onEvent?: (object: T | null) => void) =>
@@ -50,9 +53,9 @@ export function createKueueWorkloads(opts: {
       onEvent: (_type, object) => onEvent?.(object),
     });
   const workloads = informer<WorkloadObject & KubeObject>(KUEUE_PLURALS.Workload, (workload) => {
-    const owner = workload?.metadata.ownerReferences?.find((ref) => ref.controller);
-    if (workload && owner)
-      opts.onWorkloadChange?.({ namespace: workload.metadata.namespace, name: owner.name });
+    const owner = workload ? ownerName(workload) : undefined;
+    if (!workload || !owner) return;
+    for (const listener of listeners) listener(`${workload.metadata.namespace}/${owner}`);
   });
   const flavors = informer<FlavorObject & KubeObject>(KUEUE_PLURALS.ResourceFlavor);
   const classes = informer<PriorityClassObject & KubeObject>(KUEUE_PLURALS.WorkloadPriorityClass);
@@ -64,6 +67,14 @@ export function createKueueWorkloads(opts: {
     stop() {
       for (const each of [workloads, flavors, classes]) each.stop();
     },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    ownedBy: (namespace, jobName) =>
+      workloads
+        .list()
+        .filter((workload) => workload.metadata.namespace === namespace && ownerName(workload) === jobName),
     get: (namespace, name) => workloads.get(`${namespace}/${name}`),
     byUid: (uid) => workloads.list().find((workload) => workload.metadata.uid === uid),
     flavor: (name) => flavors.get(name),
