@@ -58,12 +58,17 @@ type Members = { members: Array<{ userId: string; email: string; role: string }>
 /** The seed has no admin of a second team: vision@ is made Vision's team admin for this file, then put back. */
 let admin: APIRequestContext;
 let visionUserId = "";
+let viewerUserId = "";
 test.beforeAll(async ({ playwright, baseURL }) => {
   admin = await signedInRequest({ playwright, baseURL, email: "admin@rebound.local" });
   const vision = await trpcGet<Members>(admin, "governance.members.list", { team: "vision" });
   const member = vision.members.find((candidate) => candidate.email === "vision@rebound.local");
   expect(member, "vision@rebound.local is seeded as a Vision member").toBeDefined();
   visionUserId = member?.userId ?? "";
+  const research = await trpcGet<Members>(admin, "governance.members.list", { team: TEAM });
+  viewerUserId =
+    research.members.find((candidate) => candidate.email === "viewer@rebound.local")?.userId ?? "";
+  expect(viewerUserId, "viewer@rebound.local is seeded as an LLM Research member").not.toBe("");
   const promoted = await trpcMutation(admin, "governance.members.setRole", {
     team: "vision",
     userId: visionUserId,
@@ -80,6 +85,11 @@ test.afterAll(async ({ request }) => {
     team: "vision",
     userId: visionUserId,
     role: "engineer",
+  });
+  await trpcMutation(admin, "governance.members.setRole", {
+    team: TEAM,
+    userId: viewerUserId,
+    role: "viewer",
   });
   await admin.dispose();
 });
@@ -309,4 +319,67 @@ test("a job that does not fit waits Pending; the list, its page and the queue sa
   );
   await team.quotaSection.getByRole("button", { name: "Keep editing" }).click();
   await expect(team.impact).toHaveCount(0);
+});
+
+test("the server names the bad field: removing a priority class a pending job still uses is refused, nothing changed", async ({
+  page,
+}) => {
+  // The Vision job of the test above still waits, naming training-priority.
+  type Scheduler = { version: number; priorityClasses: Array<{ name: string; jobs: number }> };
+  const before = await trpcGet<Scheduler>(admin, "governance.scheduler.get", undefined);
+  expect(before.priorityClasses.find((entry) => entry.name === "training")?.jobs).toBeGreaterThan(0);
+  await signIn(page, "admin@rebound.local");
+  await page.goto("/governance/scheduler");
+  const section = page.getByRole("region", { name: "Priority classes and policies" });
+  await section.getByRole("button", { name: "Remove training" }).click();
+  await section.getByRole("button", { name: "Review change" }).click();
+  await expect(section.getByRole("region", { name: "Impact of this change" })).toContainText(
+    /Saving this would|Would admit/,
+    { timeout: 20_000 },
+  );
+  await section.getByRole("button", { name: "Save scheduler config" }).click();
+  const refusal = section.getByRole("alert");
+  await expect(refusal).toContainText("priority class training is still used by", { timeout: 20_000 });
+  await expect(refusal).toContainText(`${WIDE.namespace}/${WIDE.name}`);
+  await expect(section.getByRole("table", { name: "Priority classes" })).toHaveAccessibleDescription(
+    /priority class training is still used by .*keep it until they finish/,
+  );
+  const after = await trpcGet<Scheduler>(admin, "governance.scheduler.get", undefined);
+  expect(after.version).toBe(before.version);
+  expect(after.priorityClasses.map((entry) => entry.name)).toEqual(
+    before.priorityClasses.map((entry) => entry.name),
+  );
+});
+
+test("a team admin changes a member's role in their team, and the audit log shows it", async ({ page }) => {
+  await signIn(page, "lead@rebound.local");
+  const team = new TeamGovernancePage(page);
+  await team.goto(TEAM, TEAM_NAME);
+  const role = team.memberRole("Viewer");
+  await expect(role).toHaveValue("viewer");
+  await expect(role.getByRole("option", { name: "Cluster admin" })).toHaveCount(0);
+  await role.selectOption("engineer");
+  await expect(role).toHaveValue("engineer");
+  await expect
+    .poll(async () => {
+      const members = await trpcGet<Members>(admin, "governance.members.list", { team: TEAM });
+      return members.members.find((member) => member.userId === viewerUserId)?.role;
+    })
+    .toBe("engineer");
+
+  const audit = new GovernanceAuditPage(page);
+  await audit.goto();
+  await expect(audit.rows().first()).toContainText("viewer@rebound.local: viewer → engineer", {
+    timeout: 20_000,
+  });
+  await expect(audit.rows().first()).toContainText("Team Lead");
+
+  await team.goto(TEAM, TEAM_NAME);
+  await team.memberRole("Viewer").selectOption("viewer");
+  await expect
+    .poll(async () => {
+      const members = await trpcGet<Members>(admin, "governance.members.list", { team: TEAM });
+      return members.members.find((member) => member.userId === viewerUserId)?.role;
+    })
+    .toBe("viewer");
 });

@@ -12,6 +12,13 @@ describe("audit details", () => {
     expect(describeDetails({ before: { version: 1 }, after: { version: 2 } })).toBe("no field changed");
   });
 
+  it("reads a single changed value, such as a member's role", () => {
+    expect(describeDetails({ user: "viewer@rebound.local", before: "viewer", after: "engineer" })).toBe(
+      "viewer@rebound.local: viewer → engineer",
+    );
+    expect(describeDetails({ before: null, after: "engineer" })).toBe("— → engineer");
+  });
+
   it("falls back to the details' own fields", () => {
     expect(describeDetails({ role: "engineer", previousRole: null })).toBe("role: engineer; previousRole: —");
     expect(describeDetails(null)).toBe("—");

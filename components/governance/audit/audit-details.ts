@@ -1,6 +1,7 @@
 /**
- * An audit entry's details in one line: for `{ before, after }` the fields that changed
- * ("borrowLimitPercent 50 → 80; resources changed"), otherwise the details' own fields.
+ * An audit entry's details in one line: for `{ before, after }` objects the fields that changed
+ * ("borrowLimitPercent 50 → 80; resources changed"), for single values "user: viewer → engineer",
+ * otherwise the details' own fields.
  */
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -28,10 +29,14 @@ function changes(before: Record<string, unknown>, after: Record<string, unknown>
 
 export function describeDetails(details: unknown): string {
   if (!isRecord(details)) return short(details);
-  const { before, after } = details;
+  const { before, after, user } = details;
   if (isRecord(before) && isRecord(after)) {
     const list = changes(before, after);
     return list.length > 0 ? list.join("; ") : "no field changed";
+  }
+  if ("before" in details && "after" in details) {
+    // A single value changed, e.g. a member's role: { user, before: "viewer", after: "engineer" }.
+    return `${typeof user === "string" ? `${user}: ` : ""}${short(before)} → ${short(after)}`;
   }
   const entries = Object.entries(details).map(([key, value]) => `${key}: ${short(value)}`);
   return entries.length > 0 ? entries.join("; ") : "—";

@@ -49,7 +49,11 @@ export function QuotaResources(props: {
     onChange(rows.map((row, at) => (at === index ? { ...row, [key]: value } : row)));
   return (
     <>
-      <table className={`data-table ${styles.resources}`} aria-label="Quota resources">
+      <table
+        className={`data-table ${styles.resources}`}
+        aria-label="Quota resources"
+        aria-describedby={errors.resources ? "quota-resources-message" : undefined}
+      >
         <thead>
           <tr>
             <th scope="col">Instance type</th>
@@ -94,7 +98,11 @@ export function QuotaResources(props: {
           })}
         </tbody>
       </table>
-      {errors.resources ? <p className={styles.fieldError}>{errors.resources}</p> : null}
+      {errors.resources ? (
+        <p id="quota-resources-message" className={styles.fieldError}>
+          {errors.resources}
+        </p>
+      ) : null}
       <div className={styles.toolbar}>
         <button
           type="button"

@@ -40,7 +40,11 @@ export function PriorityClassesFields(props: {
     onChange(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
   return (
     <>
-      <table className={`data-table ${styles.resources}`} aria-label="Priority classes">
+      <table
+        className={`data-table ${styles.resources}`}
+        aria-label="Priority classes"
+        aria-describedby={errors.priorityClasses ? "priority-classes-message" : undefined}
+      >
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -88,7 +92,11 @@ export function PriorityClassesFields(props: {
           ))}
         </tbody>
       </table>
-      {errors.priorityClasses ? <p className={styles.fieldError}>{errors.priorityClasses}</p> : null}
+      {errors.priorityClasses ? (
+        <p id="priority-classes-message" className={styles.fieldError}>
+          {errors.priorityClasses}
+        </p>
+      ) : null}
       <div className={styles.toolbar}>
         <button
           type="button"
