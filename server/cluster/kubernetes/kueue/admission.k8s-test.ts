@@ -66,6 +66,7 @@ async function submit(
   team: string,
   name: string,
   pods: { replicas: number; spares: number },
+  priorityClass = "training-priority",
 ): Promise<ClusterJob> {
   const namespace = `hyperpod-ns-${team}`;
   const body = {
@@ -76,7 +77,7 @@ async function submit(
       namespace,
       labels: {
         "kueue.x-k8s.io/queue-name": `${namespace}-localqueue`,
-        "kueue.x-k8s.io/priority-class": "training-priority",
+        "kueue.x-k8s.io/priority-class": priorityClass,
       },
     },
     spec: {
@@ -218,5 +219,18 @@ describe("Kueue admission through the operator's gate", () => {
         (await env.read("workloads", workloadName({ name: "b-train", uid: b.uid }), b.ref.namespace)) ===
         null,
     );
+  });
+
+  it("refuses a job naming an undefined priority class, listing the defined ones, and makes no Workload", async () => {
+    const job = await submit("team-a", "typo", { replicas: 1, spares: 0 }, "trainig-priority");
+    expect(await gate.verdict(job, Date.now())).toEqual({
+      state: "Pending",
+      reason: "UnknownPriorityClass",
+      message:
+        'priority class "trainig-priority" is not defined; the defined priority classes are: training-priority',
+    });
+    expect(
+      await env.read("workloads", workloadName({ name: "typo", uid: job.uid }), job.ref.namespace),
+    ).toBeNull();
   });
 });
