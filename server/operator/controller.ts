@@ -30,6 +30,7 @@ export function createController(
   });
   let unsubscribe: (() => void) | undefined;
   let unsubscribeRequests: (() => void) | undefined;
+  let unsubscribeAdmission: (() => void) | undefined;
   let resync: NodeJS.Timeout | undefined;
 
   const queueAll = async () => {
@@ -42,6 +43,8 @@ export function createController(
     queue,
     async start() {
       unsubscribeRequests = deps.requests.onAdded((key) => queue.add(key));
+      // An admission decision (admitted, preempted, a new reason to wait) reconciles the job.
+      unsubscribeAdmission = deps.admission?.onWake?.((key) => queue.add(key));
       unsubscribe = deps.backend.onChange((ref) => {
         if (ref) queue.add(jobKey(ref));
         else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);
@@ -56,6 +59,7 @@ export function createController(
       clearInterval(resync);
       unsubscribe?.();
       unsubscribeRequests?.();
+      unsubscribeAdmission?.();
       await queue.shutdown();
     },
   };

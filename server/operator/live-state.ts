@@ -1,6 +1,7 @@
-import type { ClusterEvent, ClusterNode } from "@/server/cluster/types";
+import type { ClusterEvent, ClusterJob, ClusterNode } from "@/server/cluster/types";
+import { workloadOf } from "@/server/domain/governance";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
-import type { LiveJob, LivePod, LiveRecovery } from "@/server/domain/operator-api/contract";
+import type { LiveAdmission, LiveJob, LivePod, LiveRecovery } from "@/server/domain/operator-api/contract";
 import type { JobPhase, Recovery } from "./reconcilers/job-state";
 import type { Observation, PodView } from "./reconcilers/observe";
 import { podRankCount } from "./reconcilers/ranks";
@@ -51,6 +52,15 @@ function ranksRunning(pod: LivePod, perNode: number): number {
   return pod.agentState === "running" && pod.phase === "Running" ? perNode : 0;
 }
 
+/** What all the job's pods (replicas + spares) request, as task governance counts it. */
+function requestOf(job: ClusterJob): Record<string, number> | undefined {
+  try {
+    return { ...workloadOf(job.job, { team: "", createdAt: job.createdAt.getTime() }).request };
+  } catch {
+    return undefined; // a request that is not a quantity: the job fails with the field named
+  }
+}
+
 export function createLiveState() {
   const jobs = new Map<string, LiveJob>();
   let nodes: ClusterNode[] = [];
@@ -65,6 +75,8 @@ export function createLiveState() {
         recovery: Recovery | null;
         restartCount: number;
         ranksPerNode: number;
+        /** Under task governance (null: not governed). */
+        admission?: LiveAdmission | null;
       },
     ) {
       const pods = entry.obs.pods.map(toLivePod);
@@ -88,6 +100,8 @@ export function createLiveState() {
         ranksTotal: entry.obs.pods.reduce((sum, view) => sum + podRankCount(view, entry.ranksPerNode), 0),
         ranksRunning: pods.reduce((sum, pod) => sum + ranksRunning(pod, entry.ranksPerNode), 0),
         updatedAt: entry.obs.now,
+        admission: entry.admission ?? null,
+        request: requestOf(job),
       });
     },
     forget: (key: string) => jobs.delete(key),

@@ -14,6 +14,7 @@ import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger, type Logger } from "@/server/log";
+import { createAdmissionGate } from "./admission";
 import { type ApiAuth, kubernetesAuth, localTokenAuth, NOBODY } from "./api/authorize";
 import { ensureOperatorToken, operatorTokenPath } from "./api/local-token";
 import { handleRequest } from "./api/routes";
@@ -118,11 +119,14 @@ async function main() {
   const log = createLogger({ service: "rebound-operator" });
   const db = createDb(env.DATABASE_URL);
   const { backend, stopPods } = await createBackend(env, log, db);
+  // Task governance: admission by team quota and priority (Rebound's own on the local back end).
+  const admission = await createAdmissionGate({ kind: backend.kind, backend, db, log });
   const deps = createOperatorDeps({
     backend,
     db,
     log,
     config: { pollMs: env.REBOUND_AGENT_POLL_MS, agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS },
+    admission,
   });
   const auth = await createApiAuth(env);
   let ready = false;
@@ -153,6 +157,7 @@ async function main() {
     const within = (work: Promise<unknown>, ms: number) =>
       Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms))]);
     await within(controller.stop(), 5000);
+    await within(admission?.dispose() ?? Promise.resolve(), 1000);
     stopPods();
     await within(Promise.all([backend.stop(), election?.stop()]), 5000);
     stopPods();

@@ -17,7 +17,9 @@ export const API_VERSION_HEADER = "rebound-api-version";
 export const restartTypeSchema = z.enum(["PLR", "POD_REPLACEMENT", "JLR"]);
 export type RestartType = z.infer<typeof restartTypeSchema>;
 
+/** Pending: a governed job waiting for admission (task governance); it has no pods. */
 export const jobPhaseSchema = z.enum([
+  "Pending",
   "Starting",
   "Running",
   "Recovering",

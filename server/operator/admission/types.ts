@@ -27,5 +27,9 @@ export type AdmissionGate = {
   release(job: ClusterJob): Promise<void>;
   /** The job's admission as the console shows it (null: not governed). */
   describe(job: ClusterJob): LiveAdmission | null;
+  /** The job (`<namespace>/<name>`) is gone without a last reconcile: its capacity is free. */
+  forget?(key: string): void;
+  /** Calls `listener` with a job's key whenever its verdict changes (the controller reconciles it). */
+  onWake?(listener: (key: string) => void): () => void;
   dispose(): Promise<void>;
 };

@@ -3,6 +3,7 @@ import type { ClusterBackend, ClusterJob } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import type { Logger } from "@/server/log";
+import type { AdmissionGate } from "@/server/operator/admission/types";
 import { type AgentClient, createAgentClient } from "@/server/operator/agent-client";
 import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
@@ -40,6 +41,8 @@ export type OperatorDeps = {
   clock: () => number;
   config: OperatorConfig;
   log: Logger;
+  /** Task governance (server/operator/admission); absent: every job runs as without task governance. */
+  admission?: AdmissionGate | null;
 };
 
 export const DEFAULT_OPERATOR_CONFIG: OperatorConfig = {
@@ -56,6 +59,7 @@ export function createOperatorDeps(opts: {
   log: Logger;
   config?: Partial<OperatorConfig>;
   transport?: AgentTransport;
+  admission?: AdmissionGate | null;
 }): OperatorDeps {
   const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config };
   return {
@@ -77,6 +81,7 @@ export function createOperatorDeps(opts: {
     clock: Date.now,
     config,
     log: opts.log,
+    admission: opts.admission ?? null,
   };
 }
 

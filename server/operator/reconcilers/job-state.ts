@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JobCondition, JobStatus } from "@/server/domain/job-spec/job-status.schema";
-import { jobPhaseSchema } from "@/server/domain/operator-api/contract";
+import { jobPhaseSchema, liveAdmissionSchema } from "@/server/domain/operator-api/contract";
 
 /**
  * Our bookkeeping in `status.rebound` (HyperPod's own fields stay as the reference defines them). It is the
@@ -68,6 +68,19 @@ export const NO_CRASH_LOOP: CrashLoop = { restartsWithoutProgress: 0, progressed
 
 const rendezvousSchema = z.object({ addr: z.string(), port: z.string(), ipVersion: z.string() });
 
+/**
+ * A graceful stop for a preemption under way (task governance): agents were sent `/stop` with
+ * `is_graceful` at `since`; the pods go once every agent is READY or the timeout (plus a margin) passed.
+ */
+const preemptionSchema = z.object({
+  since: z.number(),
+  timeoutSeconds: z.number(),
+  by: z.string().nullable(),
+  reason: z.string(),
+  message: z.string(),
+});
+export type PreemptionState = z.infer<typeof preemptionSchema>;
+
 export const reboundStateSchema = z.object({
   phase: jobPhaseSchema,
   /** Epoch ms the phase began (deadlines). */
@@ -76,6 +89,12 @@ export const reboundStateSchema = z.object({
   record: pendingRecordSchema.nullable().default(null),
   rendezvous: rendezvousSchema.nullable(),
   crashLoop: crashLoopSchema.default(NO_CRASH_LOOP),
+  /**
+   * The job's admission under task governance (null: not governed). Kept here so a restarted operator
+   * knows which jobs hold capacity; absent in a status written before governance.
+   */
+  admission: liveAdmissionSchema.nullable().default(null),
+  preemption: preemptionSchema.nullable().default(null),
   history: z.array(
     z.object({
       at: z.number(),
@@ -104,6 +123,8 @@ export function readState(status: JobStatus, now: number): ReboundState {
         record: null,
         rendezvous: null,
         crashLoop: { ...NO_CRASH_LOOP },
+        admission: null,
+        preemption: null,
         history: [],
       };
 }
@@ -137,13 +158,15 @@ export function setCondition(
 
 /**
  * Why the job is not running, when it is not: the Failed condition's reason and message, else a False
- * PodsRunning or Running condition's (a start failure, a back-off, a restart under way); null otherwise.
+ * Admitted condition's (waiting for admission under task governance), else a False PodsRunning or Running
+ * condition's (a start failure, a back-off, a restart under way); null otherwise.
  */
 export function statusReason(status: JobStatus): string | null {
   const conditions = status.conditions ?? [];
   const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
   const blocking =
     failed ??
+    conditions.find((c) => c.type === "Admitted" && c.status === "False") ??
     conditions.find((c) => (c.type === "PodsRunning" || c.type === "Running") && c.status === "False");
   if (!blocking) return null;
   return blocking.message ? `${blocking.reason ?? ""}: ${blocking.message}` : (blocking.reason ?? null);

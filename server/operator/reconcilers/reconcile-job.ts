@@ -3,6 +3,7 @@ import { madeProgress, restartsWithoutProgressLimit } from "@/server/domain/reco
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import { AppError } from "@/server/errors";
 import type { HandlerResult } from "@/server/operator/workqueue";
+import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectFault } from "./detect";
 import { displayStatus, type JobPhase, readState, setCondition, statusReason, withState } from "./job-state";
@@ -28,6 +29,8 @@ import { noteRunEnded, noteRunStarted } from "./runs";
  */
 
 const DEADLINE_PHASE: Record<JobPhase, DeadlinePhase> = {
+  // Waiting for admission, as a suspended job waits: no deadline runs (Kueue suspends such a job).
+  Pending: "Suspended",
   Starting: "Starting",
   Running: "Running",
   Recovering: "Fault",
@@ -85,6 +88,8 @@ async function step(ctx: JobContext): Promise<void> {
     podStartGraceMs: config.podStartGraceMs,
   };
   switch (ctx.state.phase) {
+    case "Pending":
+      return;
     case "Starting":
       await progressStart(ctx);
       return;
@@ -144,15 +149,23 @@ async function checkAnnotations(ctx: JobContext): Promise<boolean> {
   return false;
 }
 
+/** A job waiting for admission is woken by the admission; one stopping for a preemption is polled. */
+const whileNotAdmitted = (ctx: JobContext) => (ctx.state.preemption ? ctx.deps.config.pollMs : undefined);
+
 /** Takes this reconcile's step; returns when to look again (undefined: only on the next change). */
 async function advance(ctx: JobContext): Promise<number | undefined> {
   const { job, now } = ctx;
   if (job.job.spec.runPolicy?.suspend) {
     await suspendJob(ctx);
+    await releaseAdmission(ctx);
     return undefined;
   }
-  if (FINISHED.has(ctx.state.phase)) return (await expireFinished(ctx)) ?? undefined;
+  if (FINISHED.has(ctx.state.phase)) {
+    await releaseAdmission(ctx);
+    return (await expireFinished(ctx)) ?? undefined;
+  }
   if (!(await checkAnnotations(ctx))) return undefined;
+  if (!(await applyAdmission(ctx))) return whileNotAdmitted(ctx);
   const exceeded = checkDeadlines({
     runPolicy: job.job.spec.runPolicy,
     phase: DEADLINE_PHASE[ctx.state.phase],
@@ -162,6 +175,8 @@ async function advance(ctx: JobContext): Promise<number | undefined> {
   });
   if (exceeded) await failJob(ctx, { reason: exceeded.deadline, message: exceeded.reason });
   else await step(ctx);
+  // Its capacity goes back to the queue at once, not at the job's next reconcile.
+  if (FINISHED.has(ctx.state.phase)) await releaseAdmission(ctx);
   return nextLook(ctx);
 }
 
@@ -182,6 +197,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   const job = await deps.backend.getJob(ref);
   if (!job) {
     deps.live.forget(key);
+    deps.admission?.forget?.(key);
     return undefined;
   }
   const now = deps.clock();
@@ -208,6 +224,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   if (job.deleting) {
     await noteRunEnded(ctx);
     await finalizeDeletion(ctx);
+    await deps.admission?.release(job);
     deps.live.forget(key);
     return undefined;
   }
@@ -234,6 +251,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     recovery: ctx.state.recovery,
     restartCount: next.restartCount ?? 0,
     ranksPerNode: ctx.ranksPerNode,
+    admission: ctx.state.admission,
   });
   if (failure !== null) throw failure;
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };

@@ -7,6 +7,7 @@ import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
+import { createLocalAdmission, type LocalAdmission } from "@/server/operator/admission/local";
 import type { AgentTransport } from "@/server/operator/agent-transport";
 import { type ApiAuth, localTokenAuth } from "@/server/operator/api/authorize";
 import { ensureOperatorToken, operatorTokenPath } from "@/server/operator/api/local-token";
@@ -29,6 +30,8 @@ export type LocalOperator = {
   deps: OperatorDeps;
   backend: LocalBackend;
   controller: Controller;
+  /** Task governance's local admission (as main.ts runs it); null when started without. */
+  admission: LocalAdmission | null;
   db: Db;
   /** The API's credential (created in the operator's data dir, as main.ts does) and its check. */
   token: string;
@@ -75,6 +78,8 @@ export async function startLocalOperator(opts: {
   config?: Partial<OperatorConfig>;
   transport?: AgentTransport;
   service?: string;
+  /** Run the local admission (task governance) as main.ts does; default true. */
+  governance?: boolean;
 }): Promise<LocalOperator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "rebound-operator-"));
   // As a data dir made by `npm start` (0755): local pods, run as an unprivileged user under root, pass
@@ -90,12 +95,18 @@ export async function startLocalOperator(opts: {
     nodeRebootMs: 0,
     jobPollMs: 500,
   });
+  const log = createLogger({ service: opts.service ?? "operator-under-test" });
+  const admission =
+    opts.governance === false
+      ? null
+      : await createLocalAdmission({ db, backend, log: log.child({ component: "admission" }) });
   const deps = createOperatorDeps({
     backend,
     db,
-    log: createLogger({ service: opts.service ?? "operator-under-test" }),
+    log,
     transport: opts.transport,
     config: opts.config,
+    admission,
   });
   const controller = createController(deps, { workers: 4, resyncMs: 30_000 });
   await backend.start();
@@ -107,6 +118,7 @@ export async function startLocalOperator(opts: {
     deps,
     backend,
     controller,
+    admission,
     db,
     token,
     auth: localTokenAuth({ token, tokenFile: operatorTokenPath(dataDir) }),
@@ -125,6 +137,7 @@ export async function startLocalOperator(opts: {
       backend.pods.stopAll();
       try {
         await controller.stop();
+        await admission?.dispose();
         await backend.stop();
         backend.pods.stopAll();
         await db.$disconnect();

@@ -1,0 +1,103 @@
+import type {
+  AdmissionDecision,
+  AdmittedWorkload,
+  FlavorQuantities,
+  GovernanceConfig,
+  GovernanceSnapshot,
+  Workload,
+} from "@/server/domain/governance/types";
+import type { Entry } from "./local-entries";
+
+/**
+ * One admission cycle's bookkeeping around the domain's pure decision (server/domain/governance
+ * decideAdmissions): the snapshot it decides over, and what its decision changes in the entries.
+ */
+
+export function snapshotOf(input: {
+  config: GovernanceConfig;
+  capacity: FlavorQuantities;
+  entries: ReadonlyMap<string, Entry>;
+  now: number;
+}): GovernanceSnapshot {
+  const admitted: AdmittedWorkload[] = [];
+  const pending: Workload[] = [];
+  for (const entry of input.entries.values()) {
+    if (entry.state === "pending") pending.push(entry.workload);
+    else admitted.push({ ...entry.workload, flavor: entry.flavor ?? "default", admittedAt: entry.since });
+  }
+  return { config: input.config, capacity: input.capacity, admitted, pending, now: input.now };
+}
+
+type Change = { key: string; entry: Entry };
+
+/** Victims start their graceful stop; they hold their capacity until their pods are gone (requeue). */
+function preempt(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision, now: number): Change[] {
+  const changes: Change[] = [];
+  for (const preemption of decision.preempt) {
+    const key = preemption.victim.key;
+    const entry = entries.get(key);
+    if (entry?.state !== "admitted") continue;
+    const record = { reason: preemption.reason, message: preemption.message, by: preemption.by };
+    changes.push({ key, entry: { ...entry, state: "evicting", since: now, ...record, preemption: record } });
+  }
+  return changes;
+}
+
+/**
+ * Admits what fits now. A workload that needs others preempted first waits until they have stopped (as
+ * Kueue's does): the cycle that follows their requeue admits it.
+ */
+function admit(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision, now: number): Change[] {
+  const changes: Change[] = [];
+  for (const admission of decision.admit) {
+    const key = admission.workload.key;
+    const entry = entries.get(key);
+    if (entry?.state !== "pending") continue;
+    const holding = admission.preempts.filter((victim) => {
+      const state = entries.get(victim)?.state;
+      return state === "admitted" || state === "evicting";
+    });
+    if (holding.length > 0) {
+      const message = `waiting for ${holding.join(", ")} to stop (preempted to make room for it)`;
+      if (entry.reason !== "Preempting" || entry.message !== message)
+        changes.push({ key, entry: { ...entry, reason: "Preempting", message } });
+      continue;
+    }
+    changes.push({
+      key,
+      entry: {
+        ...entry,
+        state: "admitted",
+        flavor: admission.flavor,
+        since: now,
+        reason: "Admitted",
+        message: admission.message,
+      },
+    });
+  }
+  return changes;
+}
+
+function waiting(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision): Change[] {
+  const changes: Change[] = [];
+  for (const pending of decision.pending) {
+    const key = pending.workload.key;
+    const entry = entries.get(key);
+    if (entry?.state !== "pending") continue;
+    if (entry.reason === pending.reason && entry.message === pending.message) continue;
+    changes.push({ key, entry: { ...entry, reason: pending.reason, message: pending.message } });
+  }
+  return changes;
+}
+
+/** Applies a decision to the entries; returns the keys whose verdict changed (their jobs are woken). */
+export function applyDecision(
+  entries: Map<string, Entry>,
+  decision: AdmissionDecision,
+  now: number,
+): string[] {
+  const changes = [...preempt(entries, decision, now), ...admit(entries, decision, now)];
+  changes.push(...waiting(entries, decision));
+  for (const change of changes) entries.set(change.key, change.entry);
+  return changes.map((change) => change.key);
+}

@@ -1,0 +1,217 @@
+import { type ClusterBackend, type ClusterJob, isNodeHealthy, jobKey } from "@/server/cluster/types";
+import type { Db } from "@/server/db/client";
+import { decideAdmissions, teamOfNamespace, workloadOf } from "@/server/domain/governance";
+import {
+  DEFAULT_FLAVOR,
+  type FlavorQuantities,
+  type GovernanceSnapshot,
+  GPU,
+  type Workload,
+} from "@/server/domain/governance/types";
+import { AppError } from "@/server/errors";
+import type { Logger } from "@/server/log";
+import { type LoadedConfig, loadLocalConfig } from "./local-config";
+import { applyDecision, snapshotOf } from "./local-cycle";
+import { describeEntry, type Entry, restoreEntry, verdictOf } from "./local-entries";
+import type { AdmissionGate, AdmissionVerdict } from "./types";
+
+/**
+ * Task governance on the local back end: Rebound's own admission over the pure domain
+ * (server/domain/governance), enforcing what Kueue enforces on clusters. Governed jobs are those in the
+ * namespace of a team with a ComputeQuota; they queue per team and are admitted when they fit. The quotas
+ * are reloaded from Postgres every `reloadMs`; capacity is the healthy virtual nodes' GPUs net of what
+ * ungoverned jobs request. An admission cycle runs (debounced) whenever a job arrives, is requeued or
+ * released, or the configuration or the nodes change; the jobs whose verdict changed are woken.
+ * Admissions are kept in each job's status (status.rebound.admission), so a restart keeps them.
+ */
+export type LocalAdmission = AdmissionGate & {
+  /** The snapshot the next cycle would decide over (why pending, tests, bench). */
+  snapshot(now: number): Promise<GovernanceSnapshot>;
+  /** Resolves once no cycle is due or running. */
+  settled(): Promise<void>;
+};
+
+export type LocalAdmissionOptions = {
+  db: Db;
+  backend: ClusterBackend;
+  log: Logger;
+  clock?: () => number;
+  reloadMs?: number;
+  debounceMs?: number;
+};
+
+const FINISHED = new Set(["Succeeded", "Failed", "Suspended"]);
+
+/** Whether a job as listed may hold capacity (not finished, suspended or being deleted). */
+function active(job: ClusterJob): boolean {
+  const phase = (job.status as { rebound?: { phase?: unknown } }).rebound?.phase;
+  return !job.deleting && !job.job.spec.runPolicy?.suspend && !FINISHED.has(String(phase));
+}
+
+/** The job's Workload; a request that is not a Kubernetes quantity fails the job (INVALID), naming the field. */
+function workloadOfJob(job: ClusterJob, team: string): Workload {
+  try {
+    return workloadOf(job.job, { team, createdAt: job.createdAt.getTime() });
+  } catch (error) {
+    throw new AppError("INVALID", error instanceof Error ? error.message : String(error));
+  }
+}
+
+function gpusOf(job: ClusterJob): number {
+  try {
+    return workloadOf(job.job, { team: "", createdAt: job.createdAt.getTime() }).request[GPU] ?? 0;
+  } catch {
+    return 0; // its pods are refused at creation, with the field named
+  }
+}
+
+export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise<LocalAdmission> {
+  const clock = opts.clock ?? Date.now;
+  const entries = new Map<string, Entry>();
+  /** Ungoverned active jobs' GPU requests: not the governed jobs' to use. */
+  const ungoverned = new Map<string, number>();
+  const listeners = new Set<(key: string) => void>();
+  let loaded: LoadedConfig = await loadLocalConfig(opts.db);
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let dirty = false;
+  let disposed = false;
+
+  const wake = (key: string) => {
+    for (const listener of listeners) listener(key);
+  };
+  const teamOf = (job: ClusterJob) => {
+    const team = teamOfNamespace(job.ref.namespace);
+    return team !== null && loaded.governed.has(team) ? team : null;
+  };
+  const capacity = async (): Promise<FlavorQuantities> => {
+    const nodes = await opts.backend.listNodes();
+    const healthy = nodes.filter(isNodeHealthy).reduce((sum, node) => sum + node.gpus, 0);
+    const taken = [...ungoverned.values()].reduce((sum, gpus) => sum + gpus, 0);
+    return { [DEFAULT_FLAVOR]: { [GPU]: Math.max(0, healthy - taken) } };
+  };
+  const snapshot = async (now: number) =>
+    snapshotOf({ config: loaded.config, capacity: await capacity(), entries, now });
+
+  const cycle = async () => {
+    const snap = await snapshot(clock());
+    const decision = decideAdmissions(snap);
+    const changed = applyDecision(entries, decision, snap.now);
+    for (const key of changed) wake(key);
+    // What waits behind an admission gets its settled reason from the next cycle (as Kueue requeues it).
+    if (decision.admit.length > 0 || decision.preempt.length > 0) dirty = true;
+  };
+  const schedule = () => {
+    if (disposed) return;
+    if (running) dirty = true;
+    else timer ??= setTimeout(run, opts.debounceMs ?? 10);
+  };
+  const run = () => {
+    timer = null;
+    running = cycle()
+      .catch((error: unknown) => opts.log.error("admission cycle failed", { error: String(error) }))
+      .finally(() => {
+        running = null;
+        if (dirty) {
+          dirty = false;
+          schedule();
+        }
+      });
+  };
+
+  const track = (job: ClusterJob, team: string, now: number): Entry => {
+    const key = jobKey(job.ref);
+    const existing = entries.get(key);
+    if (existing?.uid === job.uid) return existing;
+    const entry = restoreEntry(job, workloadOfJob(job, team), now);
+    entries.set(key, entry);
+    ungoverned.delete(key);
+    schedule();
+    return entry;
+  };
+  const noteUngoverned = (job: ClusterJob) => {
+    const key = jobKey(job.ref);
+    const gpus = gpusOf(job);
+    if (entries.delete(key) || ungoverned.get(key) !== gpus) schedule();
+    ungoverned.set(key, gpus);
+  };
+
+  const reload = async () => {
+    const next = await loadLocalConfig(opts.db);
+    if (next.fingerprint === loaded.fingerprint) return;
+    loaded = next;
+    // A team that lost its quota is no longer governed: its jobs run as ungoverned ones do.
+    for (const [key, entry] of entries) {
+      if (loaded.governed.has(entry.workload.team)) continue;
+      entries.delete(key);
+      wake(key);
+    }
+    schedule();
+  };
+
+  for (const job of await opts.backend.listJobs()) {
+    if (!active(job)) continue;
+    const team = teamOf(job);
+    if (team) track(job, team, clock());
+    else ungoverned.set(jobKey(job.ref), gpusOf(job));
+  }
+  const reloader = setInterval(
+    () =>
+      void reload().catch((error: unknown) =>
+        opts.log.error("reloading the governance config failed", { error: String(error) }),
+      ),
+    opts.reloadMs ?? 2000,
+  );
+  // A node change (ref null) changes capacity.
+  const unsubscribe = opts.backend.onChange((ref) => {
+    if (ref === null) schedule();
+  });
+  schedule();
+
+  const release = (key: string) => {
+    if (entries.delete(key) || ungoverned.delete(key)) schedule();
+  };
+
+  return {
+    async verdict(job, now): Promise<AdmissionVerdict> {
+      const team = teamOf(job);
+      if (team === null) {
+        noteUngoverned(job);
+        return { state: "NotGoverned" };
+      }
+      return verdictOf(track(job, team, now));
+    },
+    async requeue(job) {
+      const key = jobKey(job.ref);
+      const entry = entries.get(key);
+      if (entry?.state !== "evicting") return;
+      entries.set(key, { ...entry, state: "pending", flavor: null, since: clock() });
+      schedule();
+    },
+    async release(job) {
+      release(jobKey(job.ref));
+    },
+    forget: release,
+    describe(job) {
+      const entry = entries.get(jobKey(job.ref));
+      return entry && entry.uid === job.uid ? describeEntry(entry) : null;
+    },
+    onWake(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    snapshot,
+    async settled() {
+      while (timer !== null || running !== null) {
+        await (running ?? new Promise((resolve) => setTimeout(resolve, 5)));
+      }
+    },
+    async dispose() {
+      disposed = true;
+      clearInterval(reloader);
+      if (timer) clearTimeout(timer);
+      unsubscribe();
+      await running;
+    },
+  };
+}
