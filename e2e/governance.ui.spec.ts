@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { type APIRequestContext, expect, type Page, type TestInfo, test } from "@playwright/test";
+import { type APIRequestContext, expect, test } from "@playwright/test";
 import { quotaState, quotaUpdate, readQuota, signedInRequest, trpcGet } from "./fixtures/governance-api";
+import { deleteWideJob, submitWideJob, WIDE } from "./fixtures/governance-job";
+import { expectNoSeriousA11yViolations, screenshot } from "./fixtures/page-checks";
 import { trpcMutation } from "./fixtures/trpc";
 import { GovernanceAuditPage, TeamGovernancePage } from "./pages/governance-page";
 import { signIn } from "./pages/job-page";
@@ -16,42 +15,6 @@ const TEAM = "llm-research";
 const TEAM_NAME = "LLM Research";
 
 test.describe.configure({ mode: "serial" });
-
-const OPERATOR = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 1}`;
-/** The operator's API token, which it made in npm start's data dir (playwright.config.ts). */
-const operatorHeaders = () => {
-  const file = path.join(process.env.E2E_DATA_DIR ?? ".data/e2e", "operator-token");
-  return { authorization: `Bearer ${readFileSync(file, "utf8").trim()}` };
-};
-
-/** A Vision job asking 2 × 8 GPUs: more than Vision's 8 guaranteed plus its 50 % borrow limit. */
-const WIDE = { namespace: "hyperpod-ns-vision", name: "e2e-gov-wide" };
-const WIDE_YAML = `apiVersion: sagemaker.amazonaws.com/v1
-kind: HyperPodPyTorchJob
-metadata:
-  name: ${WIDE.name}
-  namespace: ${WIDE.namespace}
-  labels:
-    kueue.x-k8s.io/queue-name: hyperpod-ns-vision-localqueue
-    kueue.x-k8s.io/priority-class: training-priority
-spec:
-  nprocPerNode: "1"
-  replicaSpecs:
-    - name: workers
-      replicas: 2
-      template:
-        spec:
-          containers:
-            - name: trainer
-              image: rebound/demo:latest
-              command: ["npx", "rebound-agent", "--nproc-per-node", "1", "--server-port", "8080"]
-              args: ["examples/trainer/dist/demo-trainer.mjs", "--steps", "0"]
-              resources:
-                limits:
-                  nvidia.com/gpu: 8
-                requests:
-                  nvidia.com/gpu: 8
-`;
 
 type Members = { members: Array<{ userId: string; email: string; role: string }> };
 
@@ -78,9 +41,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
 });
 
 test.afterAll(async ({ request }) => {
-  await request.delete(`${OPERATOR}/api/v1/jobs/${WIDE.namespace}/${WIDE.name}`, {
-    headers: operatorHeaders(),
-  });
+  await deleteWideJob(request);
   await trpcMutation(admin, "governance.members.setRole", {
     team: "vision",
     userId: visionUserId,
@@ -93,25 +54,6 @@ test.afterAll(async ({ request }) => {
   });
   await admin.dispose();
 });
-
-/** Screenshots kept under test-results/e2e/ and attached to the report, for review. */
-async function screenshot(page: Page, testInfo: TestInfo, name: string) {
-  const file = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  await testInfo.attach(name, { path: file, contentType: "image/png" });
-}
-
-async function expectNoSeriousA11yViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter(
-    (violation) => violation.impact === "serious" || violation.impact === "critical",
-  );
-  expect(
-    serious.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    ),
-  ).toEqual([]);
-}
 
 test("a team admin changes the quota, sees the what-if, saves, and the audit log shows it", async ({
   page,
@@ -275,19 +217,7 @@ test("a job that does not fit waits Pending; the list, its page and the queue sa
   request,
 }, testInfo) => {
   test.setTimeout(120_000);
-  const url = `${OPERATOR}/api/v1/jobs/${WIDE.namespace}/${WIDE.name}`;
-  const headers = operatorHeaders();
-  if ((await request.get(url, { headers })).status() === 200) {
-    await request.delete(url, { headers });
-    await expect
-      .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
-      .toBe(404);
-  }
-  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
-    data: WIDE_YAML,
-    headers: { ...headers, "content-type": "application/yaml" },
-  });
-  expect(submitted.status(), await submitted.text()).toBe(201);
+  await submitWideJob(request);
 
   await signIn(page, "vision@rebound.local");
   const row = page.getByRole("table", { name: "Jobs" }).getByRole("row").filter({ hasText: WIDE.name });

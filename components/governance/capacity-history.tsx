@@ -32,7 +32,10 @@ export function CapacityHistory(props: { team: string; displayName: string; reso
           <select
             id={`${id}-range`}
             value={range}
-            onChange={(event) => setRange(event.target.value as Range)}
+            onChange={(event) => {
+              const next = RANGES.find((value) => value === event.target.value);
+              if (next) setRange(next);
+            }}
           >
             {RANGES.map((value) => (
               <option key={value} value={value}>
