@@ -32,6 +32,8 @@ export type KueueGateOptions = {
   log: Logger;
   /** Clock for condition times (tests); default Date.now. */
   now?: () => number;
+  /** The Postgres → Kueue sync loop (startKueueSync), stopped with the gate. */
+  sync?: { stop(): Promise<void> };
 };
 
 const NOT_GOVERNED: AdmissionVerdict = { state: "NotGoverned" };
@@ -171,6 +173,7 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
     },
     onWake: (listener) => workloads.onChange(listener),
     async dispose() {
+      await opts.sync?.stop();
       workloads.stop();
     },
   };

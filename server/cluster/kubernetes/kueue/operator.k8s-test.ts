@@ -19,7 +19,7 @@ import { REPO_ROOT, waitUntil } from "../testing/kube-env";
 import { type PodAgents, startPodAgents } from "../testing/pod-agents";
 import { createKueueApi } from "./client";
 import { type KueueEnv, startKueueEnv } from "./kueue-env";
-import { syncKueue } from "./sync";
+import { startKueueSync } from "./sync";
 import { createKueueWorkloads } from "./workload-client";
 
 /**
@@ -72,7 +72,6 @@ beforeAll(async () => {
     nodes: NODES,
     gpusPerNode: 4,
   });
-  await syncKueue(config, createKueueApi(env.operatorKubeConfig));
   agentDir = await mkdtemp(path.join(tmpdir(), "rebound-kueue-agents-"));
   agents = await startPodAgents({
     kubeConfig: env.kubeConfig,
@@ -86,9 +85,17 @@ beforeAll(async () => {
     log: quiet,
     mode: "operator",
   });
+  // Wired as the operator wires it: the sync loop (from a fixed configuration here) stops with the gate.
+  const sync = startKueueSync({
+    load: async () => config,
+    api: createKueueApi(env.operatorKubeConfig),
+    log: quiet,
+  });
+  await sync.trigger();
   const admission = createKueueGate({
     workloads: createKueueWorkloads({ kubeConfig: env.operatorKubeConfig, log: quiet }),
     log: quiet,
+    sync,
   });
   deps = createOperatorDeps({ backend, db, log: quiet, config: { stopTimeoutSeconds: 5 }, admission });
   controller = createController(deps, { workers: 4, resyncMs: 30_000 });
