@@ -79,9 +79,9 @@ beforeAll(async () => {
     dataDir: agentDir,
     log: quiet,
   });
-  // The back end as admin, as the other kubernetes tests run it; the Kueue gate as the operator's account.
+  // All of the operator as its service account, with deploy/rbac/operator's rights only.
   backend = await createKubernetesBackend({
-    kubeConfig: env.kubeConfig,
+    kubeConfig: env.operatorKubeConfig,
     log: quiet,
     mode: "operator",
   });
