@@ -182,6 +182,7 @@ describe("the operator with Kueue on the kubernetes back end", () => {
       preemptedBy: `${a.namespace}/${a.name}`,
     });
     expect(await podNames(b)).toEqual([]);
+    expect(waiting.restartCount).toBe(0); // a preemption is not a fault
   });
 
   it("runs B's job again once A's is deleted", async () => {
