@@ -1,11 +1,17 @@
-import { type CycleState, newCycle } from "./cycle-state";
+import {
+  type Blocked,
+  type CycleState,
+  newCycle,
+  PREEMPTION_SEARCHES_PER_TEAM,
+  type Verdict,
+} from "./cycle-state";
 import type { Fit } from "./ledger";
 import { flavorOrder } from "./limits";
-import { nextCursor, type Queued, teamQueues } from "./order";
+import { HeadQueue, type Queued, teamQueues } from "./order";
 import { findVictims, preemptionMessage, type Victim } from "./preemption";
 import { checkPriorityClass } from "./priority";
 import { tidy } from "./quantity";
-import type { AdmissionDecision, GovernanceSnapshot, PendingReason, Quantities, Workload } from "./types";
+import type { AdmissionDecision, GovernanceSnapshot, Quantities, Workload } from "./types";
 
 /**
  * One admission cycle, Kueue-like: the pending workloads in admission order (order.ts); each is admitted to
@@ -18,7 +24,6 @@ export const clusterQueueOf = (team: string) => `hyperpod-ns-${team}-clusterqueu
 export const localQueueOf = (team: string) => `hyperpod-ns-${team}-localqueue`;
 const POD_SET = "couldn't assign flavors to pod set";
 
-type Blocked = { reason: PendingReason; message: string };
 type FlavorFit = { flavor: string; fit: Fit };
 
 function gate(cycle: CycleState, workload: Workload): Blocked | null {
@@ -31,9 +36,13 @@ function gate(cycle: CycleState, workload: Workload): Blocked | null {
     };
   if (!quota.active)
     return { reason: "QuotaInactive", message: `ClusterQueue ${clusterQueueOf(workload.team)} is inactive` };
-  const priority = checkPriorityClass(workload.priorityClass, config.scheduler);
-  if (!priority.ok) return { reason: "UnknownPriorityClass", message: priority.message };
-  return null;
+  if (workload.priorityClass === null) return null;
+  let priority = cycle.classChecks.get(workload.priorityClass);
+  if (priority === undefined) {
+    priority = checkPriorityClass(workload.priorityClass, config.scheduler);
+    cycle.classChecks.set(workload.priorityClass, priority);
+  }
+  return priority.ok ? null : { reason: "UnknownPriorityClass", message: priority.message };
 }
 
 function noFlavor(workload: Workload): Blocked {
@@ -47,7 +56,7 @@ function noFlavor(workload: Workload): Blocked {
 
 function aheadNote(team: string, ahead: readonly string[]): string {
   if (ahead.length === 0) return "";
-  const shown = ahead.slice(0, 3).join(", ");
+  const shown = `${ahead[0]}${ahead.length > 1 ? `, ${ahead[1]}` : ""}${ahead.length > 2 ? `, ${ahead[2]}` : ""}`;
   return `; ${ahead.length} ahead of it in ${localQueueOf(team)}: ${shown}${ahead.length > 3 ? ", …" : ""}`;
 }
 
@@ -64,16 +73,22 @@ function pend(cycle: CycleState, queued: Queued, blocked: Blocked): void {
   cycle.waiting.set(team, ahead);
 }
 
+function messagesOf(fits: readonly FlavorFit[]): string {
+  let out = "";
+  for (const { fit } of fits)
+    for (const message of fit.messages) out = out === "" ? message : `${out}, ${message}`;
+  return `${POD_SET}: ${out}`;
+}
+
 function pendingFor(cycle: CycleState, workload: Workload, fits: readonly FlavorFit[]): Blocked {
   const possible = fits.filter(({ fit }) => fit.never === null);
   if (possible.length === 0) {
     const exceeds = fits.some(({ fit }) => fit.never === "ExceedsCapacity");
-    const messages = fits.flatMap(({ fit }) => fit.messages);
-    return { reason: exceeds ? "ExceedsCapacity" : "NoQuota", message: `${POD_SET}: ${messages.join(", ")}` };
+    return { reason: exceeds ? "ExceedsCapacity" : "NoQuota", message: messagesOf(fits) };
   }
-  const message = `${POD_SET}: ${possible.flatMap(({ fit }) => fit.messages).join(", ")}`;
-  const fitAtStart = possible.some(
-    ({ flavor }) => cycle.initial.check(workload.team, flavor, workload.request).fits,
+  const message = messagesOf(possible);
+  const fitAtStart = possible.some(({ flavor }) =>
+    cycle.initial.fits(workload.team, flavor, workload.request),
   );
   if (!fitAtStart) return { reason: "InsufficientQuota", message };
   return {
@@ -140,18 +155,29 @@ const dominates = (request: Quantities, smaller: Quantities) =>
 
 function tryPreempt(cycle: CycleState, queued: Queued, flavor: string): Victim[] | null {
   const { workload, rank } = queued;
-  const memoKey = `${workload.team}\u0000${flavor}\u0000${rank}`;
+  const left = cycle.searchesLeft.get(workload.team) ?? PREEMPTION_SEARCHES_PER_TEAM;
+  if (left <= 0) return null;
+  const memoKey = `${workload.team}\u0000${flavor}`;
   const failed = cycle.failedSearches.get(memoKey) ?? [];
-  if (cycle.searchesLeft <= 0 || failed.some((request) => dominates(workload.request, request))) return null;
-  cycle.searchesLeft--;
-  const scope = {
-    ledger: cycle.ledger,
-    admitted: cycle.admittedByFlavor.get(flavor) ?? [],
-    taken: cycle.taken,
-  };
+  const hopeless = failed.some((f) => f.rank >= rank && dominates(workload.request, f.request));
+  if (hopeless) return null;
+  cycle.searchesLeft.set(workload.team, left - 1);
+  const scope = { ledger: cycle.ledger, index: cycle.index, taken: cycle.taken };
   const victims = findVictims(scope, { workload, rank, flavor });
-  if (victims === null) cycle.failedSearches.set(memoKey, [workload.request, ...failed.slice(0, 15)]);
+  if (victims === null)
+    cycle.failedSearches.set(memoKey, [{ rank, request: workload.request }, ...failed.slice(0, 15)]);
   return victims;
+}
+
+/** The flavors to try, in order; cached per team for workloads that allow any. */
+function flavorsOf(cycle: CycleState, workload: Workload): readonly string[] {
+  if (workload.flavors !== null) return flavorOrder(cycle.ledger.limits, workload.team, workload.flavors);
+  let flavors = cycle.flavors.get(workload.team);
+  if (flavors === undefined) {
+    flavors = flavorOrder(cycle.ledger.limits, workload.team, null);
+    cycle.flavors.set(workload.team, flavors);
+  }
+  return flavors;
 }
 
 function decide(cycle: CycleState, queued: Queued): void {
@@ -169,28 +195,50 @@ function decide(cycle: CycleState, queued: Queued): void {
     pend(cycle, queued, blocked);
     return;
   }
-  const flavors = flavorOrder(cycle.ledger.limits, workload.team, workload.flavors);
+  const flavors = flavorsOf(cycle, workload);
   if (flavors.length === 0) {
     pend(cycle, queued, noFlavor(workload));
     return;
   }
-  const fits = flavors.map((flavor) => ({
-    flavor,
-    fit: cycle.ledger.check(workload.team, flavor, workload.request),
-  }));
-  const direct = fits.find(({ fit }) => fit.fits);
-  if (direct) {
-    admitNow(cycle, workload, direct.flavor, []);
-    return;
-  }
-  for (const { flavor } of fits.filter(({ fit }) => fit.never === null)) {
+  const verdict = verdictFor(cycle, workload, flavors);
+  if (verdict === null) return;
+  for (const flavor of verdict.possible) {
     const victims = tryPreempt(cycle, queued, flavor);
     if (victims !== null) {
       admitNow(cycle, workload, flavor, victims);
       return;
     }
   }
-  pend(cycle, queued, pendingFor(cycle, workload, fits));
+  pend(cycle, queued, verdict.blocked);
+}
+
+function verdictKey(workload: Workload): string {
+  let key = `${workload.team}\u0000${workload.flavors?.join(",") ?? "*"}\u0000`;
+  for (const resource in workload.request) key += `${resource}=${workload.request[resource]};`;
+  return key;
+}
+
+/** Admits the workload if it fits a flavor now (null), else says why not (shared by alike workloads). */
+function verdictFor(cycle: CycleState, workload: Workload, flavors: readonly string[]): Verdict | null {
+  const key = verdictKey(workload);
+  const cached = cycle.verdicts.get(key);
+  if (cached !== undefined && cached.version === cycle.ledger.version) return cached;
+  const direct = flavors.find((flavor) => cycle.ledger.fits(workload.team, flavor, workload.request));
+  if (direct !== undefined) {
+    admitNow(cycle, workload, direct, []);
+    return null;
+  }
+  const fits = flavors.map((flavor) => ({
+    flavor,
+    fit: cycle.ledger.check(workload.team, flavor, workload.request),
+  }));
+  const verdict: Verdict = {
+    version: cycle.ledger.version,
+    possible: fits.filter(({ fit }) => fit.never === null).map(({ flavor }) => flavor),
+    blocked: pendingFor(cycle, workload, fits),
+  };
+  cycle.verdicts.set(key, verdict);
+  return verdict;
 }
 
 /** Runs one cycle; with `traceKey`, also the usage as it stood when that workload's turn came. */
@@ -201,10 +249,14 @@ export function runCycle(snapshot: GovernanceSnapshot, traceKey: string | null =
     queue,
     index: 0,
   }));
-  for (let cursor = nextCursor(cursors, cycle.ledger); cursor; cursor = nextCursor(cursors, cycle.ledger)) {
+  const heads = new HeadQueue(cursors, cycle.ledger);
+  for (let cursor = heads.next(); cursor; cursor = heads.next()) {
     const queued = cursor.queue[cursor.index];
     cursor.index++;
+    const preemptedBefore = cycle.preempt.length;
     if (queued) decide(cycle, queued);
+    if (cycle.preempt.length > preemptedBefore) heads.rekey();
+    else heads.advanced(cursor);
   }
   const decision: AdmissionDecision = { admit: cycle.admit, preempt: cycle.preempt, pending: cycle.pending };
   return { decision, cycle };

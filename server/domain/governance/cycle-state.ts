@@ -1,13 +1,17 @@
 import { Ledger } from "./ledger";
 import { buildLimits } from "./limits";
+import { type PreemptionIndex, preemptionIndex } from "./preemption";
 import type {
   Admission,
-  AdmittedWorkload,
   GovernanceSnapshot,
   PendingDecision,
+  PendingReason,
   Preemption,
   Quantities,
 } from "./types";
+
+export type Blocked = { reason: PendingReason; message: string };
+export type Verdict = { version: number; possible: readonly string[]; blocked: Blocked };
 
 /** The mutable state of one admission cycle (admission.ts). */
 export type CycleState = {
@@ -16,11 +20,25 @@ export type CycleState = {
   ledger: Ledger;
   /** Usage when the cycle began (to tell "waits behind others" from "does not fit"). */
   initial: Ledger;
-  admittedByFlavor: ReadonlyMap<string, readonly AdmittedWorkload[]>;
+  /** Admitted workloads by flavor and team, for preemption (preemption.ts). */
+  index: PreemptionIndex;
   taken: Set<string>;
-  /** team/flavor/rank → requests whose preemption search failed (a bigger one fails too). */
-  failedSearches: Map<string, Quantities[]>;
-  searchesLeft: number;
+  /**
+   * team/flavor → preemption searches that failed (rank, request): within a cycle room only shrinks, so one
+   * of no higher rank asking at least as much fails too.
+   */
+  failedSearches: Map<string, Array<{ rank: number; request: Quantities }>>;
+  /** team → preemption searches it has left this cycle. */
+  searchesLeft: Map<string, number>;
+  /** priority class → checkPriorityClass's answer. */
+  classChecks: Map<string, { ok: true } | { ok: false; message: string }>;
+  /** team → the flavors its workloads that allow any try, in order. */
+  flavors: Map<string, readonly string[]>;
+  /**
+   * team, flavors and request → why such a workload does not fit, at a ledger version: workloads of the same
+   * shape decided while nothing changes share one verdict (long queues of alike jobs cost one check).
+   */
+  verdicts: Map<string, Verdict>;
   /** team → keys decided pending so far, in queue order. */
   waiting: Map<string, string[]>;
   admit: Admission[];
@@ -38,8 +56,13 @@ export type CycleState = {
   } | null;
 };
 
-/** At most this many preemption searches per cycle; workloads beyond wait for the next cycle. */
-export const PREEMPTION_SEARCH_BUDGET = 1000;
+/**
+ * Preemption searches per team and cycle. Kueue considers one head per ClusterQueue per cycle; here every
+ * pending workload is tried for a direct fit, and the first few of each team's queue (its highest ranked)
+ * that do not fit may search for victims. The rest wait for the next cycle, which runs as soon as anything
+ * changes, so the work per cycle stays bounded however long the queues are.
+ */
+export const PREEMPTION_SEARCHES_PER_TEAM = 2;
 
 export function ledgerOf(snapshot: Pick<GovernanceSnapshot, "config" | "capacity" | "admitted">): Ledger {
   const ledger = new Ledger(buildLimits(snapshot.config, snapshot.capacity));
@@ -49,20 +72,17 @@ export function ledgerOf(snapshot: Pick<GovernanceSnapshot, "config" | "capacity
 
 export function newCycle(snapshot: GovernanceSnapshot, traceKey: string | null): CycleState {
   const ledger = ledgerOf(snapshot);
-  const admittedByFlavor = new Map<string, AdmittedWorkload[]>();
-  for (const workload of snapshot.admitted) {
-    const list = admittedByFlavor.get(workload.flavor) ?? [];
-    list.push(workload);
-    admittedByFlavor.set(workload.flavor, list);
-  }
   return {
     snapshot,
     ledger,
     initial: ledger.clone(),
-    admittedByFlavor,
+    index: preemptionIndex(snapshot.admitted, snapshot.config.scheduler),
     taken: new Set(),
     failedSearches: new Map(),
-    searchesLeft: PREEMPTION_SEARCH_BUDGET,
+    searchesLeft: new Map(),
+    classChecks: new Map(),
+    flavors: new Map(),
+    verdicts: new Map(),
     waiting: new Map(),
     admit: [],
     holds: [],

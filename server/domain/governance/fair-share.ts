@@ -1,4 +1,15 @@
 import type { Ledger } from "./ledger";
+import type { Quantities } from "./types";
+
+/**
+ * Kueue's dominant resource share (DRS) for fair sharing: the largest share, over the flavors and resources
+ * a team borrows, of what it borrows (use above its guarantee) in the cohort's lendable pool, divided by its
+ * fair-share weight. A team that borrows nothing has share 0; one that borrows with weight 0 has an infinite
+ * share, as in Kueue (it yields to every weighted team).
+ */
+
+/** A change to weigh without applying it: `request` added (sign 1) or removed (−1) in `flavor`. */
+export type UsageChange = { flavor: string; request: Quantities; sign: 1 | -1 };
 
 function cellShare(
   ledger: Ledger,
@@ -11,17 +22,29 @@ function cellShare(
   return borrowed > 1e-9 && pool > 0 ? borrowed / pool : 0;
 }
 
-/**
- * Kueue's dominant resource share (DRS) for fair sharing: the largest share, over the flavors and resources
- * a team borrows, of what it borrows (use above its guarantee) in the cohort's lendable pool, divided by its
- * fair-share weight. A team that borrows nothing has share 0; one that borrows with weight 0 has an infinite
- * share, as in Kueue (it yields to every weighted team).
- */
-export function dominantShare(ledger: Ledger, team: string): number {
+function changed(change: UsageChange | null, flavor: string, resource: string): number {
+  if (change === null || change.flavor !== flavor) return 0;
+  return change.sign * (change.request[resource] ?? 0);
+}
+
+/** Resources the change adds that the team uses none of yet in that flavor. */
+function newCells(ledger: Ledger, team: string, change: UsageChange | null): Array<[string, number]> {
+  if (change === null || change.sign < 0) return [];
+  const used = ledger.usedCells(team).get(change.flavor);
+  return Object.entries(change.request).filter(([resource, amount]) => amount > 0 && !used?.has(resource));
+}
+
+export function dominantShare(ledger: Ledger, team: string, change: UsageChange | null = null): number {
   let dominant = 0;
   for (const [flavor, resources] of ledger.usedCells(team)) {
-    for (const [resource, used] of resources)
-      dominant = Math.max(dominant, cellShare(ledger, { team, flavor, resource, used }));
+    for (const [resource, used] of resources) {
+      const after = used + changed(change, flavor, resource);
+      dominant = Math.max(dominant, cellShare(ledger, { team, flavor, resource, used: after }));
+    }
+  }
+  for (const [resource, amount] of newCells(ledger, team, change)) {
+    const flavor = change?.flavor ?? "";
+    dominant = Math.max(dominant, cellShare(ledger, { team, flavor, resource, used: amount }));
   }
   if (dominant === 0) return 0;
   const weight = ledger.limits.quotas.get(team)?.fairShareWeight ?? 0;

@@ -1,5 +1,8 @@
 import { dominantShare } from "./fair-share";
-import { type Cell, cellOf, type Limits } from "./limits";
+import type { Cell, Limits } from "./limits";
+
+const ZERO_CELL: Cell = { nominal: 0, borrowLimit: 0, lendable: 0 };
+
 import { formatQuantity } from "./quantity";
 import type { Quantities, Shortfall } from "./types";
 
@@ -61,6 +64,9 @@ export class Ledger {
   private readonly drawn: Table = new Map();
   private readonly shares = new Map<string, number>();
 
+  /** Bumped on every change of usage: a fit computed at one version holds while it lasts. */
+  version = 0;
+
   constructor(readonly limits: Limits) {}
 
   clone(): Ledger {
@@ -76,7 +82,7 @@ export class Ledger {
   }
 
   cell(team: string, flavor: string, resource: string): Cell {
-    return cellOf(this.limits.quotas.get(team), flavor, resource);
+    return this.limits.cells.get(team)?.get(flavor)?.get(resource) ?? ZERO_CELL;
   }
 
   used(team: string, flavor: string, resource: string): number {
@@ -120,12 +126,14 @@ export class Ledger {
 
   /** Adds (sign 1) or removes (sign −1) a workload's request for its team. */
   apply(team: string, flavor: string, request: Quantities, sign: 1 | -1): void {
+    this.version++;
     let table = this.usage.get(team);
     if (!table) {
       table = new Map();
       this.usage.set(team, table);
     }
-    for (const [resource, amount] of Object.entries(request)) {
+    for (const resource in request) {
+      const amount = request[resource] ?? 0;
       const before = read(table, flavor, resource);
       const after = before + sign * amount;
       bump(table, flavor, resource, sign * amount);
@@ -144,11 +152,36 @@ export class Ledger {
    * against the flavor's capacity and the cohort pool, for no team.
    */
   hold(flavor: string, request: Quantities): void {
+    this.version++;
     for (const [resource, amount] of Object.entries(request)) {
       if (amount <= 0) continue;
       bump(this.total, flavor, resource, amount);
       if (this.isGoverned(flavor, resource)) bump(this.drawn, flavor, resource, amount);
     }
+  }
+
+  /** What the team could take of the resource now; −Infinity when it cannot be assigned there. No allocation. */
+  room(team: string, flavor: string, resource: string): number {
+    const physical = this.limits.capacity.get(flavor)?.get(resource);
+    const capacity =
+      physical === undefined ? Number.POSITIVE_INFINITY : physical - this.totalUsed(flavor, resource);
+    if (!this.isGoverned(flavor, resource))
+      return physical === undefined ? Number.NEGATIVE_INFINITY : capacity;
+    const cell = this.cell(team, flavor, resource);
+    const used = this.used(team, flavor, resource);
+    const reserved = cell.nominal - cell.lendable;
+    const drawnByOthers = this.drawnFromPool(flavor, resource) - Math.max(0, used - reserved);
+    const pool = reserved - used + Math.max(0, read(this.limits.pool, flavor, resource) - drawnByOthers);
+    return Math.min(cell.nominal + cell.borrowLimit - used, pool, capacity);
+  }
+
+  /** Whether the request fits the team in the flavor now (the fast path of `check`). */
+  fits(team: string, flavor: string, request: Quantities): boolean {
+    for (const resource in request) {
+      const need = request[resource] ?? 0;
+      if (need > 0 && need > this.room(team, flavor, resource) + EPS) return false;
+    }
+    return true;
   }
 
   slack(team: string, flavor: string, resource: string): Slack | null {
@@ -175,8 +208,7 @@ export class Ledger {
 
   /** What the team could still take of a resource in a flavor now (0 when the resource is not assignable). */
   available(team: string, flavor: string, resource: string): number {
-    const slack = this.slack(team, flavor, resource);
-    return slack === null ? 0 : Math.max(0, Math.min(slack.limit, slack.pool, slack.capacity));
+    return Math.max(0, this.room(team, flavor, resource));
   }
 
   /** The most the team could ever hold of the resource in the flavor under this configuration. */
@@ -190,7 +222,8 @@ export class Ledger {
 
   check(team: string, flavor: string, request: Quantities): Fit {
     const fit: Fit = { fits: true, never: null, shortfall: [], messages: [] };
-    for (const [resource, need] of Object.entries(request)) {
+    for (const resource in request) {
+      const need = request[resource] ?? 0;
       if (need > 0) this.checkResource(fit, { team, flavor, resource, need });
     }
     return fit;
@@ -201,21 +234,26 @@ export class Ledger {
     at: { team: string; flavor: string; resource: string; need: number },
   ): void {
     const { team, flavor, resource, need } = at;
-    const slack = this.slack(team, flavor, resource);
-    if (slack === null) {
+    const room = this.room(team, flavor, resource);
+    if (room === Number.NEGATIVE_INFINITY) {
       markNever(fit, "NoQuota", `resource ${resource} unavailable in ClusterQueue`);
       return;
     }
     const ceiling = this.ceiling(team, flavor, resource);
     if (need > ceiling + EPS) {
-      const noQuota = slack.governed && slack.cell.nominal + slack.cell.borrowLimit <= 0;
-      markNever(fit, noQuota ? "NoQuota" : "ExceedsCapacity", neverMessage({ ...at, ceiling, noQuota }));
+      const cell = this.cell(team, flavor, resource);
+      const noQuota = this.isGoverned(flavor, resource) && cell.nominal + cell.borrowLimit <= 0;
+      markNever(
+        fit,
+        noQuota ? "NoQuota" : "ExceedsCapacity",
+        neverMessage({ flavor, resource, need, ceiling, noQuota }),
+      );
     }
-    const available = Math.max(0, Math.min(slack.limit, slack.pool, slack.capacity));
+    const available = Math.max(0, room);
     if (need <= available + EPS) return;
     fit.fits = false;
     fit.shortfall.push({ flavor, resource, need, available, missing: need - available });
-    if (need <= ceiling + EPS) fit.messages.push(shortMessage({ ...at, available }));
+    if (need <= ceiling + EPS) fit.messages.push(shortMessage(flavor, resource, need - available));
   }
 }
 
@@ -237,7 +275,6 @@ function neverMessage(at: {
   return `insufficient quota for ${resource} in flavor ${flavor}, request > maximum capacity (${formatQuantity(resource, need)} > ${formatQuantity(resource, ceiling)})`;
 }
 
-function shortMessage(at: { flavor: string; resource: string; need: number; available: number }) {
-  const { flavor, resource, need, available } = at;
-  return `insufficient unused quota for ${resource} in flavor ${flavor}, ${formatQuantity(resource, need - available)} more needed`;
+function shortMessage(flavor: string, resource: string, missing: number) {
+  return `insufficient unused quota for ${resource} in flavor ${flavor}, ${formatQuantity(resource, missing)} more needed`;
 }

@@ -30,6 +30,8 @@ export type Limits = {
   pool: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** flavor → resource → Σ guarantees. */
   nominalSum: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** team → flavor → resource → its cell, for every governed resource of every team in the config. */
+  cells: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, Cell>>>;
 };
 
 const ZERO_CELL: Cell = { nominal: 0, borrowLimit: 0, lendable: 0 };
@@ -105,6 +107,20 @@ function poolsOf({ teams, governed, capacity, idleSharing }: PoolInput) {
   return { pool, nominalSum };
 }
 
+function cellsOf(teams: readonly TeamQuota[], governed: ReadonlyMap<string, ReadonlySet<string>>) {
+  const cells = new Map<string, Map<string, Map<string, Cell>>>();
+  for (const team of teams) {
+    const byFlavor = new Map<string, Map<string, Cell>>();
+    for (const [flavor, resources] of governed)
+      byFlavor.set(
+        flavor,
+        new Map([...resources].map((resource) => [resource, cellOf(team, flavor, resource)])),
+      );
+    cells.set(team.team, byFlavor);
+  }
+  return cells;
+}
+
 export function buildLimits(config: GovernanceConfig, capacity: FlavorQuantities): Limits {
   const capacityMap = toMap(capacity);
   const governed = governedResources(config.teams);
@@ -123,6 +139,7 @@ export function buildLimits(config: GovernanceConfig, capacity: FlavorQuantities
     capacity: capacityMap,
     pool,
     nominalSum,
+    cells: cellsOf(config.teams, governed),
   };
 }
 

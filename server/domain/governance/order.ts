@@ -35,27 +35,97 @@ export function teamQueues(pending: readonly Workload[], settings: SchedulerSett
 
 export type Cursor = { team: string; queue: readonly Queued[]; index: number };
 
-function compareHeads(a: Queued, b: Queued, ledger: Ledger): number {
-  if (a.rank !== b.rank) return b.rank - a.rank;
-  if (ledger.limits.settings.fairShare && a.workload.team !== b.workload.team) {
-    const shareA = ledger.share(a.workload.team);
-    const shareB = ledger.share(b.workload.team);
-    if (shareA !== shareB) return shareA < shareB ? -1 : 1;
-  }
-  return byArrival(a, b);
+type Entry = { cursor: Cursor; head: Queued; share: number };
+
+function before(a: Entry, b: Entry): boolean {
+  if (a.head.rank !== b.head.rank) return a.head.rank > b.head.rank;
+  if (a.share !== b.share) return a.share < b.share;
+  return byArrival(a.head, b.head) < 0;
 }
 
-/** The cursor whose head goes next (it is advanced by the caller), or null when every queue is done. */
-export function nextCursor(cursors: Cursor[], ledger: Ledger): Cursor | null {
-  let best: Cursor | null = null;
-  let bestHead: Queued | undefined;
-  for (const cursor of cursors) {
-    const head = cursor.queue[cursor.index];
-    if (head === undefined) continue;
-    if (bestHead === undefined || compareHeads(head, bestHead, ledger) < 0) {
-      best = cursor;
-      bestHead = head;
-    }
+/**
+ * The teams' heads in admission order, as a binary heap. A team's share rises only when it admits (its entry
+ * is re-keyed when it comes back) and falls only when it loses victims: after a preemption, `rekey()`.
+ */
+export class HeadQueue {
+  private heap: Entry[] = [];
+
+  constructor(
+    private readonly cursors: readonly Cursor[],
+    private readonly ledger: Ledger,
+  ) {
+    this.rekey();
   }
-  return best;
+
+  private entry(cursor: Cursor): Entry | null {
+    const head = cursor.queue[cursor.index];
+    if (head === undefined) return null;
+    const share = this.ledger.limits.settings.fairShare ? this.ledger.share(cursor.team) : 0;
+    return { cursor, head, share };
+  }
+
+  rekey(): void {
+    this.heap = [];
+    for (const cursor of this.cursors) this.push(this.entry(cursor));
+  }
+
+  /** The cursor whose head goes next; the caller advances it and hands it back with `advanced`. */
+  next(): Cursor | null {
+    for (let top = this.pop(); top !== undefined; top = this.pop()) {
+      const fresh = this.entry(top.cursor);
+      if (fresh === null) continue;
+      if (fresh.share === top.share) return top.cursor;
+      this.push(fresh);
+    }
+    return null;
+  }
+
+  advanced(cursor: Cursor): void {
+    this.push(this.entry(cursor));
+  }
+
+  private push(entry: Entry | null): void {
+    if (entry === null) return;
+    const heap = this.heap;
+    heap.push(entry);
+    let at = heap.length - 1;
+    while (at > 0) {
+      const up = (at - 1) >> 1;
+      const parent = heap[up];
+      if (parent === undefined || !before(entry, parent)) break;
+      heap[at] = parent;
+      at = up;
+    }
+    heap[at] = entry;
+  }
+
+  private pop(): Entry | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length === 0 || last === undefined) return top;
+    heap[0] = last;
+    this.sink(last);
+    return top;
+  }
+
+  private sink(entry: Entry): void {
+    const heap = this.heap;
+    let at = 0;
+    for (;;) {
+      const child = this.smallerChild(at);
+      if (child === null || !before(child.entry, entry)) break;
+      heap[at] = child.entry;
+      at = child.at;
+    }
+    heap[at] = entry;
+  }
+
+  private smallerChild(at: number): { at: number; entry: Entry } | null {
+    const left = this.heap[2 * at + 1];
+    const right = this.heap[2 * at + 2];
+    if (left === undefined) return null;
+    if (right !== undefined && before(right, left)) return { at: 2 * at + 2, entry: right };
+    return { at: 2 * at + 1, entry: left };
+  }
 }

@@ -1,6 +1,6 @@
 import { Ledger } from "./ledger";
 import { buildLimits } from "./limits";
-import { findVictims } from "./preemption";
+import { findVictims, preemptionIndex } from "./preemption";
 import { formatQuantity } from "./quantity";
 import type {
   AdmittedWorkload,
@@ -42,7 +42,7 @@ function ledgerFor(turn: Turn, config: GovernanceConfig, withHolds = true): Ledg
 }
 
 function fitsUnder(turn: Turn, config: GovernanceConfig): boolean {
-  return ledgerFor(turn, config).check(turn.workload.team, turn.flavor, turn.workload.request).fits;
+  return ledgerFor(turn, config).fits(turn.workload.team, turn.flavor, turn.workload.request);
 }
 
 function withQuota(
@@ -74,7 +74,7 @@ function needed(ledger: Ledger, turn: Turn, chosen: readonly AdmittedWorkload[])
     const entry = kept[index];
     if (entry === undefined) continue;
     ledger.apply(entry.team, flavor, entry.request, 1);
-    if (ledger.check(workload.team, flavor, workload.request).fits) kept.splice(index, 1);
+    if (ledger.fits(workload.team, flavor, workload.request)) kept.splice(index, 1);
     else ledger.apply(entry.team, flavor, entry.request, -1);
   }
   return kept;
@@ -84,7 +84,7 @@ function needed(ledger: Ledger, turn: Turn, chosen: readonly AdmittedWorkload[])
 export function stopping(turn: Turn): string | null {
   if (turn.taken.size === 0 || !turn.holds.some((held) => held.flavor === turn.flavor)) return null;
   const { workload, flavor } = turn;
-  if (!ledgerFor(turn, turn.snapshot.config, false).check(workload.team, flavor, workload.request).fits)
+  if (!ledgerFor(turn, turn.snapshot.config, false).fits(workload.team, flavor, workload.request))
     return null;
   return `the preempted ${[...turn.taken].join(", ")} finish stopping`;
 }
@@ -105,9 +105,9 @@ export function finishing(turn: Turn): string | null {
   for (const candidate of candidates) {
     ledger.apply(candidate.team, flavor, candidate.request, -1);
     chosen.push(candidate);
-    if (ledger.check(workload.team, flavor, workload.request).fits) break;
+    if (ledger.fits(workload.team, flavor, workload.request)) break;
   }
-  if (!ledger.check(workload.team, flavor, workload.request).fits) return null;
+  if (!ledger.fits(workload.team, flavor, workload.request)) return null;
   const keys = needed(ledger, turn, chosen).map((a) => a.key);
   return `${keys.join(" and ")} ${keys.length === 1 ? "finishes" : "finish"}`;
 }
@@ -172,9 +172,12 @@ export function higherPriority(turn: Turn): string | null {
   const higher = [...scheduler.priorityClasses]
     .filter((spec) => spec.weight > current)
     .sort((a, b) => a.weight - b.weight);
-  const admitted = snapshot.admitted.filter((a) => a.flavor === flavor);
+  const index = preemptionIndex(
+    snapshot.admitted.filter((a) => a.flavor === flavor),
+    scheduler,
+  );
   for (const spec of higher) {
-    const scope = { ledger: turn.ledger.clone(), admitted, taken: turn.taken };
+    const scope = { ledger: turn.ledger.clone(), index, taken: turn.taken };
     const victims = findVictims(scope, { workload, rank: spec.weight, flavor });
     if (victims !== null && victims.length > 0)
       return `it is submitted with priority class ${spec.name} (weight ${spec.weight}), preempting ${victims.map((v) => v.victim.key).join(", ")}`;
