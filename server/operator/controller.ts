@@ -44,7 +44,8 @@ export function createController(
     async start() {
       unsubscribeRequests = deps.requests.onAdded((key) => queue.add(key));
       // An admission decision (admitted, preempted, a new reason to wait) reconciles the job.
-      unsubscribeAdmission = deps.admission?.onWake?.((key) => queue.add(key));
+      // Ahead of a resync's keys: a freed GPU waits on this reconcile.
+      unsubscribeAdmission = deps.admission?.onWake?.((key) => queue.addFirst(key));
       unsubscribe = deps.backend.onChange((ref) => {
         if (ref) queue.add(jobKey(ref));
         else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);

@@ -102,4 +102,25 @@ describe("workqueue", () => {
     expect(calls).toBe(3);
     vi.useRealTimers();
   });
+
+  it("runs a key added with addFirst before the keys already waiting, once", async () => {
+    const runs: string[] = [];
+    let release: () => void = () => undefined;
+    const queue = createWorkQueue({
+      workers: 1,
+      handler: async (key) => {
+        runs.push(key);
+        if (key === "busy") await new Promise<void>((resolve) => (release = resolve));
+        return undefined;
+      },
+    });
+    queue.add("busy");
+    await tick();
+    for (const key of ["a", "b", "c"]) queue.add(key);
+    queue.addFirst("c");
+    queue.addFirst("urgent");
+    release();
+    await vi.waitFor(() => expect(runs).toEqual(["busy", "urgent", "c", "a", "b"]));
+    await queue.shutdown();
+  });
 });

@@ -8,6 +8,8 @@ export type Handler = (key: string) => Promise<HandlerResult>;
 
 export type WorkQueue = {
   add(key: string): void;
+  /** As add, but ahead of the keys waiting (a decision is waiting on it, e.g. an admission). */
+  addFirst(key: string): void;
   addAfter(key: string, delayMs: number): void;
   /** Keys waiting or running. */
   depth(): number;
@@ -46,6 +48,18 @@ export function createWorkQueue(opts: WorkQueueOptions): WorkQueue {
     if (queued.has(key)) return;
     queued.add(key);
     queue.push(key);
+    pump();
+  };
+
+  const addFirst = (key: string) => {
+    if (stopped) return;
+    if (running.has(key)) {
+      dirty.add(key);
+      return;
+    }
+    if (queued.has(key)) queue.splice(queue.indexOf(key), 1);
+    queued.add(key);
+    queue.unshift(key);
     pump();
   };
 
@@ -94,6 +108,7 @@ export function createWorkQueue(opts: WorkQueueOptions): WorkQueue {
 
   return {
     add,
+    addFirst,
     addAfter,
     depth: () => queue.length + running.size,
     async shutdown() {

@@ -104,7 +104,7 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   const schedule = () => {
     if (disposed) return;
     if (running) dirty = true;
-    else timer ??= setTimeout(run, opts.debounceMs ?? 10);
+    else timer ??= setTimeout(run, opts.debounceMs ?? 2);
   };
   const run = () => {
     timer = null;
