@@ -120,7 +120,11 @@ async function main() {
   const db = createDb(env.DATABASE_URL);
   const { backend, stopPods } = await createBackend(env, log, db);
   // Task governance: admission by team quota and priority (Rebound's own on the local back end).
-  const admission = await createAdmissionGate({ kind: backend.kind, backend, db, log });
+  const kubeConfig =
+    env.REBOUND_CLUSTER === "kubernetes"
+      ? (await import("@/server/cluster/kubernetes/config")).loadKubeConfig(env.REBOUND_KUBECONFIG)
+      : undefined;
+  const admission = await createAdmissionGate({ kind: backend.kind, backend, db, log, kubeConfig });
   const deps = createOperatorDeps({
     backend,
     db,
