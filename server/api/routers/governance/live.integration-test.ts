@@ -136,18 +136,6 @@ describe("governance over live jobs", () => {
     expect(overview.teams.find((row) => row.team === "vision")?.canEditQuota).toBe(false);
   });
 
-  it("predicts what raising the quota would do (reclaim from the borrower, admit the pending job), changing nothing", async () => {
-    const lead = await caller("lead@rebound.local");
-    const { version } = await lead.governance.quota.get({ team: LLM });
-    const predicted = await lead.governance.whatIf({ kind: "quota", quota: gpuQuota(LLM, version, 3) });
-    expect(predicted.preempted).toEqual([
-      expect.objectContaining({ key: key(v1), team: "vision", by: key(l2), reason: "InCohortReclamation" }),
-    ]);
-    expect(predicted.admitted.map((row) => [row.key, row.preempts])).toEqual([[key(l2), [key(v1)]]]);
-    expect((await lead.governance.quota.get({ team: LLM })).version).toBe(version);
-    expect([stateOf(v1), stateOf(l2)]).toEqual(["Admitted", "Pending"]);
-  });
-
   it("refuses removing a priority class that live jobs still use, naming them", async () => {
     const admin = await caller("admin@rebound.local");
     const current = await admin.governance.scheduler.get();
@@ -193,4 +181,25 @@ describe("governance over live jobs", () => {
       await codeOf((await caller("vision@rebound.local")).governance.capacityHistory({ team: LLM })),
     ).toBe("FORBIDDEN");
   });
+
+  // Last: it changes the quota, and the operator acts on it.
+  it("predicts what raising the quota would do (reclaim from the borrower, admit the pending job), changing nothing until saved; then the operator preempts that job", async () => {
+    const lead = await caller("lead@rebound.local");
+    const { version } = await lead.governance.quota.get({ team: LLM });
+    const predicted = await lead.governance.whatIf({ kind: "quota", quota: gpuQuota(LLM, version, 3) });
+    expect(predicted.preempted).toEqual([
+      expect.objectContaining({ key: key(v1), team: "vision", by: key(l2), reason: "InCohortReclamation" }),
+    ]);
+    expect(predicted.admitted.map((row) => [row.key, row.preempts])).toEqual([[key(l2), [key(v1)]]]);
+    expect((await lead.governance.quota.get({ team: LLM })).version).toBe(version);
+    expect([stateOf(v1), stateOf(l2)]).toEqual(["Admitted", "Pending"]);
+
+    // Saved, the operator preempts what the what-if said, for the job it said.
+    await lead.governance.quota.update(gpuQuota(LLM, version, 3));
+    await operator.waitFor("vision's job preempted", () => stateOf(v1)?.startsWith("Preempt"), 30_000);
+    expect(operator.live(v1)?.admission).toMatchObject({
+      preemptedBy: key(l2),
+      reason: "InCohortReclamation",
+    });
+  }, 60_000);
 });
