@@ -155,13 +155,12 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
     if (team) track(job, team, clock());
     else ungoverned.set(jobKey(job.ref), gpusOf(job));
   }
-  const reloader = setInterval(
-    () =>
-      void reload().catch((error: unknown) =>
-        opts.log.error("reloading the governance config failed", { error: String(error) }),
-      ),
-    opts.reloadMs ?? 2000,
-  );
+  let reloading: Promise<void> = Promise.resolve();
+  const reloader = setInterval(() => {
+    reloading = reload().catch((error: unknown) => {
+      if (!disposed) opts.log.error("reloading the governance config failed", { error: String(error) });
+    });
+  }, opts.reloadMs ?? 2000);
   // A node change (ref null) changes capacity.
   const unsubscribe = opts.backend.onChange((ref) => {
     if (ref === null) schedule();
@@ -211,7 +210,7 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
       clearInterval(reloader);
       if (timer) clearTimeout(timer);
       unsubscribe();
-      await running;
+      await Promise.all([running, reloading]);
     },
   };
 }
