@@ -223,7 +223,15 @@ describe("the console's governance snapshot", () => {
     const snap = situation([urgent], fcfs);
     const view = whatIfView({
       snapshot: snap.snapshot,
-      change: { kind: "scheduler", scheduler: { version: 1, ...config.scheduler, taskRanking: true } },
+      change: {
+        kind: "scheduler",
+        scheduler: {
+          version: 1,
+          ...config.scheduler,
+          priorityClasses: [...config.scheduler.priorityClasses],
+          taskRanking: true,
+        },
+      },
     });
     expect(view.preempted).toEqual([
       expect.objectContaining({
