@@ -8,7 +8,7 @@ import {
 import type { Fit } from "./ledger";
 import { flavorOrder } from "./limits";
 import { HeadQueue, type Queued, teamQueues } from "./order";
-import { findVictims, preemptionMessage, type Victim } from "./preemption";
+import { couldMakeRoom, findVictims, preemptionMessage, type Victim } from "./preemption";
 import { checkPriorityClass } from "./priority";
 import { tidy } from "./quantity";
 import type { AdmissionDecision, GovernanceSnapshot, Quantities, Workload } from "./types";
@@ -153,17 +153,23 @@ function admitNow(cycle: CycleState, workload: Workload, flavor: string, victims
 const dominates = (request: Quantities, smaller: Quantities) =>
   Object.entries(smaller).every(([r, amount]) => (request[r] ?? 0) >= amount);
 
+/**
+ * Victims for a workload that does not fit, if the rules allow a set: a failed search is remembered (an
+ * alike workload of no higher rank fails too); a search that passes the cheap bound uses the team's budget.
+ */
 function tryPreempt(cycle: CycleState, queued: Queued, flavor: string): Victim[] | null {
   const { workload, rank } = queued;
   const left = cycle.searchesLeft.get(workload.team) ?? PREEMPTION_SEARCHES_PER_TEAM;
   if (left <= 0) return null;
   const memoKey = `${workload.team}\u0000${flavor}`;
   const failed = cycle.failedSearches.get(memoKey) ?? [];
-  const hopeless = failed.some((f) => f.rank >= rank && dominates(workload.request, f.request));
-  if (hopeless) return null;
-  cycle.searchesLeft.set(workload.team, left - 1);
-  const scope = { ledger: cycle.ledger, index: cycle.index, taken: cycle.taken };
-  const victims = findVictims(scope, { workload, rank, flavor });
+  if (failed.some((f) => f.rank >= rank && dominates(workload.request, f.request))) return null;
+  const target = { workload, rank, flavor };
+  let victims: Victim[] | null = null;
+  if (couldMakeRoom(cycle.ledger, target)) {
+    cycle.searchesLeft.set(workload.team, left - 1);
+    victims = findVictims({ ledger: cycle.ledger, index: cycle.index, taken: cycle.taken }, target);
+  }
   if (victims === null)
     cycle.failedSearches.set(memoKey, [{ rank, request: workload.request }, ...failed.slice(0, 15)]);
   return victims;
@@ -212,17 +218,40 @@ function decide(cycle: CycleState, queued: Queued): void {
   pend(cycle, queued, verdict.blocked);
 }
 
-function verdictKey(workload: Workload): string {
-  let key = `${workload.team}\u0000${workload.flavors?.join(",") ?? "*"}\u0000`;
-  for (const resource in workload.request) key += `${resource}=${workload.request[resource]};`;
-  return key;
+function sameShape(a: Workload, b: Workload): boolean {
+  if (
+    a.flavors !== b.flavors &&
+    (a.flavors === null || b.flavors === null || a.flavors.join() !== b.flavors.join())
+  )
+    return false;
+  let keys = 0;
+  for (const resource in a.request) {
+    if (a.request[resource] !== b.request[resource]) return false;
+    keys++;
+  }
+  for (const _ in b.request) keys--;
+  return keys === 0;
+}
+
+/** A verdict for a workload of the same team and shape, still valid (no usage changed since). */
+function cachedVerdict(cycle: CycleState, workload: Workload): Verdict | null {
+  const list = cycle.verdicts.get(workload.team);
+  if (list === undefined) return null;
+  for (const entry of list)
+    if (entry.version === cycle.ledger.version && sameShape(entry.workload, workload)) return entry;
+  return null;
+}
+
+function remember(cycle: CycleState, verdict: Verdict): void {
+  const list = (cycle.verdicts.get(verdict.workload.team) ?? []).filter((v) => v.version === verdict.version);
+  list.push(verdict);
+  cycle.verdicts.set(verdict.workload.team, list.slice(-16));
 }
 
 /** Admits the workload if it fits a flavor now (null), else says why not (shared by alike workloads). */
 function verdictFor(cycle: CycleState, workload: Workload, flavors: readonly string[]): Verdict | null {
-  const key = verdictKey(workload);
-  const cached = cycle.verdicts.get(key);
-  if (cached !== undefined && cached.version === cycle.ledger.version) return cached;
+  const cached = cachedVerdict(cycle, workload);
+  if (cached !== null) return cached;
   const direct = flavors.find((flavor) => cycle.ledger.fits(workload.team, flavor, workload.request));
   if (direct !== undefined) {
     admitNow(cycle, workload, direct, []);
@@ -233,11 +262,12 @@ function verdictFor(cycle: CycleState, workload: Workload, flavors: readonly str
     fit: cycle.ledger.check(workload.team, flavor, workload.request),
   }));
   const verdict: Verdict = {
+    workload,
     version: cycle.ledger.version,
     possible: fits.filter(({ fit }) => fit.never === null).map(({ flavor }) => flavor),
     blocked: pendingFor(cycle, workload, fits),
   };
-  cycle.verdicts.set(key, verdict);
+  remember(cycle, verdict);
   return verdict;
 }
 
@@ -248,6 +278,7 @@ export function runCycle(snapshot: GovernanceSnapshot, traceKey: string | null =
     team,
     queue,
     index: 0,
+    share: 0,
   }));
   const heads = new HeadQueue(cursors, cycle.ledger);
   for (let cursor = heads.next(); cursor; cursor = heads.next()) {

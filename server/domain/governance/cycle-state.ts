@@ -8,10 +8,11 @@ import type {
   PendingReason,
   Preemption,
   Quantities,
+  Workload,
 } from "./types";
 
 export type Blocked = { reason: PendingReason; message: string };
-export type Verdict = { version: number; possible: readonly string[]; blocked: Blocked };
+export type Verdict = { workload: Workload; version: number; possible: readonly string[]; blocked: Blocked };
 
 /** The mutable state of one admission cycle (admission.ts). */
 export type CycleState = {
@@ -38,7 +39,7 @@ export type CycleState = {
    * team, flavors and request → why such a workload does not fit, at a ledger version: workloads of the same
    * shape decided while nothing changes share one verdict (long queues of alike jobs cost one check).
    */
-  verdicts: Map<string, Verdict>;
+  verdicts: Map<string, Verdict[]>;
   /** team → keys decided pending so far, in queue order. */
   waiting: Map<string, string[]>;
   admit: Admission[];
@@ -58,11 +59,12 @@ export type CycleState = {
 
 /**
  * Preemption searches per team and cycle. Kueue considers one head per ClusterQueue per cycle; here every
- * pending workload is tried for a direct fit, and the first few of each team's queue (its highest ranked)
- * that do not fit may search for victims. The rest wait for the next cycle, which runs as soon as anything
- * changes, so the work per cycle stays bounded however long the queues are.
+ * pending workload is tried for a direct fit, and the first of each team's queue (its highest ranked) that
+ * does not fit and passes the cheap bound (couldMakeRoom) searches for victims. The rest wait for the next
+ * cycle, which runs as soon as anything changes, so the work per cycle stays bounded however long the
+ * queues are.
  */
-export const PREEMPTION_SEARCHES_PER_TEAM = 2;
+export const PREEMPTION_SEARCHES_PER_TEAM = 1;
 
 export function ledgerOf(snapshot: Pick<GovernanceSnapshot, "config" | "capacity" | "admitted">): Ledger {
   const ledger = new Ledger(buildLimits(snapshot.config, snapshot.capacity));

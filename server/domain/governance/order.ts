@@ -24,31 +24,40 @@ export function compareInTeam(a: Queued, b: Queued): number {
 /** Team → its queue, in order. */
 export function teamQueues(pending: readonly Workload[], settings: SchedulerSettings): Map<string, Queued[]> {
   const queues = new Map<string, Queued[]>();
+  const ranks = new Map<string | null, number>();
   for (const workload of pending) {
+    let rank = ranks.get(workload.priorityClass);
+    if (rank === undefined) {
+      rank = rankOf(workload, settings);
+      ranks.set(workload.priorityClass, rank);
+    }
     const queue = queues.get(workload.team) ?? [];
-    queue.push({ workload, rank: rankOf(workload, settings) });
+    queue.push({ workload, rank });
     queues.set(workload.team, queue);
   }
   for (const queue of queues.values()) queue.sort(compareInTeam);
   return queues;
 }
 
-export type Cursor = { team: string; queue: readonly Queued[]; index: number };
+/** A team's queue and how far admission has got in it; `share` is its team's share when last keyed. */
+export type Cursor = { team: string; queue: readonly Queued[]; index: number; share: number };
 
-type Entry = { cursor: Cursor; head: Queued; share: number };
-
-function before(a: Entry, b: Entry): boolean {
-  if (a.head.rank !== b.head.rank) return a.head.rank > b.head.rank;
+function before(a: Cursor, b: Cursor): boolean {
+  const headA = a.queue[a.index];
+  const headB = b.queue[b.index];
+  if (headA === undefined || headB === undefined) return headB === undefined && headA !== undefined;
+  if (headA.rank !== headB.rank) return headA.rank > headB.rank;
   if (a.share !== b.share) return a.share < b.share;
-  return byArrival(a.head, b.head) < 0;
+  return byArrival(headA, headB) < 0;
 }
 
 /**
- * The teams' heads in admission order, as a binary heap. A team's share rises only when it admits (its entry
- * is re-keyed when it comes back) and falls only when it loses victims: after a preemption, `rekey()`.
+ * The teams' heads in admission order, as a binary heap of cursors (no allocation per step). A team's share
+ * rises only when it admits (its cursor is re-keyed when it comes back) and falls only when it loses
+ * victims: after a preemption, `rekey()`.
  */
 export class HeadQueue {
-  private heap: Entry[] = [];
+  private heap: Cursor[] = [];
 
   constructor(
     private readonly cursors: readonly Cursor[],
@@ -57,49 +66,47 @@ export class HeadQueue {
     this.rekey();
   }
 
-  private entry(cursor: Cursor): Entry | null {
-    const head = cursor.queue[cursor.index];
-    if (head === undefined) return null;
-    const share = this.ledger.limits.settings.fairShare ? this.ledger.share(cursor.team) : 0;
-    return { cursor, head, share };
+  private shareOf(cursor: Cursor): number {
+    return this.ledger.limits.settings.fairShare ? this.ledger.share(cursor.team) : 0;
   }
 
   rekey(): void {
     this.heap = [];
-    for (const cursor of this.cursors) this.push(this.entry(cursor));
+    for (const cursor of this.cursors) this.advanced(cursor);
   }
 
   /** The cursor whose head goes next; the caller advances it and hands it back with `advanced`. */
   next(): Cursor | null {
     for (let top = this.pop(); top !== undefined; top = this.pop()) {
-      const fresh = this.entry(top.cursor);
-      if (fresh === null) continue;
-      if (fresh.share === top.share) return top.cursor;
-      this.push(fresh);
+      const share = this.shareOf(top);
+      if (share === top.share) return top;
+      top.share = share;
+      this.push(top);
     }
     return null;
   }
 
   advanced(cursor: Cursor): void {
-    this.push(this.entry(cursor));
+    if (cursor.index >= cursor.queue.length) return;
+    cursor.share = this.shareOf(cursor);
+    this.push(cursor);
   }
 
-  private push(entry: Entry | null): void {
-    if (entry === null) return;
+  private push(cursor: Cursor): void {
     const heap = this.heap;
-    heap.push(entry);
+    heap.push(cursor);
     let at = heap.length - 1;
     while (at > 0) {
       const up = (at - 1) >> 1;
       const parent = heap[up];
-      if (parent === undefined || !before(entry, parent)) break;
+      if (parent === undefined || !before(cursor, parent)) break;
       heap[at] = parent;
       at = up;
     }
-    heap[at] = entry;
+    heap[at] = cursor;
   }
 
-  private pop(): Entry | undefined {
+  private pop(): Cursor | undefined {
     const heap = this.heap;
     const top = heap[0];
     const last = heap.pop();
@@ -109,23 +116,22 @@ export class HeadQueue {
     return top;
   }
 
-  private sink(entry: Entry): void {
+  private sink(cursor: Cursor): void {
     const heap = this.heap;
     let at = 0;
     for (;;) {
       const child = this.smallerChild(at);
-      if (child === null || !before(child.entry, entry)) break;
-      heap[at] = child.entry;
-      at = child.at;
+      const entry = heap[child];
+      if (entry === undefined || !before(entry, cursor)) break;
+      heap[at] = entry;
+      at = child;
     }
-    heap[at] = entry;
+    heap[at] = cursor;
   }
 
-  private smallerChild(at: number): { at: number; entry: Entry } | null {
+  private smallerChild(at: number): number {
     const left = this.heap[2 * at + 1];
     const right = this.heap[2 * at + 2];
-    if (left === undefined) return null;
-    if (right !== undefined && before(right, left)) return { at: 2 * at + 2, entry: right };
-    return { at: 2 * at + 1, entry: left };
+    return right !== undefined && left !== undefined && before(right, left) ? 2 * at + 2 : 2 * at + 1;
   }
 }

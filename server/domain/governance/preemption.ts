@@ -63,7 +63,18 @@ type Search = {
   reclaim: boolean;
   /** The preemptor's team's share with the workload admitted (fair sharing only). */
   preemptorShare: number;
+  /** team → whether it borrows now (dropped when one of its workloads is taken). */
+  borrowing: Map<string, boolean>;
 };
+
+function borrowingNow(search: Search, team: string): boolean {
+  let value = search.borrowing.get(team);
+  if (value === undefined) {
+    value = search.ledger.isBorrowing(team, search.target.flavor, search.resources);
+    search.borrowing.set(team, value);
+  }
+  return value;
+}
 
 function withinGuarantee(ledger: Ledger, target: PreemptionTarget, resources: readonly string[]): boolean {
   const { workload, flavor } = target;
@@ -77,9 +88,9 @@ function withinGuarantee(ledger: Ledger, target: PreemptionTarget, resources: re
 
 /** Why this candidate may be preempted now, or null when it may not. */
 function reasonFor(search: Search, victim: AdmittedWorkload): PreemptionReason | null {
-  const { ledger, target, resources } = search;
+  const { ledger, target } = search;
   if (victim.team === target.workload.team) return "InClusterQueue";
-  if (!ledger.isBorrowing(victim.team, target.flavor, resources)) return null;
+  if (!borrowingNow(search, victim.team)) return null;
   if (search.reclaim) return "InCohortReclamation";
   const after = dominantShare(ledger, victim.team, {
     flavor: target.flavor,
@@ -104,10 +115,10 @@ type TeamStatus = typeof EXCLUDED | typeof BORROWING | typeof OWN;
 
 /** Whether a team's workloads may be taken, and whether it is borrowing (its candidates go first). */
 function teamStatus(search: Search, team: string): TeamStatus {
-  const { ledger, target, resources } = search;
+  const { ledger, target } = search;
   if (team !== target.workload.team) return crossTeamAllowed(search, team) ? BORROWING : EXCLUDED;
   if (ledger.limits.quotas.get(team)?.preemptTeamTasks !== "LowerPriority") return EXCLUDED;
-  return ledger.isBorrowing(team, target.flavor, resources) ? BORROWING : OWN;
+  return borrowingNow(search, team) ? BORROWING : OWN;
 }
 
 /**
@@ -133,42 +144,71 @@ function candidatesOf(search: Search, scope: PreemptionScope): Ranked[] {
 }
 
 function crossTeamAllowed(search: Search, team: string): boolean {
-  const { ledger, target, resources } = search;
-  if (!ledger.isBorrowing(team, target.flavor, resources)) return false;
+  const { ledger } = search;
+  if (!borrowingNow(search, team)) return false;
   if (search.reclaim) return true;
   return ledger.limits.settings.fairShare && ledger.share(team) > search.preemptorShare;
 }
 
 /**
- * Whether taking every candidate could free enough at all (a cheap bound before the greedy search): the
- * team's own limit (N + B) is eased only by its own workloads; the pool and the capacity by anyone's.
+ * How much room taking every remaining candidate could still make, per resource: the team's own limit
+ * (N + B) is eased only by its own workloads, the pool and the capacity by anyone's. Candidates the rules
+ * skip are deducted as the search goes, so a hopeless search stops early.
  */
-function enoughAtMost(search: Search, candidates: readonly Ranked[]): boolean {
-  const { ledger, target } = search;
-  const team = target.workload.team;
-  return search.resources.every((r) => {
-    const need = (target.workload.request[r] ?? 0) - 1e-9;
-    const slack = ledger.slack(team, target.flavor, r);
-    if (slack === null) return false;
-    let own = 0;
-    let all = 0;
-    for (const { workload } of candidates) {
-      const amount = workload.request[r] ?? 0;
-      all += amount;
-      if (workload.team === team) own += amount;
+class Bound {
+  private readonly own: Record<string, number> = {};
+  private readonly all: Record<string, number> = {};
+
+  constructor(
+    private readonly search: Search,
+    candidates: readonly Ranked[],
+  ) {
+    const { ledger, target } = search;
+    for (const r of search.resources) {
+      const slack = ledger.slack(target.workload.team, target.flavor, r);
+      this.own[r] = slack === null ? Number.NEGATIVE_INFINITY : slack.limit;
+      this.all[r] = slack === null ? Number.NEGATIVE_INFINITY : Math.min(slack.pool, slack.capacity);
     }
-    return slack.limit + own >= need && Math.min(slack.pool, slack.capacity) + all >= need;
-  });
+    for (const { workload } of candidates) this.count(workload, 1);
+  }
+
+  private count(workload: AdmittedWorkload, sign: 1 | -1): void {
+    const same = workload.team === this.search.target.workload.team;
+    for (const r of this.search.resources) {
+      const amount = sign * (workload.request[r] ?? 0);
+      this.all[r] = (this.all[r] ?? 0) + amount;
+      if (same) this.own[r] = (this.own[r] ?? 0) + amount;
+    }
+  }
+
+  skip(workload: AdmittedWorkload): void {
+    this.count(workload, -1);
+  }
+
+  reachable(): boolean {
+    const { request } = this.search.target.workload;
+    for (const r of this.search.resources) {
+      const need = (request[r] ?? 0) - 1e-9;
+      if ((this.own[r] ?? 0) < need || (this.all[r] ?? 0) < need) return false;
+    }
+    return true;
+  }
 }
 
 function greedy(search: Search, candidates: readonly Ranked[]): Victim[] | null {
   const { ledger, target } = search;
+  const bound = new Bound(search, candidates);
   const chosen: Victim[] = [];
   let fits = false;
   for (const { workload: victim } of candidates) {
+    if (!bound.reachable()) break;
     const reason = reasonFor(search, victim);
-    if (reason === null) continue;
+    if (reason === null) {
+      bound.skip(victim);
+      continue;
+    }
     ledger.apply(victim.team, target.flavor, victim.request, -1);
+    search.borrowing.delete(victim.team);
     chosen.push({ victim, reason });
     fits = ledger.fits(target.workload.team, target.flavor, target.workload.request);
     if (fits) break;
@@ -194,6 +234,35 @@ function minimize(search: Search, chosen: Victim[]): Victim[] {
 }
 
 /**
+ * A cheap bound before any search, from per-team usage alone: could taking everything the rules allow
+ * (the team's own workloads when it preempts by priority; other borrowing teams' when it reclaims or fair
+ * sharing is on) make room at all?
+ */
+export function couldMakeRoom(ledger: Ledger, target: PreemptionTarget): boolean {
+  const { workload, flavor } = target;
+  const resources = Object.keys(workload.request).filter((r) => (workload.request[r] ?? 0) > 0);
+  const own = ledger.limits.quotas.get(workload.team)?.preemptTeamTasks === "LowerPriority";
+  const others = withinGuarantee(ledger, target, resources) || ledger.limits.settings.fairShare;
+  return resources.every((r) => {
+    const slack = ledger.slack(workload.team, flavor, r);
+    if (slack === null) return false;
+    const need = (workload.request[r] ?? 0) - 1e-9;
+    const ownUse = own ? ledger.used(workload.team, flavor, r) : 0;
+    const othersUse = others ? borrowersUse(ledger, workload.team, { flavor, resource: r }) : 0;
+    return slack.limit + ownUse >= need && Math.min(slack.pool, slack.capacity) + ownUse + othersUse >= need;
+  });
+}
+
+function borrowersUse(ledger: Ledger, team: string, at: { flavor: string; resource: string }): number {
+  let total = 0;
+  for (const other of ledger.limits.quotas.keys()) {
+    if (other !== team && ledger.isBorrowing(other, at.flavor, [at.resource]))
+      total += ledger.used(other, at.flavor, at.resource);
+  }
+  return total;
+}
+
+/**
  * The victims that let `target` fit its flavor, or null when no allowed set does. The ledger is left
  * unchanged; the caller removes the victims and adds the workload.
  */
@@ -209,9 +278,9 @@ export function findVictims(scope: PreemptionScope, target: PreemptionTarget): V
         sign: 1,
       })
     : 0;
-  const search: Search = { ledger, target, resources, reclaim, preemptorShare };
+  const search: Search = { ledger, target, resources, reclaim, preemptorShare, borrowing: new Map() };
   const candidates = candidatesOf(search, scope);
-  if (candidates.length === 0 || !enoughAtMost(search, candidates)) return null;
+  if (candidates.length === 0) return null;
   const chosen = greedy(search, candidates);
   return chosen === null ? null : minimize(search, chosen);
 }
