@@ -1,6 +1,6 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { quotaState, quotaUpdate, readQuota, signedInRequest, trpcGet } from "./fixtures/governance-api";
-import { deleteWideJob, submitWideJob, WIDE } from "./fixtures/governance-job";
+import { deleteJob, submitWideJob, WIDE } from "./fixtures/governance-job";
 import { expectNoSeriousA11yViolations, screenshot } from "./fixtures/page-checks";
 import { trpcMutation } from "./fixtures/trpc";
 import { GovernanceAuditPage, TeamGovernancePage } from "./pages/governance-page";
@@ -41,7 +41,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
 });
 
 test.afterAll(async ({ request }) => {
-  await deleteWideJob(request);
+  await deleteJob(request, WIDE);
   await trpcMutation(admin, "governance.members.setRole", {
     team: "vision",
     userId: visionUserId,

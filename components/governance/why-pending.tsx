@@ -51,7 +51,8 @@ function Explanation({ view }: { view: WhyPendingView }) {
   return (
     <div className={styles.why}>
       <p>
-        <strong>{view.reason}</strong> · position {view.position} in {view.team}'s queue
+        <strong>{view.reason}</strong> · position {view.position} in{" "}
+        <Link href={`/governance/teams/${view.team}`}>{view.team}'s queue</Link>
       </p>
       <p>{view.text}</p>
       <Shortfall view={view} />
@@ -102,6 +103,11 @@ export function WhyPending(props: { namespace: string; name: string; refreshKey?
         onRetry={() => why.refetch()}
       />
     );
-  if (why.data === null) return <EmptyState>It is not waiting for admission.</EmptyState>;
+  if (why.data === null)
+    return (
+      <EmptyState>
+        Not waiting for admission now: it holds its capacity (or is stopping for a preemption).
+      </EmptyState>
+    );
   return <Explanation view={why.data} />;
 }

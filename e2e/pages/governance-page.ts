@@ -36,6 +36,19 @@ export class TeamGovernancePage {
     return this.page.getByRole("table", { name: "Members" }).getByLabel(`Role of ${name}`);
   }
 
+  /**
+   * The job's row in one of the queue's tables ("Pending jobs", "Admitted jobs", "Preempted jobs"), once
+   * it is there: the page fetches on demand, so the test presses Refresh queue until it is.
+   */
+  async expectQueueRow(table: string, job: string, timeout = 60_000): Promise<Locator> {
+    const row = this.page.getByRole("table", { name: table }).getByRole("row").filter({ hasText: job });
+    await expect(async () => {
+      await this.page.getByRole("button", { name: "Refresh queue" }).click();
+      await expect(row).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout });
+    return row;
+  }
+
   /** A refusal or conflict shown by the quota form. */
   refusal(): Locator {
     return this.quotaSection.getByRole("alert");

@@ -18,10 +18,29 @@ const priority = (row: { priorityClass: string | null; priority: number }) =>
 const gpus = (row: { request: Record<string, number> }) =>
   formatQuantity("nvidia.com/gpu", row.request["nvidia.com/gpu"] ?? 0);
 
-export function pendingColumns(why: {
-  open: string | null;
-  onToggle: (key: string) => void;
-}): ReadonlyArray<Column<PendingRow>> {
+type WhyToggle = { open: string | null; onToggle: (key: string) => void };
+
+/** A button that shows (below the tables) why the row's job waits; one open at a time. */
+function whyColumn<Row extends { key: string; name: string }>(why: WhyToggle): Column<Row> {
+  return {
+    id: "why",
+    header: "Why pending",
+    cell: (row) => (
+      <button
+        type="button"
+        className="button-link"
+        aria-expanded={why.open === row.key}
+        aria-controls={why.open === row.key ? "queue-why-pending" : undefined}
+        onClick={() => why.onToggle(row.key)}
+      >
+        {why.open === row.key ? "Hide" : "Why"}
+        <span className="sr-only"> {row.name} is pending</span>
+      </button>
+    ),
+  };
+}
+
+export function pendingColumns(why: WhyToggle): ReadonlyArray<Column<PendingRow>> {
   return [
     { id: "position", header: "Position", numeric: true, cell: (row) => row.position },
     { id: "job", header: "Job", cell: jobLink },
@@ -29,22 +48,7 @@ export function pendingColumns(why: {
     { id: "gpus", header: "GPUs", numeric: true, cell: gpus },
     { id: "age", header: "Waiting", numeric: true, cell: (row) => formatDuration(row.ageMs) },
     { id: "reason", header: "Reason", cell: (row) => <span className="badge badge-warn">{row.reason}</span> },
-    {
-      id: "why",
-      header: "Why pending",
-      cell: (row) => (
-        <button
-          type="button"
-          className="button-link"
-          aria-expanded={why.open === row.key}
-          aria-controls="queue-why-pending"
-          onClick={() => why.onToggle(row.key)}
-        >
-          {why.open === row.key ? "Hide" : "Why"}
-          <span className="sr-only"> {row.name} is pending</span>
-        </button>
-      ),
-    },
+    whyColumn<PendingRow>(why),
   ];
 }
 
@@ -61,15 +65,19 @@ export const admittedColumns: ReadonlyArray<Column<AdmittedRow>> = [
   },
 ];
 
-export const preemptedColumns: ReadonlyArray<Column<PreemptedRow>> = [
-  { id: "job", header: "Job", cell: jobLink },
-  { id: "priority", header: "Priority", cell: priority },
-  {
-    id: "by",
-    header: "Preempted by",
-    cell: (row) => (row.by ? <Link href={`/jobs/${row.by}`}>{row.by}</Link> : "—"),
-  },
-  { id: "reason", header: "Why", cell: (row) => <span title={row.message}>{row.reason}</span> },
-  { id: "message", header: "Detail", cell: (row) => <span className="muted">{row.message}</span> },
-  { id: "at", header: "When", numeric: true, cell: (row) => `${formatDuration(Date.now() - row.at)} ago` },
-];
+/** Preempted jobs wait again (requeued): by whom, why, when, and why they still wait. */
+export function preemptedColumns(why: WhyToggle): ReadonlyArray<Column<PreemptedRow>> {
+  return [
+    { id: "job", header: "Job", cell: jobLink },
+    { id: "priority", header: "Priority", cell: priority },
+    {
+      id: "by",
+      header: "Preempted by",
+      cell: (row) => (row.by ? <Link href={`/jobs/${row.by}`}>{row.by}</Link> : "—"),
+    },
+    { id: "reason", header: "Why", cell: (row) => <span className="badge badge-bad">{row.reason}</span> },
+    { id: "message", header: "Detail", cell: (row) => <span className="muted">{row.message}</span> },
+    { id: "at", header: "When", numeric: true, cell: (row) => `${formatDuration(Date.now() - row.at)} ago` },
+    whyColumn<PreemptedRow>(why),
+  ];
+}

@@ -9,6 +9,25 @@ import styles from "../governance.module.css";
 import { WhyPending } from "../why-pending";
 import { admittedColumns, pendingColumns, preemptedColumns } from "./queue-columns";
 
+/** Why the opened row's job waits, shown under the table that holds it. */
+function WhyPanel({
+  row,
+  refreshKey,
+}: {
+  row: { namespace: string; name: string } | null;
+  refreshKey: string;
+}) {
+  return (
+    <div id="queue-why-pending" aria-live="polite">
+      {row ? (
+        <section aria-label={`Why ${row.name} is pending`}>
+          <WhyPending namespace={row.namespace} name={row.name} refreshKey={refreshKey} />
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
 /**
  * A team's queue: pending jobs in admission order (position, priority, how long they wait, why), the
  * admitted ones, and the preempted ones (by whom, why). Read on demand (Refresh), never polled.
@@ -27,8 +46,10 @@ export function QueueView({ team }: { team: string }) {
       />
     );
   const { pending, admitted, preempted } = queue.data;
-  const opened = pending.find((row) => row.key === open) ?? null;
-  const columns = pendingColumns({ open, onToggle: (key) => setOpen((now) => (now === key ? null : key)) });
+  const openedPending = pending.find((row) => row.key === open) ?? null;
+  const openedPreempted = preempted.find((row) => row.key === open) ?? null;
+  const refreshKey = String(queue.dataUpdatedAt);
+  const why = { open, onToggle: (key: string) => setOpen((now) => (now === key ? null : key)) };
   return (
     <div className="stack">
       <p>
@@ -45,19 +66,14 @@ export function QueueView({ team }: { team: string }) {
       {pending.length === 0 ? (
         <EmptyState>No job is waiting.</EmptyState>
       ) : (
-        <DataTable label="Pending jobs" columns={columns} rows={pending} rowKey={(row) => row.key} />
+        <DataTable
+          label="Pending jobs"
+          columns={pendingColumns(why)}
+          rows={pending}
+          rowKey={(row) => row.key}
+        />
       )}
-      <div id="queue-why-pending" aria-live="polite">
-        {opened ? (
-          <section aria-label={`Why ${opened.name} is pending`}>
-            <WhyPending
-              namespace={opened.namespace}
-              name={opened.name}
-              refreshKey={String(queue.dataUpdatedAt)}
-            />
-          </section>
-        ) : null}
-      </div>
+      {openedPending ? <WhyPanel row={openedPending} refreshKey={refreshKey} /> : null}
       <h3 className={styles.subheading}>Admitted ({admitted.length})</h3>
       {admitted.length === 0 ? (
         <EmptyState>No job is admitted.</EmptyState>
@@ -75,11 +91,12 @@ export function QueueView({ team }: { team: string }) {
       ) : (
         <DataTable
           label="Preempted jobs"
-          columns={preemptedColumns}
+          columns={preemptedColumns(why)}
           rows={preempted}
           rowKey={(row) => row.key}
         />
       )}
+      {openedPreempted ? <WhyPanel row={openedPreempted} refreshKey={refreshKey} /> : null}
     </div>
   );
 }
