@@ -1,7 +1,7 @@
 import { dominantShare } from "./fair-share";
 import type { Ledger } from "./ledger";
 import { rankOf } from "./priority";
-import type { AdmittedWorkload, PreemptionReason, SchedulerSettings, Workload } from "./types";
+import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings, Workload } from "./types";
 
 /**
  * Preemption for a workload that does not fit a flavor, as Kueue chooses:
@@ -19,9 +19,10 @@ import type { AdmittedWorkload, PreemptionReason, SchedulerSettings, Workload } 
 export type Victim = { victim: AdmittedWorkload; reason: PreemptionReason };
 export type PreemptionTarget = { workload: Workload; rank: number; flavor: string };
 
-type Ranked = { workload: AdmittedWorkload; rank: number };
+/** An admitted workload with its rank and its team's number in the index. */
+type Ranked = { workload: AdmittedWorkload; rank: number; team: number };
 /** flavor → its admitted workloads in candidate order: lowest rank first, newest first among equals. */
-export type PreemptionIndex = ReadonlyMap<string, readonly Ranked[]>;
+export type PreemptionIndex = { teams: number; byFlavor: ReadonlyMap<string, readonly Ranked[]> };
 
 export type PreemptionScope = {
   ledger: Ledger;
@@ -45,15 +46,18 @@ export function preemptionIndex(
   admitted: readonly AdmittedWorkload[],
   settings: SchedulerSettings,
 ): PreemptionIndex {
-  const index = new Map<string, Ranked[]>();
+  const byFlavor = new Map<string, Ranked[]>();
+  const teams = new Map<string, number>();
   for (const workload of admitted) {
-    const list = index.get(workload.flavor) ?? [];
-    list.push({ workload, rank: rankOf(workload, settings) });
-    index.set(workload.flavor, list);
+    const list = byFlavor.get(workload.flavor) ?? [];
+    const team = teams.get(workload.team) ?? teams.size;
+    teams.set(workload.team, team);
+    list.push({ workload, rank: rankOf(workload, settings), team });
+    byFlavor.set(workload.flavor, list);
   }
-  for (const list of index.values())
+  for (const list of byFlavor.values())
     list.sort((a, b) => a.rank - b.rank || b.workload.admittedAt - a.workload.admittedAt);
-  return index;
+  return { teams: teams.size, byFlavor };
 }
 
 type Search = {
@@ -65,6 +69,16 @@ type Search = {
   preemptorShare: number;
   /** team → whether it borrows now (dropped when one of its workloads is taken). */
   borrowing: Map<string, boolean>;
+  /**
+   * team → requests of its workloads fair sharing refused: while nothing of the team is taken, one at least
+   * as big is refused too (its share after losing it would be no higher).
+   */
+  refused: Map<string, Quantities[]>;
+};
+
+const covers = (request: Quantities, smaller: Quantities) => {
+  for (const r in smaller) if ((request[r] ?? 0) < (smaller[r] ?? 0)) return false;
+  return true;
 };
 
 function borrowingNow(search: Search, team: string): boolean {
@@ -92,12 +106,16 @@ function reasonFor(search: Search, victim: AdmittedWorkload): PreemptionReason |
   if (victim.team === target.workload.team) return "InClusterQueue";
   if (!borrowingNow(search, victim.team)) return null;
   if (search.reclaim) return "InCohortReclamation";
+  const refused = search.refused.get(victim.team);
+  if (refused?.some((request) => covers(victim.request, request))) return null;
   const after = dominantShare(ledger, victim.team, {
     flavor: target.flavor,
     request: victim.request,
     sign: -1,
   });
-  return search.preemptorShare < after ? "InCohortFairSharing" : null;
+  if (search.preemptorShare < after) return "InCohortFairSharing";
+  search.refused.set(victim.team, [...(refused ?? []), victim.request].slice(-8));
+  return null;
 }
 
 function usable(scope: PreemptionScope, search: Search, candidate: Ranked): boolean {
@@ -126,17 +144,19 @@ function teamStatus(search: Search, team: string): TeamStatus {
  * group in the index's order (lowest rank, then newest). Of its own team only workloads of lower rank.
  */
 function candidatesOf(search: Search, scope: PreemptionScope): Ranked[] {
-  const ordered = scope.index.get(search.target.flavor) ?? [];
-  const statuses = new Map<string, TeamStatus>();
+  const ordered = scope.index.byFlavor.get(search.target.flavor) ?? [];
+  const statuses = new Int8Array(scope.index.teams).fill(-1);
   const first: Ranked[] = [];
   const rest: Ranked[] = [];
+  const statusOf = (candidate: Ranked): number => {
+    const known = statuses[candidate.team] ?? -1;
+    if (known !== -1) return known;
+    const status = teamStatus(search, candidate.workload.team);
+    statuses[candidate.team] = status;
+    return status;
+  };
   for (const candidate of ordered) {
-    const team = candidate.workload.team;
-    let status = statuses.get(team);
-    if (status === undefined) {
-      status = teamStatus(search, team);
-      statuses.set(team, status);
-    }
+    const status = statusOf(candidate);
     if (status === EXCLUDED || !usable(scope, search, candidate)) continue;
     (status === BORROWING ? first : rest).push(candidate);
   }
@@ -209,6 +229,7 @@ function greedy(search: Search, candidates: readonly Ranked[]): Victim[] | null 
     }
     ledger.apply(victim.team, target.flavor, victim.request, -1);
     search.borrowing.delete(victim.team);
+    search.refused.delete(victim.team);
     chosen.push({ victim, reason });
     fits = ledger.fits(target.workload.team, target.flavor, target.workload.request);
     if (fits) break;
@@ -278,7 +299,15 @@ export function findVictims(scope: PreemptionScope, target: PreemptionTarget): V
         sign: 1,
       })
     : 0;
-  const search: Search = { ledger, target, resources, reclaim, preemptorShare, borrowing: new Map() };
+  const search: Search = {
+    ledger,
+    target,
+    resources,
+    reclaim,
+    preemptorShare,
+    borrowing: new Map(),
+    refused: new Map(),
+  };
   const candidates = candidatesOf(search, scope);
   if (candidates.length === 0) return null;
   const chosen = greedy(search, candidates);
