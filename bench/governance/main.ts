@@ -28,6 +28,10 @@ import { measureWhyPending } from "./why-pending";
  * snapshot (`why_pending_with_snapshot_p99_ms`). Ends with `BENCH governance {json}`.
  */
 const say = (line: string) => console.log(`[governance] ${line}`);
+let interrupted = false;
+const checkInterrupted = () => {
+  if (interrupted) throw new Error("interrupted");
+};
 
 const DEFAULTS = { jobs: "10000", teams: "50", holders: "4", reps: "25" } as const;
 
@@ -47,6 +51,7 @@ async function count(db: Db, where: string): Promise<number> {
 async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
+    checkInterrupted();
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -112,6 +117,10 @@ async function run(dir: string, config: ReturnType<typeof parseConfig>) {
 
 async function main() {
   const config = parseConfig(process.argv.slice(2));
+  // Ctrl-C (bench/lib/isolated.ts closes the channel): stop here; run()'s clean-up stops what it started.
+  process.on("disconnect", () => {
+    interrupted = true;
+  });
   const dir = await mkdtemp(path.join(tmpdir(), "rebound-governance-"));
   // PostgreSQL's own user and the local pods' unprivileged user must reach their folders inside.
   await chmod(dir, 0o755);

@@ -28,7 +28,8 @@ export function snapshotOf(input: {
   return { config: input.config, capacity: input.capacity, admitted, pending, now: input.now };
 }
 
-type Change = { key: string; entry: Entry };
+/** `wake: false`: the entry changed but the job's reconcile would show nothing new. */
+type Change = { key: string; entry: Entry; wake?: boolean };
 
 /** Victims start their graceful stop; they hold their capacity until their pods are gone (requeue). */
 function preempt(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision, now: number): Change[] {
@@ -78,14 +79,22 @@ function admit(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision,
   return changes;
 }
 
+/**
+ * Why the rest wait, taken from a cycle that admitted and preempted nothing (a settled queue): in a cycle
+ * that admits, what waits behind is "waiting behind" only until the next cycle, which runs at once. Only a
+ * change of reason wakes a job (to update its condition): a message's counts ("180 ahead of it") change
+ * with every admission of the thousands queued, and are answered on demand by "why pending".
+ */
 function waiting(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision): Change[] {
   const changes: Change[] = [];
+  if (decision.admit.length > 0 || decision.preempt.length > 0) return changes;
   for (const pending of decision.pending) {
     const key = pending.workload.key;
     const entry = entries.get(key);
     if (entry?.state !== "pending") continue;
     if (entry.reason === pending.reason && entry.message === pending.message) continue;
-    changes.push({ key, entry: { ...entry, reason: pending.reason, message: pending.message } });
+    const wake = entry.reason !== pending.reason;
+    changes.push({ key, entry: { ...entry, reason: pending.reason, message: pending.message }, wake });
   }
   return changes;
 }
@@ -99,5 +108,5 @@ export function applyDecision(
   const changes = [...preempt(entries, decision, now), ...admit(entries, decision, now)];
   changes.push(...waiting(entries, decision));
   for (const change of changes) entries.set(change.key, change.entry);
-  return changes.map((change) => change.key);
+  return changes.flatMap((change) => (change.wake === false ? [] : [change.key]));
 }
