@@ -56,6 +56,21 @@ const scenarios: Scenario[] = [
     expect: { admit: { "a/job": ["c/borrowed"] }, preempt: { "c/borrowed": "InCohortReclamation" } },
   },
   {
+    name: "a job that cannot preempt anyone does not use up its team's search: the one behind reclaims",
+    snapshot: snapshotOf({
+      teams: [team("a", 4), team("b", 4)],
+      capacity: { default: gpus(8) },
+      scheduler: { fairShare: false },
+      admitted: [running({ key: "b/big", gpus: 8, at: 1 })],
+      pending: [pending({ key: "a/six", gpus: 6, at: 2 }), pending({ key: "a/four", gpus: 4, at: 3 })],
+    }),
+    expect: {
+      admit: { "a/four": ["b/big"] },
+      preempt: { "b/big": "InCohortReclamation" },
+      pending: { "a/six": "InsufficientQuota" },
+    },
+  },
+  {
     name: "no reclaim beyond the guarantee: a's 6-GPU job waits instead",
     snapshot: snapshotOf({
       teams: [team("a", 4), team("b", 4)],

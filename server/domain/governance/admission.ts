@@ -150,8 +150,10 @@ function admitNow(cycle: CycleState, workload: Workload, flavor: string, victims
   });
 }
 
-const dominates = (request: Quantities, smaller: Quantities) =>
-  Object.entries(smaller).every(([r, amount]) => (request[r] ?? 0) >= amount);
+function dominates(request: Quantities, smaller: Quantities): boolean {
+  for (const r in smaller) if ((request[r] ?? 0) < (smaller[r] ?? 0)) return false;
+  return true;
+}
 
 /**
  * Victims for a workload that does not fit, if the rules allow a set: a failed search is remembered (an
@@ -163,7 +165,7 @@ function tryPreempt(cycle: CycleState, queued: Queued, flavor: string): Victim[]
   if (left <= 0) return null;
   const memoKey = `${workload.team}\u0000${flavor}`;
   const failed = cycle.failedSearches.get(memoKey) ?? [];
-  if (failed.some((f) => f.rank >= rank && dominates(workload.request, f.request))) return null;
+  for (const f of failed) if (f.rank >= rank && dominates(workload.request, f.request)) return null;
   const target = { workload, rank, flavor };
   let victims: Victim[] | null = null;
   if (couldMakeRoom(cycle.ledger, target)) {

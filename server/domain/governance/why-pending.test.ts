@@ -93,6 +93,20 @@ describe("whyPending", () => {
     expect(why?.wouldRun).toEqual(["a's compute quota is activated"]);
   });
 
+  it("behind a preemption: the room comes once the preempted job has stopped", () => {
+    const why = whyPending(
+      snapshotOf({
+        teams: [team("a", 4), team("b", 4)],
+        capacity: { default: gpus(8) },
+        admitted: [running({ key: "b/big", gpus: 8, at: 1 })],
+        pending: [pending({ key: "a/job", gpus: 2, at: 2 }), pending({ key: "a/next", gpus: 2, at: 3 })],
+      }),
+      "a/next",
+    );
+    expect(why?.reason).toBe("InsufficientQuota");
+    expect(why?.wouldRun[0]).toBe("the preempted b/big finish stopping");
+  });
+
   it("null for a job that is not pending or that this cycle admits", () => {
     const snapshot = snapshotOf({
       teams: [team("a", 4)],
