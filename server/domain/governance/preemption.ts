@@ -263,22 +263,33 @@ export function couldMakeRoom(ledger: Ledger, target: PreemptionTarget): boolean
   const { workload, flavor } = target;
   const resources = Object.keys(workload.request).filter((r) => (workload.request[r] ?? 0) > 0);
   const own = ledger.limits.quotas.get(workload.team)?.preemptTeamTasks === "LowerPriority";
-  const others = withinGuarantee(ledger, target, resources) || ledger.limits.settings.fairShare;
+  const reclaim = withinGuarantee(ledger, target, resources);
+  const others = reclaim || ledger.limits.settings.fairShare;
+  // Fair sharing takes only from teams whose share is above the preemptor's with the workload.
+  const above = reclaim
+    ? Number.NEGATIVE_INFINITY
+    : dominantShare(ledger, workload.team, { flavor, request: workload.request, sign: 1 });
+  const from = others ? borrowersUse(ledger, { team: workload.team, flavor, resources, above }) : null;
   return resources.every((r) => {
     const slack = ledger.slack(workload.team, flavor, r);
     if (slack === null) return false;
     const need = (workload.request[r] ?? 0) - 1e-9;
     const ownUse = own ? ledger.used(workload.team, flavor, r) : 0;
-    const othersUse = others ? borrowersUse(ledger, workload.team, { flavor, resource: r }) : 0;
+    const othersUse = from?.[r] ?? 0;
     return slack.limit + ownUse >= need && Math.min(slack.pool, slack.capacity) + ownUse + othersUse >= need;
   });
 }
 
-function borrowersUse(ledger: Ledger, team: string, at: { flavor: string; resource: string }): number {
-  let total = 0;
+/** Per resource, what the other teams that may lose workloads use (borrowing, share above `above`). */
+function borrowersUse(
+  ledger: Ledger,
+  at: { team: string; flavor: string; resources: readonly string[]; above: number },
+): Record<string, number> {
+  const total: Record<string, number> = {};
   for (const other of ledger.limits.quotas.keys()) {
-    if (other !== team && ledger.isBorrowing(other, at.flavor, [at.resource]))
-      total += ledger.used(other, at.flavor, at.resource);
+    if (other === at.team || !ledger.isBorrowing(other, at.flavor, at.resources)) continue;
+    if (!(ledger.share(other) > at.above)) continue;
+    for (const r of at.resources) total[r] = (total[r] ?? 0) + ledger.used(other, at.flavor, r);
   }
   return total;
 }
