@@ -8,7 +8,8 @@ import {
 import type { Fit } from "./ledger";
 import { flavorOrder } from "./limits";
 import { HeadQueue, type Queued, teamQueues } from "./order";
-import { couldMakeRoom, findVictims, preemptionMessage, type Victim } from "./preemption";
+import { findVictims, preemptionMessage, type Victim } from "./preemption";
+import { couldMakeRoom } from "./preemption-bound";
 import { checkPriorityClass } from "./priority";
 import { tidy } from "./quantity";
 import type { AdmissionDecision, GovernanceSnapshot, Quantities, Workload } from "./types";

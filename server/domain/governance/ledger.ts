@@ -124,6 +124,22 @@ export class Ledger {
     return false;
   }
 
+  /**
+   * Whether the request fits within the team's own guarantee in one of these flavors (no borrowing). Kueue
+   * orders such workloads ahead of those that would borrow, so a team reclaiming its guarantee is admitted
+   * before a requeued borrower takes the room again.
+   */
+  withinNominal(team: string, flavors: readonly string[], request: Quantities): boolean {
+    return flavors.some((flavor) =>
+      Object.entries(request).every(
+        ([resource, amount]) =>
+          amount <= 0 ||
+          !this.isGoverned(flavor, resource) ||
+          this.used(team, flavor, resource) + amount <= this.cell(team, flavor, resource).nominal + EPS,
+      ),
+    );
+  }
+
   /** Adds (sign 1) or removes (sign −1) a workload's request for its team. */
   apply(team: string, flavor: string, request: Quantities, sign: 1 | -1): void {
     this.version++;

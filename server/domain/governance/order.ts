@@ -5,7 +5,9 @@ import type { SchedulerSettings, Workload } from "./types";
 /**
  * Admission order. Each team's queue (its LocalQueue) is ordered by rank (priority weight under task ranking;
  * a workload without a class ranks 0), then arrival (createdAt, then key). Across teams the next workload is
- * the best of the teams' heads by rank, then, with fair share on, the lower dominant resource share of its
+ * the best of the teams' heads: first those that fit within their team's guarantee (Kueue's entry ordering:
+ * a workload that would borrow goes after them, so a reclaiming team is not overtaken by the requeued
+ * borrower it preempted), then by rank, then, with fair share on, the lower dominant resource share of its
  * team (Kueue's DRS: fair-share.ts), then arrival. Queues are BestEffortFIFO: a head that does not fit is set
  * aside and the next workload of its team becomes the head.
  */
@@ -39,13 +41,17 @@ export function teamQueues(pending: readonly Workload[], settings: SchedulerSett
   return queues;
 }
 
-/** A team's queue and how far admission has got in it; `share` is its team's share when last keyed. */
-export type Cursor = { team: string; queue: readonly Queued[]; index: number; share: number };
+/**
+ * A team's queue and how far admission has got in it; `share` is its team's share and `nominal` whether its
+ * head fits within the team's guarantee, both as last keyed.
+ */
+export type Cursor = { team: string; queue: readonly Queued[]; index: number; share: number; nominal?: boolean };
 
 function before(a: Cursor, b: Cursor): boolean {
   const headA = a.queue[a.index];
   const headB = b.queue[b.index];
   if (headA === undefined || headB === undefined) return headB === undefined && headA !== undefined;
+  if (a.nominal !== b.nominal) return a.nominal === true;
   if (headA.rank !== headB.rank) return headA.rank > headB.rank;
   if (a.share !== b.share) return a.share < b.share;
   return byArrival(headA, headB) < 0;
@@ -70,6 +76,14 @@ export class HeadQueue {
     return this.ledger.limits.settings.fairShare ? this.ledger.share(cursor.team) : 0;
   }
 
+  /** Whether the cursor's head fits within its team's guarantee (Kueue: those go before borrowers). */
+  private nominalOf(cursor: Cursor): boolean {
+    const head = cursor.queue[cursor.index];
+    if (head === undefined) return false;
+    const flavors = head.workload.flavors ?? this.ledger.limits.flavors;
+    return this.ledger.withinNominal(cursor.team, flavors, head.workload.request);
+  }
+
   rekey(): void {
     this.heap = [];
     for (const cursor of this.cursors) this.advanced(cursor);
@@ -79,8 +93,10 @@ export class HeadQueue {
   next(): Cursor | null {
     for (let top = this.pop(); top !== undefined; top = this.pop()) {
       const share = this.shareOf(top);
-      if (share === top.share) return top;
+      const nominal = this.nominalOf(top);
+      if (share === top.share && nominal === top.nominal) return top;
       top.share = share;
+      top.nominal = nominal;
       this.push(top);
     }
     return null;
@@ -89,6 +105,7 @@ export class HeadQueue {
   advanced(cursor: Cursor): void {
     if (cursor.index >= cursor.queue.length) return;
     cursor.share = this.shareOf(cursor);
+    cursor.nominal = this.nominalOf(cursor);
     this.push(cursor);
   }
 

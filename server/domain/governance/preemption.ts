@@ -1,5 +1,6 @@
 import { dominantShare } from "./fair-share";
 import type { Ledger } from "./ledger";
+import { Bound, withinGuarantee } from "./preemption-bound";
 import { rankOf } from "./priority";
 import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings, Workload } from "./types";
 
@@ -20,7 +21,7 @@ export type Victim = { victim: AdmittedWorkload; reason: PreemptionReason };
 export type PreemptionTarget = { workload: Workload; rank: number; flavor: string };
 
 /** An admitted workload with its rank and its team's number in the index. */
-type Ranked = { workload: AdmittedWorkload; rank: number; team: number };
+export type Ranked = { workload: AdmittedWorkload; rank: number; team: number };
 /** flavor → its admitted workloads in candidate order: lowest rank first, newest first among equals. */
 export type PreemptionIndex = { teams: number; byFlavor: ReadonlyMap<string, readonly Ranked[]> };
 
@@ -60,7 +61,7 @@ export function preemptionIndex(
   return { teams: teams.size, byFlavor };
 }
 
-type Search = {
+export type Search = {
   ledger: Ledger;
   target: PreemptionTarget;
   resources: readonly string[];
@@ -88,16 +89,6 @@ function borrowingNow(search: Search, team: string): boolean {
     search.borrowing.set(team, value);
   }
   return value;
-}
-
-function withinGuarantee(ledger: Ledger, target: PreemptionTarget, resources: readonly string[]): boolean {
-  const { workload, flavor } = target;
-  return resources.every(
-    (r) =>
-      !ledger.isGoverned(flavor, r) ||
-      ledger.used(workload.team, flavor, r) + (workload.request[r] ?? 0) <=
-        ledger.cell(workload.team, flavor, r).nominal + 1e-9,
-  );
 }
 
 /** Why this candidate may be preempted now, or null when it may not. */
@@ -170,51 +161,6 @@ function crossTeamAllowed(search: Search, team: string): boolean {
   return ledger.limits.settings.fairShare && ledger.share(team) > search.preemptorShare;
 }
 
-/**
- * How much room taking every remaining candidate could still make, per resource: the team's own limit
- * (N + B) is eased only by its own workloads, the pool and the capacity by anyone's. Candidates the rules
- * skip are deducted as the search goes, so a hopeless search stops early.
- */
-class Bound {
-  private readonly own: Record<string, number> = {};
-  private readonly all: Record<string, number> = {};
-
-  constructor(
-    private readonly search: Search,
-    candidates: readonly Ranked[],
-  ) {
-    const { ledger, target } = search;
-    for (const r of search.resources) {
-      const slack = ledger.slack(target.workload.team, target.flavor, r);
-      this.own[r] = slack === null ? Number.NEGATIVE_INFINITY : slack.limit;
-      this.all[r] = slack === null ? Number.NEGATIVE_INFINITY : Math.min(slack.pool, slack.capacity);
-    }
-    for (const { workload } of candidates) this.count(workload, 1);
-  }
-
-  private count(workload: AdmittedWorkload, sign: 1 | -1): void {
-    const same = workload.team === this.search.target.workload.team;
-    for (const r of this.search.resources) {
-      const amount = sign * (workload.request[r] ?? 0);
-      this.all[r] = (this.all[r] ?? 0) + amount;
-      if (same) this.own[r] = (this.own[r] ?? 0) + amount;
-    }
-  }
-
-  skip(workload: AdmittedWorkload): void {
-    this.count(workload, -1);
-  }
-
-  reachable(): boolean {
-    const { request } = this.search.target.workload;
-    for (const r of this.search.resources) {
-      const need = (request[r] ?? 0) - 1e-9;
-      if ((this.own[r] ?? 0) < need || (this.all[r] ?? 0) < need) return false;
-    }
-    return true;
-  }
-}
-
 function greedy(search: Search, candidates: readonly Ranked[]): Victim[] | null {
   const { ledger, target } = search;
   const bound = new Bound(search, candidates);
@@ -252,46 +198,6 @@ function minimize(search: Search, chosen: Victim[]): Victim[] {
   }
   for (const { victim } of kept) ledger.apply(victim.team, target.flavor, victim.request, 1);
   return kept;
-}
-
-/**
- * A cheap bound before any search, from per-team usage alone: could taking everything the rules allow
- * (the team's own workloads when it preempts by priority; other borrowing teams' when it reclaims or fair
- * sharing is on) make room at all?
- */
-export function couldMakeRoom(ledger: Ledger, target: PreemptionTarget): boolean {
-  const { workload, flavor } = target;
-  const resources = Object.keys(workload.request).filter((r) => (workload.request[r] ?? 0) > 0);
-  const own = ledger.limits.quotas.get(workload.team)?.preemptTeamTasks === "LowerPriority";
-  const reclaim = withinGuarantee(ledger, target, resources);
-  const others = reclaim || ledger.limits.settings.fairShare;
-  // Fair sharing takes only from teams whose share is above the preemptor's with the workload.
-  const above = reclaim
-    ? Number.NEGATIVE_INFINITY
-    : dominantShare(ledger, workload.team, { flavor, request: workload.request, sign: 1 });
-  const from = others ? borrowersUse(ledger, { team: workload.team, flavor, resources, above }) : null;
-  return resources.every((r) => {
-    const slack = ledger.slack(workload.team, flavor, r);
-    if (slack === null) return false;
-    const need = (workload.request[r] ?? 0) - 1e-9;
-    const ownUse = own ? ledger.used(workload.team, flavor, r) : 0;
-    const othersUse = from?.[r] ?? 0;
-    return slack.limit + ownUse >= need && Math.min(slack.pool, slack.capacity) + ownUse + othersUse >= need;
-  });
-}
-
-/** Per resource, what the other teams that may lose workloads use (borrowing, share above `above`). */
-function borrowersUse(
-  ledger: Ledger,
-  at: { team: string; flavor: string; resources: readonly string[]; above: number },
-): Record<string, number> {
-  const total: Record<string, number> = {};
-  for (const other of ledger.limits.quotas.keys()) {
-    if (other === at.team || !ledger.isBorrowing(other, at.flavor, at.resources)) continue;
-    if (!(ledger.share(other) > at.above)) continue;
-    for (const r of at.resources) total[r] = (total[r] ?? 0) + ledger.used(other, at.flavor, r);
-  }
-  return total;
 }
 
 /**
