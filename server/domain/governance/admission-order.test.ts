@@ -163,6 +163,33 @@ const scenarios: Scenario[] = [
       message: { "x/job": "team x has no compute quota" },
     },
   },
+  {
+    // The reclaim loop seen live: vision's requeued borrower (older, same priority) must not overtake the
+    // job that reclaims llm's guarantee, or it is admitted, preempted again and the reclaimer never runs.
+    name: "a job within its team's guarantee goes before an older one that would borrow (Kueue's entry order)",
+    snapshot: snapshotOf({
+      teams: [team("llm", 16), team("vision", 8, { borrowLimitPercent: 500 })],
+      capacity: { default: gpus(24) },
+      pending: [
+        pending({ key: "vision/big", gpus: 24, at: 1 }),
+        pending({ key: "llm/reclaim", gpus: 16, at: 2 }),
+      ],
+    }),
+    expect: { admit: { "llm/reclaim": [] }, pending: { "vision/big": "WaitingBehind" } },
+  },
+  {
+    name: "fair share off too: the job within its guarantee goes first",
+    snapshot: snapshotOf({
+      teams: [team("llm", 16), team("vision", 8, { borrowLimitPercent: 500 })],
+      capacity: { default: gpus(24) },
+      scheduler: { fairShare: false },
+      pending: [
+        pending({ key: "vision/big", gpus: 24, at: 1 }),
+        pending({ key: "llm/reclaim", gpus: 16, at: 2 }),
+      ],
+    }),
+    expect: { admit: { "llm/reclaim": [] }, pending: { "vision/big": "WaitingBehind" } },
+  },
 ];
 
 describe("decideAdmissions: order, fair share and flavors", () => {

@@ -45,7 +45,13 @@ export function teamQueues(pending: readonly Workload[], settings: SchedulerSett
  * A team's queue and how far admission has got in it; `share` is its team's share and `nominal` whether its
  * head fits within the team's guarantee, both as last keyed.
  */
-export type Cursor = { team: string; queue: readonly Queued[]; index: number; share: number; nominal?: boolean };
+export type Cursor = {
+  team: string;
+  queue: readonly Queued[];
+  index: number;
+  share: number;
+  nominal?: boolean;
+};
 
 function before(a: Cursor, b: Cursor): boolean {
   const headA = a.queue[a.index];
