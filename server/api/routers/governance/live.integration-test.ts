@@ -201,5 +201,10 @@ describe("governance over live jobs", () => {
       preemptedBy: key(l2),
       reason: "InCohortReclamation",
     });
-  }, 60_000);
+    // The reclaimer runs, and the requeued borrower waits without taking the room back (no reclaim loop).
+    await operator.waitFor("the reclaiming job admitted", () => stateOf(l2) === "Admitted", 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(stateOf(l2)).toBe("Admitted");
+    expect(["Pending", "Preempted"]).toContain(stateOf(v1));
+  }, 120_000);
 });
