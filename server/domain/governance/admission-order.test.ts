@@ -68,6 +68,18 @@ const scenarios: Scenario[] = [
     expect: { admit: { "b/late": [] }, pending: { "a/early": "WaitingBehind" } },
   },
   {
+    name: "a workload within its team's guarantee goes before one that would borrow (Kueue), whatever the rank",
+    snapshot: snapshotOf({
+      teams: [team("a", 4), team("b", 4)],
+      capacity: { default: gpus(8) },
+      pending: [
+        pending({ key: "b/requeued", gpus: 8, at: 1, priority: "inference" }),
+        pending({ key: "a/reclaim", gpus: 4, at: 2 }),
+      ],
+    }),
+    expect: { admit: { "a/reclaim": [] }, pending: { "b/requeued": "WaitingBehind" } },
+  },
+  {
     name: "BestEffortFIFO: a big head does not block a smaller job behind it",
     snapshot: snapshotOf({
       teams: [team("a", 4, { strategy: "DontLend" })],

@@ -130,14 +130,18 @@ export class Ledger {
    * before a requeued borrower takes the room again.
    */
   withinNominal(team: string, flavors: readonly string[], request: Quantities): boolean {
-    return flavors.some((flavor) =>
-      Object.entries(request).every(
-        ([resource, amount]) =>
-          amount <= 0 ||
-          !this.isGoverned(flavor, resource) ||
-          this.used(team, flavor, resource) + amount <= this.cell(team, flavor, resource).nominal + EPS,
-      ),
-    );
+    for (const flavor of flavors) if (this.nominalFits(team, flavor, request)) return true;
+    return false;
+  }
+
+  private nominalFits(team: string, flavor: string, request: Quantities): boolean {
+    for (const resource in request) {
+      const amount = request[resource] ?? 0;
+      if (amount <= 0 || !this.isGoverned(flavor, resource)) continue;
+      if (this.used(team, flavor, resource) + amount > this.cell(team, flavor, resource).nominal + EPS)
+        return false;
+    }
+    return true;
   }
 
   /** Adds (sign 1) or removes (sign −1) a workload's request for its team. */
