@@ -282,6 +282,7 @@ export function runCycle(snapshot: GovernanceSnapshot, traceKey: string | null =
     queue,
     index: 0,
     share: 0,
+    nominal: false,
   }));
   const heads = new HeadQueue(cursors, cycle.ledger);
   for (let cursor = heads.next(); cursor; cursor = heads.next()) {
