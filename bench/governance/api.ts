@@ -13,10 +13,14 @@ export type OperatorApi = {
 };
 
 export function operatorApi(opts: { url: string; token: string }): OperatorApi {
+  const send = (route: string, init: RequestInit) =>
+    fetch(`${opts.url}${route}`, { ...init, headers: { authorization: `Bearer ${opts.token}` } });
   const call = async (route: string, init: RequestInit = {}) => {
-    const response = await fetch(`${opts.url}${route}`, {
-      ...init,
-      headers: { authorization: `Bearer ${opts.token}` },
+    // A GET on a kept-alive connection the server closes at that moment (its 5 s idle timeout) fails
+    // before it is sent: asked again once.
+    const response = await send(route, init).catch((error: unknown) => {
+      if (init.method !== undefined) throw error;
+      return send(route, init);
     });
     if (!response.ok)
       throw new Error(`${init.method ?? "GET"} ${route}: ${response.status} ${await response.text()}`);

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -107,6 +107,11 @@ async function run(dir: string, config: ReturnType<typeof parseConfig>) {
       operator_rss_mb: Math.max(rssQueued, await rssMb(pid)),
     };
     console.log(`BENCH governance ${JSON.stringify(figures)}`);
+  } catch (error) {
+    // What the operator said last, to tell why (its log goes with the temp dir).
+    const tail = await readFile(path.join(dir, "operator.log"), "utf8").catch(() => "");
+    console.error(`operator log (end):\n${tail.split("\n").slice(-15).join("\n")}`);
+    throw error;
   } finally {
     if (operator) await stopChild(operator.child, 15_000);
     await killLeftoverPods(dataDir);
