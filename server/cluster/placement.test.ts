@@ -22,6 +22,21 @@ describe("pickNode", () => {
     expect(pickNode({ nodes, used, gpus: 4, avoid: ["n1"], prefer: null })).toBe("n3");
   });
 
+  it("keeps to the instance type the job was admitted on (its Kueue flavor), even over a preferred node", () => {
+    const typed = [
+      { ...node("g5-a"), instanceType: "ml.g5.48xlarge" },
+      { ...node("p5-a"), instanceType: "ml.p5.48xlarge" },
+      { ...node("p5-b"), instanceType: "ml.p5.48xlarge" },
+    ];
+    const used = new Map([["p5-a", 8]]);
+    const pick = (instanceType: string | null, prefer: string | null = null) =>
+      pickNode({ nodes: typed, used, gpus: 4, avoid: [], prefer, instanceType });
+    expect(pick("ml.p5.48xlarge", "g5-a")).toBe("p5-b");
+    expect(pick("ml.g5.48xlarge")).toBe("g5-a");
+    expect(pick("ml.trn1.32xlarge")).toBeNull();
+    expect(pick(null, "g5-a")).toBe("g5-a");
+  });
+
   it("takes the preferred node when it fits, and refuses when nothing fits", () => {
     const used = new Map([["n0", 4]]);
     expect(pickNode({ nodes, used, gpus: 4, avoid: [], prefer: "n0" })).toBe("n0");

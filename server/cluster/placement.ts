@@ -3,7 +3,8 @@ import { type ClusterNode, isNodeHealthy } from "@/server/cluster/types";
 /**
  * Where a pod goes (both back ends place pods themselves, see README "Choices"): a healthy node with room
  * for the pod's GPUs, never an avoided one; the preferred node when it fits, else the node with the most
- * free GPUs (spreading pods, so one node failure takes down as few pods as possible). null: nothing fits.
+ * free GPUs (spreading pods, so one node failure takes down as few pods as possible). Under task governance
+ * only nodes of the instance type the job was admitted on (its Kueue flavor). null: nothing fits.
  */
 export function pickNode(opts: {
   nodes: readonly ClusterNode[];
@@ -11,10 +12,16 @@ export function pickNode(opts: {
   gpus: number;
   avoid: readonly string[];
   prefer: string | null;
+  instanceType?: string | null;
 }): string | null {
   const free = (node: ClusterNode) => node.gpus - (opts.used.get(node.name) ?? 0);
+  const { instanceType } = opts;
   const candidates = opts.nodes.filter(
-    (node) => isNodeHealthy(node) && !opts.avoid.includes(node.name) && free(node) >= opts.gpus,
+    (node) =>
+      isNodeHealthy(node) &&
+      !opts.avoid.includes(node.name) &&
+      free(node) >= opts.gpus &&
+      (!instanceType || node.instanceType === instanceType),
   );
   const preferred = candidates.find((node) => node.name === opts.prefer);
   if (preferred) return preferred.name;

@@ -38,6 +38,8 @@ export type ClusterNode = {
   health: NodeHealth | string;
   ready: boolean;
   gpus: number;
+  /** `node.kubernetes.io/instance-type` (a Kueue ResourceFlavor under task governance), when the node has one. */
+  instanceType?: string;
   /** Epoch ms of the last change of health or readiness. */
   changedAt: number;
 };
@@ -85,6 +87,8 @@ export type CreatePodInput = {
   gpus: number;
   avoidNodes: readonly string[];
   preferNode: string | null;
+  /** Only nodes of this instance type (the flavor the job was admitted on); null or absent: any node. */
+  instanceType?: string | null;
 };
 
 export type ClusterBackend = {

@@ -361,6 +361,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
           gpus: input.gpus,
           avoid: input.avoidNodes,
           prefer: input.preferNode,
+          instanceType: input.instanceType,
         });
       return reservations.pick(choose, input.gpus, async (node) => {
         await ensureService(input.job);

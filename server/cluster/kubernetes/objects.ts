@@ -139,6 +139,8 @@ export function toClusterPod(pod: V1Pod, agentPort = DEFAULT_AGENT_PORT): Cluste
   };
 }
 
+const LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type";
+
 /** Node health: the HyperPod label (absent = Schedulable), NodeReady, and GPUs from allocatable. */
 export function toClusterNode(node: V1Node, changedAt: number): ClusterNode {
   const ready = (node.status?.conditions ?? []).some(
@@ -147,11 +149,13 @@ export function toClusterNode(node: V1Node, changedAt: number): ClusterNode {
   const gpus = Number(node.status?.allocatable?.[GPU_RESOURCE] ?? node.status?.capacity?.[GPU_RESOURCE] ?? 0);
   const health = (node.metadata?.labels?.[LABEL_NODE_HEALTH] ?? "Schedulable") as NodeHealth | string;
   const cordoned = node.spec?.unschedulable === true;
+  const instanceType = node.metadata?.labels?.[LABEL_INSTANCE_TYPE];
   return {
     name: node.metadata?.name ?? "",
     health: cordoned && health === "Schedulable" ? "Unschedulable" : health,
     ready,
     gpus: Number.isFinite(gpus) ? gpus : 0,
+    ...(instanceType ? { instanceType } : {}),
     changedAt,
   };
 }

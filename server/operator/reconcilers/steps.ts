@@ -1,3 +1,4 @@
+import { DEFAULT_FLAVOR } from "@/server/domain/governance/types";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import { inParallel } from "@/server/in-parallel";
 import type { StartRequestBody } from "@/server/operator/agent-client";
@@ -24,6 +25,15 @@ const isLive = (view: PodView) =>
  */
 const CREATE_CONCURRENCY = 16;
 
+/**
+ * The instance type a governed job was admitted on (its flavor; Kueue's ResourceFlavors are instance types):
+ * its pods go only to such nodes. The "default" flavor, and a job not governed, may use any node.
+ */
+function admittedInstanceType(ctx: JobContext): string | null {
+  const flavor = ctx.state.admission?.flavor ?? null;
+  return flavor === null || flavor === DEFAULT_FLAVOR ? null : flavor;
+}
+
 /** Creates missing (or dead, or listed in `replace`) pods. Returns how many could not be placed now. */
 export async function ensurePods(
   ctx: JobContext,
@@ -43,6 +53,7 @@ export async function ensurePods(
       gpus: podGpus(ctx, view.expected.replicaSpec),
       avoidNodes: placement.avoidNodes,
       preferNode: placement.preferNode,
+      instanceType: admittedInstanceType(ctx),
     });
     view.pod = pod;
     view.agent = { kind: "none" };
