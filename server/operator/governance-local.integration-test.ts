@@ -144,7 +144,6 @@ describe("task governance on the local back end", () => {
         ranks: 1,
         gpusPerPod: 2,
         steps: 60,
-        labels: { "kueue.x-k8s.io/priority-class": "training-priority" },
       }),
     );
     const preemptedAt = Date.now();
