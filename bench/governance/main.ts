@@ -136,9 +136,13 @@ async function main() {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(
-    `bench:governance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
-  process.exit(1);
-});
+// Exits once done: a handle the bench opened and did not close (a pool, a listener) must not keep it alive.
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(
+      `bench:governance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    process.exit(1);
+  },
+);
