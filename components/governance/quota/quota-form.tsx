@@ -5,8 +5,8 @@ import { type FormEvent, useMemo, useState } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import type { QuotaUpdateInput, QuotaView } from "@/server/api/routers/governance/governance.schema";
 import { type ServerRefusal, serverRefusal } from "../form-errors";
+import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";
-import { WhatIfPanel } from "../what-if-panel";
 import { QuotaFields } from "./quota-fields";
 import { checkDraft, draftOf, type QuotaDraft } from "./quota-model";
 import { QuotaResources } from "./quota-resources";
@@ -60,27 +60,14 @@ export function QuotaForm(props: {
         onChange={(resources) => edit({ ...draft, resources })}
       />
       {refusal ? <ServerRefusalNotice refusal={refusal} onReload={props.onReload} /> : null}
-      {review ? (
-        <WhatIfPanel input={{ kind: "quota", quota: review }}>
-          <button
-            type="button"
-            className="button"
-            disabled={save.isPending}
-            onClick={() => save.mutate(review)}
-          >
-            {save.isPending ? "Saving…" : "Save quota"}
-          </button>
-          <button type="button" className="button button-secondary" onClick={() => setReview(null)}>
-            Keep editing
-          </button>
-        </WhatIfPanel>
-      ) : (
-        <p>
-          <button type="submit" className="button" disabled={!check.ok}>
-            Review change
-          </button>
-        </p>
-      )}
+      <ReviewAndSave
+        review={review ? { kind: "quota", quota: review } : null}
+        canReview={check.ok}
+        saving={save.isPending}
+        saveLabel="Save quota"
+        onSave={() => review && save.mutate(review)}
+        onKeepEditing={() => setReview(null)}
+      />
     </form>
   );
 }

@@ -6,8 +6,8 @@ import { useTRPC } from "@/lib/trpc/client";
 import type { SchedulerUpdateInput, SchedulerView } from "@/server/api/routers/governance/governance.schema";
 import { type ServerRefusal, serverRefusal } from "../form-errors";
 import styles from "../governance.module.css";
+import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";
-import { WhatIfPanel } from "../what-if-panel";
 import { PriorityClassesFields } from "./priority-classes-fields";
 import { checkSchedulerDraft, type SchedulerDraft, schedulerDraftOf } from "./scheduler-model";
 
@@ -74,27 +74,14 @@ export function SchedulerForm(props: {
         onChange={(priorityClasses) => edit({ ...draft, priorityClasses })}
       />
       {refusal ? <ServerRefusalNotice refusal={refusal} onReload={props.onReload} /> : null}
-      {review ? (
-        <WhatIfPanel input={{ kind: "scheduler", scheduler: review }}>
-          <button
-            type="button"
-            className="button"
-            disabled={save.isPending}
-            onClick={() => save.mutate(review)}
-          >
-            {save.isPending ? "Saving…" : "Save scheduler config"}
-          </button>
-          <button type="button" className="button button-secondary" onClick={() => setReview(null)}>
-            Keep editing
-          </button>
-        </WhatIfPanel>
-      ) : (
-        <p>
-          <button type="submit" className="button" disabled={!check.ok}>
-            Review change
-          </button>
-        </p>
-      )}
+      <ReviewAndSave
+        review={review ? { kind: "scheduler", scheduler: review } : null}
+        canReview={check.ok}
+        saving={save.isPending}
+        saveLabel="Save scheduler config"
+        onSave={() => review && save.mutate(review)}
+        onKeepEditing={() => setReview(null)}
+      />
     </form>
   );
 }
