@@ -84,10 +84,13 @@ describe("deploy/", () => {
     },
   );
 
-  it("installs every manifest from the top-level kustomization (agents/ goes in each team's namespace)", () => {
+  it("installs every manifest from the top-level kustomization (agents/ goes in each team's namespace, kueue/ into Kueue's)", () => {
     const rendered = full.length;
     const all = yamlFiles.filter(
-      (file) => path.basename(file) !== "kustomization.yaml" && !file.startsWith(`agents${path.sep}`),
+      (file) =>
+        path.basename(file) !== "kustomization.yaml" &&
+        !file.startsWith(`agents${path.sep}`) &&
+        !file.startsWith(`kueue${path.sep}`),
     );
     expect(rendered).toBe(all.reduce((count, file) => count + load(path.join(DEPLOY, file)).length, 0));
   });
@@ -175,8 +178,9 @@ describe("RBAC", () => {
     const bindings = full.filter((m) => m.kind === "ClusterRoleBinding" || m.kind === "RoleBinding");
     for (const binding of bindings) {
       const { roleRef, subjects } = binding as { roleRef: { name: string }; subjects: { name: string }[] };
+      // rebound-operator-leader-election and rebound-operator-kueue are the operator's too.
       expect(subjects.map((subject) => subject.name)).toEqual([
-        roleRef.name.replace(/-leader-election$/, ""),
+        roleRef.name.replace(/-(leader-election|kueue)$/, ""),
       ]);
     }
   });
