@@ -1,12 +1,11 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useMemo, useState } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import type { QuotaUpdateInput, QuotaView } from "@/server/api/routers/governance/governance.schema";
-import { type ServerRefusal, serverRefusal } from "../form-errors";
 import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";
+import { useReviewedDraft } from "../use-reviewed-draft";
 import { QuotaFields } from "./quota-fields";
 import { checkDraft, draftOf, type QuotaDraft } from "./quota-model";
 import { QuotaResources } from "./quota-resources";
@@ -24,35 +23,22 @@ export function QuotaForm(props: {
   const { view } = props;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<QuotaDraft>(() => draftOf(view));
-  const [review, setReview] = useState<QuotaUpdateInput | null>(null);
-  const [refusal, setRefusal] = useState<ServerRefusal | null>(null);
-  const check = useMemo(() => checkDraft(draft, { team: view.team, version: view.version }), [draft, view]);
+  const form = useReviewedDraft<QuotaDraft, QuotaUpdateInput>(
+    () => draftOf(view),
+    (next) => checkDraft(next, { team: view.team, version: view.version }),
+  );
+  const { draft, review, refusal, errors, edit } = form;
   const save = useMutation(
     trpc.governance.quota.update.mutationOptions({
       onSuccess: async (saved) => {
         props.onSaved(saved.version);
         await queryClient.invalidateQueries({ queryKey: trpc.governance.pathKey() });
       },
-      onError: (error) => {
-        setReview(null);
-        setRefusal(serverRefusal(error));
-      },
+      onError: form.refused,
     }),
   );
-  const edit = (next: QuotaDraft) => {
-    setDraft(next);
-    setReview(null);
-    // A stale-version refusal stays until reloaded; other refusals were about the draft just changed.
-    setRefusal((current) => (current?.code === "CONFLICT" ? current : null));
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (check.ok) setReview(check.input);
-  };
-  const errors = check.ok ? (refusal?.fields ?? {}) : check.errors;
   return (
-    <form onSubmit={submit} aria-label={`Quota of ${view.displayName}`} noValidate>
+    <form onSubmit={form.submit} aria-label={`Quota of ${view.displayName}`} noValidate>
       <QuotaFields draft={draft} errors={errors} onChange={edit} />
       <QuotaResources
         rows={draft.resources}
@@ -62,11 +48,11 @@ export function QuotaForm(props: {
       {refusal ? <ServerRefusalNotice refusal={refusal} onReload={props.onReload} /> : null}
       <ReviewAndSave
         review={review ? { kind: "quota", quota: review } : null}
-        canReview={check.ok}
+        canReview={form.check.ok}
         saving={save.isPending}
         saveLabel="Save quota"
         onSave={() => review && save.mutate(review)}
-        onKeepEditing={() => setReview(null)}
+        onKeepEditing={form.keepEditing}
       />
     </form>
   );

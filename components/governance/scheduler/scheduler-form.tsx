@@ -1,13 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useMemo, useState } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import type { SchedulerUpdateInput, SchedulerView } from "@/server/api/routers/governance/governance.schema";
-import { type ServerRefusal, serverRefusal } from "../form-errors";
 import styles from "../governance.module.css";
 import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";
+import { useReviewedDraft } from "../use-reviewed-draft";
 import { PriorityClassesFields } from "./priority-classes-fields";
 import { checkSchedulerDraft, type SchedulerDraft, schedulerDraftOf } from "./scheduler-model";
 
@@ -27,34 +26,22 @@ export function SchedulerForm(props: {
   const { view } = props;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<SchedulerDraft>(() => schedulerDraftOf(view));
-  const [review, setReview] = useState<SchedulerUpdateInput | null>(null);
-  const [refusal, setRefusal] = useState<ServerRefusal | null>(null);
-  const check = useMemo(() => checkSchedulerDraft(draft, view.version), [draft, view.version]);
+  const form = useReviewedDraft<SchedulerDraft, SchedulerUpdateInput>(
+    () => schedulerDraftOf(view),
+    (next) => checkSchedulerDraft(next, view.version),
+  );
+  const { draft, review, refusal, errors, edit } = form;
   const save = useMutation(
     trpc.governance.scheduler.update.mutationOptions({
       onSuccess: async (saved) => {
         props.onSaved(saved.version);
         await queryClient.invalidateQueries({ queryKey: trpc.governance.pathKey() });
       },
-      onError: (error) => {
-        setReview(null);
-        setRefusal(serverRefusal(error));
-      },
+      onError: form.refused,
     }),
   );
-  const edit = (next: SchedulerDraft) => {
-    setDraft(next);
-    setReview(null);
-    setRefusal((current) => (current?.code === "CONFLICT" ? current : null));
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (check.ok) setReview(check.input);
-  };
-  const errors = check.ok ? (refusal?.fields ?? {}) : check.errors;
   return (
-    <form onSubmit={submit} aria-label="Scheduler configuration" noValidate>
+    <form onSubmit={form.submit} aria-label="Scheduler configuration" noValidate>
       <fieldset className={styles.checks}>
         <legend>Policies</legend>
         {TOGGLES.map(({ key, label }) => (
@@ -76,11 +63,11 @@ export function SchedulerForm(props: {
       {refusal ? <ServerRefusalNotice refusal={refusal} onReload={props.onReload} /> : null}
       <ReviewAndSave
         review={review ? { kind: "scheduler", scheduler: review } : null}
-        canReview={check.ok}
+        canReview={form.check.ok}
         saving={save.isPending}
         saveLabel="Save scheduler config"
         onSave={() => review && save.mutate(review)}
-        onKeepEditing={() => setReview(null)}
+        onKeepEditing={form.keepEditing}
       />
     </form>
   );
