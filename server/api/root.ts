@@ -2,6 +2,7 @@ import { authRouter } from "@/server/api/routers/auth/router";
 import { clusterRouter } from "@/server/api/routers/cluster/router";
 import { governanceRouter } from "@/server/api/routers/governance/router";
 import { jobsRouter } from "@/server/api/routers/jobs/router";
+import { policiesRouter } from "@/server/api/routers/policies/router";
 import { setupRouter } from "@/server/api/routers/setup/router";
 import { teamsRouter } from "@/server/api/routers/teams/router";
 import { createCallerFactory, createTRPCRouter } from "@/server/api/trpc";
@@ -13,6 +14,7 @@ export const appRouter = createTRPCRouter({
   cluster: clusterRouter,
   setup: setupRouter,
   governance: governanceRouter,
+  policies: policiesRouter,
 });
 
 export type AppRouter = typeof appRouter;
