@@ -206,3 +206,14 @@ export type PolicyView = {
 export type PolicyVersionView = VersionSummary & { yaml: string };
 
 export type ApplyResult = { resourceVersion: string; takesEffect: string };
+
+// ── audit ──────────────────────────────────────────────────────────────────────────────────────────────
+/** Policy audit entries of the user's teams (all for a cluster admin), of one team, or of one job. */
+export const policyAuditInputSchema = z
+  .strictObject({
+    teamId: z.uuid({ message: "expected a team id" }).optional(),
+    job: jobRefSchema.optional(),
+    limit: z.int().min(1).max(500, { message: "at most 500 entries" }).default(100),
+  })
+  .default({ limit: 100 });
+export type PolicyAuditInput = z.input<typeof policyAuditInputSchema>;

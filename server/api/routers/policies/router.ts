@@ -1,6 +1,7 @@
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { canEditPolicies, policyTeams } from "@/server/domain/access/policies";
 import { diffPolicyYaml, explainPolicy, POLICY_TEMPLATES, parsePolicyYaml } from "@/server/domain/policy";
+import { listPolicyAudit } from "@/server/services/policies/audit";
 import { dryRunPolicy } from "@/server/services/policies/dry-run";
 import { createPolicy, savePolicy } from "@/server/services/policies/mutations";
 import { getPolicy, listPolicies, policyVersion } from "@/server/services/policies/queries";
@@ -11,6 +12,7 @@ import {
   createPolicyInputSchema,
   dryRunInputSchema,
   listPoliciesInputSchema,
+  policyAuditInputSchema,
   policyDiffInputSchema,
   policyInputSchema,
   policyVersionInputSchema,
@@ -98,4 +100,19 @@ export const policiesRouter = createTRPCRouter({
   }),
 
   ...jobPolicyProcedures,
+
+  /** Who created, saved, applied, shadowed and promoted what: the user's teams' (all for a cluster admin). */
+  audit: protectedProcedure.input(policyAuditInputSchema).query(async ({ ctx, input }) => {
+    const mine = policyTeams(ctx.user.memberships);
+    const teams = await ctx.db.team.findMany({
+      where: mine === null ? {} : { id: { in: [...mine] } },
+      select: { id: true, name: true, namespace: true },
+    });
+    const chosen = teams.filter(
+      (team) =>
+        (input.teamId === undefined || team.id === input.teamId) &&
+        (input.job === undefined || team.namespace === input.job.namespace),
+    );
+    return listPolicyAudit(ctx.db, { teams: chosen, job: input.job, limit: input.limit });
+  }),
 });
