@@ -32,9 +32,10 @@ export const policiesRouter = createTRPCRouter({
   /** The editor's check of a draft: errors (line and column), warnings, notes, and each rule in words. */
   validate: protectedProcedure.input(validatePolicyInputSchema).query(({ input }) => {
     const parsed = parsePolicyYaml(input.yaml);
-    if (!parsed.ok) return { ok: false, errors: parsed.errors, warnings: [], notes: [], explanation: null };
+    if (!parsed.ok)
+      return { ok: false as const, errors: parsed.errors, warnings: [], notes: [], explanation: null };
     const { warnings, notes } = parsed;
-    return { ok: true, errors: [], warnings, notes, explanation: explainPolicy(parsed.runPolicy) };
+    return { ok: true as const, errors: [], warnings, notes, explanation: explainPolicy(parsed.runPolicy) };
   }),
 
   /** The policies of the user's teams (every team's for a cluster admin), or of one of them. */
