@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { type ReactNode, useState } from "react";
 import { MetricChart } from "@/components/charts/metric-chart";
 import { RestartTimeline } from "@/components/charts/restart-timeline";
@@ -66,6 +67,9 @@ function JobHeader(props: { page: JobPage; now: number; state: LiveState; action
         <span className="live-status" role="status" data-state={state}>
           {LIVE_LABEL[state]}
         </span>
+        <Link className="button button-secondary" href={`/jobs/${page.namespace}/${page.name}/policy`}>
+          Policy
+        </Link>
         {props.actions}
       </div>
     </div>

@@ -1,0 +1,115 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { serverRefusal } from "@/components/governance/form-errors";
+import { useTRPC } from "@/lib/trpc/client";
+import { RefusalNotice } from "./refusal-notice";
+import styles from "./policy.module.css";
+import type { JobRef, LibraryPolicy, VersionChoice } from "./types";
+
+const NEW = "new";
+
+/** The policy a save goes to by default: the job's own `<job>-policy` when the team has one. */
+function defaultChoice(policies: readonly LibraryPolicy[], ownName: string): string {
+  return policies.find((policy) => policy.name === ownName && policy.canEdit)?.id ?? NEW;
+}
+
+/**
+ * "Save as new version": the draft goes into the team's library, as the next version of a policy picked
+ * from the team's (the job's own `<job>-policy` by default), or as version 1 of `<job>-policy` when the team
+ * has none. The server parses it again and refuses it with the errors at their lines; a save over a newer
+ * version is refused naming who saved it.
+ */
+export function SaveVersionPanel(props: {
+  job: JobRef;
+  teamId: string;
+  yaml: string;
+  canSave: boolean;
+  onSaved: (saved: VersionChoice) => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const ownName = `${props.job.name}-policy`;
+  const list = useQuery(trpc.policies.list.queryOptions({ teamId: props.teamId }));
+  const [picked, setPicked] = useState<string | null>(null);
+  const [message, setMessage] = useState("");
+  const editable = (list.data ?? []).filter((policy) => policy.canEdit);
+  const target = picked ?? defaultChoice(editable, ownName);
+  const targetPolicy = editable.find((policy) => policy.id === target) ?? null;
+
+  const create = useMutation(trpc.policies.create.mutationOptions());
+  const save = useMutation(trpc.policies.save.mutationOptions());
+  const pending = create.isPending || save.isPending;
+  const failed = create.error ?? save.error;
+
+  const done = async (saved: VersionChoice) => {
+    setPicked(saved.policyId);
+    setMessage("");
+    await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+    props.onSaved(saved);
+  };
+  const submit = () => {
+    create.reset();
+    save.reset();
+    if (targetPolicy === null) {
+      create.mutate(
+        { teamId: props.teamId, name: ownName, yaml: props.yaml, message },
+        { onSuccess: (out) => done({ policyId: out.id, name: ownName, version: out.version }) },
+      );
+      return;
+    }
+    save.mutate(
+      { id: targetPolicy.id, yaml: props.yaml, message, baseVersion: targetPolicy.latest.version },
+      {
+        onSuccess: (out) => done({ policyId: targetPolicy.id, name: targetPolicy.name, version: out.version }),
+      },
+    );
+  };
+
+  return (
+    <section className="card" aria-labelledby="save-version-heading">
+      <h2 id="save-version-heading">Save to the team's library</h2>
+      {list.isError ? (
+        <p role="alert">Could not list the team's policies: {list.error.message}</p>
+      ) : null}
+      <div className={styles.fields}>
+        <label className={styles.field}>
+          Policy
+          <select value={target} onChange={(event) => setPicked(event.target.value)} disabled={list.isPending}>
+            {editable.map((policy) => (
+              <option key={policy.id} value={policy.id}>
+                {policy.name} (v{policy.latest.version})
+              </option>
+            ))}
+            {editable.some((policy) => policy.name === ownName) ? null : (
+              <option value={NEW}>New policy: {ownName}</option>
+            )}
+          </select>
+        </label>
+        <label className={styles.field}>
+          Message
+          <input
+            type="text"
+            value={message}
+            maxLength={500}
+            placeholder="what changed and why"
+            onChange={(event) => setMessage(event.target.value)}
+          />
+        </label>
+      </div>
+      <div className={styles.toolbar}>
+        <button
+          type="button"
+          className="button"
+          disabled={!props.canSave || pending || list.isPending}
+          onClick={submit}
+        >
+          {pending ? "Saving…" : "Save as new version"}
+        </button>
+        {props.canSave ? null : <span className="muted">Fix the problems above first.</span>}
+      </div>
+      {failed ? <RefusalNotice refusal={serverRefusal(failed)} onReload={() => list.refetch()} /> : null}
+    </section>
+  );
+}
