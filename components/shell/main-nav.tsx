@@ -11,6 +11,7 @@ const SECTIONS = [
   { href: "/jobs", label: "Jobs", exact: false },
   { href: "/cluster", label: "Cluster", exact: false },
   { href: "/governance", label: "Governance", exact: false },
+  { href: "/policies", label: "Policies", exact: false },
 ] as const;
 
 export function MainNav() {
