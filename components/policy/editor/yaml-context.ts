@@ -71,13 +71,10 @@ function stepUp(line: Line, walk: Walk): { add: string[]; walk: Walk } | "skip" 
 /** The path of the mapping or list that holds a line's content at `column` (`inItem`: right after "- "). */
 function parentPath(lines: readonly string[], index: number, start: { column: number; inItem: boolean }) {
   const reversed: string[] = start.inItem ? ["[]"] : [];
-  let walk: Walk = start.inItem
-    ? { column: start.column, owner: true }
-    : { column: start.column, owner: false };
+  let walk: Walk = { column: start.column, owner: start.inItem };
   for (let i = index - 1; i >= 0 && (walk.owner || walk.column > 0); i--) {
     const line = readLine(lines[i] ?? "");
-    if (line.blank) continue;
-    const step = stepUp(line, walk);
+    const step = line.blank ? "skip" : stepUp(line, walk);
     if (step === "stop") return null;
     if (step === "skip") continue;
     reversed.push(...step.add);
@@ -92,30 +89,38 @@ export type YamlContext =
   /** Typing the value of `path` (after `key: `). */
   | { kind: "value"; path: PathSegments; prefix: string; from: number };
 
+type Typing = { column: number; inItem: boolean; rest: string; content: number };
+
+/** The current line up to the cursor: where its content starts and whether it opens a list item. */
+function typingOn(before: string): Typing | null {
+  const match = LINE.exec(before);
+  if (!match) return null;
+  const indent = match[1]?.length ?? 0;
+  const markers = match[2] ?? "";
+  const content = indent + markers.length;
+  const inItem = markers !== "";
+  return { column: inItem ? indent : content, inItem, rest: match[3] ?? "", content };
+}
+
+const VALUE = /^([A-Za-z_][\w.-]*)\s*:\s+([\w.-]*)$/;
+const PARTIAL_KEY = /^[A-Za-z_]?[\w.-]*$/;
+
 /** What is being typed at `offset` in `text`, or null where neither a key nor a plain value fits. */
 export function yamlContextAt(text: string, offset: number): YamlContext | null {
   const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
   const lines = text.slice(0, lineStart).split("\n");
   lines.pop();
-  const before = text.slice(lineStart, offset);
-  const match = LINE.exec(before);
-  if (!match) return null;
-  const indent = match[1]?.length ?? 0;
-  const markers = match[2] ?? "";
-  const rest = match[3] ?? "";
-  const content = indent + markers.length;
-  const inItem = markers !== "";
-  const valueMatch = /^([A-Za-z_][\w.-]*)\s*:\s+([\w.-]*)$/.exec(rest);
-  if (valueMatch?.[1] !== undefined) {
-    const parent = parentPath(lines, lines.length, { column: inItem ? indent : content, inItem });
-    if (parent === null) return null;
-    const prefix = valueMatch[2] ?? "";
-    return { kind: "value", path: [...parent, valueMatch[1]], prefix, from: offset - prefix.length };
-  }
-  if (!/^[A-Za-z_]?[\w.-]*$/.test(rest)) return null;
-  const parent = parentPath(lines, lines.length, { column: inItem ? indent : content, inItem });
+  const typing = typingOn(text.slice(lineStart, offset));
+  if (typing === null) return null;
+  const valueMatch = VALUE.exec(typing.rest);
+  if (valueMatch === null && !PARTIAL_KEY.test(typing.rest)) return null;
+  const parent = parentPath(lines, lines.length, typing);
   if (parent === null) return null;
-  return { kind: "key", parent, prefix: rest, from: lineStart + content };
+  if (valueMatch?.[1] === undefined) {
+    return { kind: "key", parent, prefix: typing.rest, from: lineStart + typing.content };
+  }
+  const prefix = valueMatch[2] ?? "";
+  return { kind: "value", path: [...parent, valueMatch[1]], prefix, from: offset - prefix.length };
 }
 
 /** The path of the key written on line `lineIndex` (0-based), or null when that line has no key. */
