@@ -55,6 +55,7 @@ type Walk = { column: number; owner: boolean };
 
 /** One step up: the segments a line above adds to the path, and the new walk, or null to skip it. */
 function stepUp(line: Line, walk: Walk): { add: string[]; walk: Walk } | "skip" | "stop" {
+  if (line.blank) return "skip";
   if (!walk.owner && line.dash !== null && line.dash < walk.column && line.content === walk.column) {
     // The first line of the list item we are in.
     return { add: ["[]"], walk: { column: line.dash, owner: true } };
@@ -74,7 +75,7 @@ function parentPath(lines: readonly string[], index: number, start: { column: nu
   let walk: Walk = { column: start.column, owner: start.inItem };
   for (let i = index - 1; i >= 0 && (walk.owner || walk.column > 0); i--) {
     const line = readLine(lines[i] ?? "");
-    const step = line.blank ? "skip" : stepUp(line, walk);
+    const step = stepUp(line, walk);
     if (step === "stop") return null;
     if (step === "skip") continue;
     reversed.push(...step.add);
