@@ -19,7 +19,8 @@ export const jobPolicyProcedures = {
       jobPolicy(ctx.db, { source: await ctx.cluster(), user: ctx.user, ref: input }),
     ),
 
-  apply: protectedProcedure.input(applyPolicyInputSchema).mutation(async ({ ctx, input }) => {
+  // Not `apply`: tRPC reserves call, apply and then as router keys (a router is callable).
+  applyPolicy: protectedProcedure.input(applyPolicyInputSchema).mutation(async ({ ctx, input }) => {
     const { namespace, name, policyId, version, expectedVersion } = input;
     return applyPolicy(ctx.db, {
       source: await ctx.cluster(),
