@@ -1,11 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError, type z } from "zod";
+import { fieldPath } from "@/server/api/trpc";
 import type { JobSpecError } from "@/server/domain/job-spec/job-spec-errors";
 
 /**
  * A policy that does not parse, refused as a bad input (BAD_REQUEST): one issue per error, under `yaml`, so
  * the error formatter (server/api/trpc.ts) lists them in `data.issues` as `{ path, message }` and in one
- * readable message. Each message starts with where it was written: `line 4, column 7: …`.
+ * readable message (the same one a server-side caller sees). Each message starts with where it was
+ * written: `yaml.restartPolicy.evalPeriodSecs: line 4, column 7: …`.
  */
 function where(error: JobSpecError): string {
   if (error.line === undefined) return "";
@@ -19,10 +21,6 @@ export function invalidPolicy(errors: readonly JobSpecError[]): TRPCError {
     message: `${where(error)}${error.message}`,
     input: undefined,
   }));
-  const cause = new ZodError(issues);
-  return new TRPCError({
-    code: "BAD_REQUEST",
-    message: `the policy has ${errors.length} error${errors.length === 1 ? "" : "s"}; nothing was saved`,
-    cause,
-  });
+  const message = issues.map((issue) => `${fieldPath(issue.path)}: ${issue.message}`).join("; ");
+  return new TRPCError({ code: "BAD_REQUEST", message, cause: new ZodError(issues) });
 }

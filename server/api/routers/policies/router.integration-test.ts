@@ -1,5 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ZodError } from "zod";
+import { fieldPath } from "@/server/api/trpc";
 import type { Db } from "@/server/db/client";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
@@ -246,7 +248,12 @@ describe("bad input", () => {
     expect(error).toBeInstanceOf(TRPCError);
     const trpc = error as TRPCError;
     expect(trpc.code).toBe("BAD_REQUEST");
-    expect(trpc.message).toMatch(/^the policy has 2 errors; nothing was saved$/);
+    expect(trpc.cause).toBeInstanceOf(ZodError);
+    const issues = (trpc.cause as ZodError).issues.map((issue) => fieldPath(issue.path));
+    expect(issues).toEqual(["yaml.restartPolicy.evalPeriodSeconds", "yaml.restartPolicy"]);
+    expect(trpc.message).toMatch(
+      /^yaml\.restartPolicy\.evalPeriodSeconds: line 2, column \d+: .*; yaml\.restartPolicy: line 3, column \d+: .*bogus/,
+    );
   });
 });
 
