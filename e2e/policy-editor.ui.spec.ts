@@ -208,6 +208,22 @@ test("an engineer applies the version and the next recovery runs under it", asyn
   await screenshot(page, testInfo, "job-recovery-under-policy");
 });
 
+test("the policy audit log shows who saved, shadowed and applied which version", async ({ page }, testInfo) => {
+  const version = baseVersion + 1;
+  await signIn(page, "lead@rebound.local");
+  const policy = new JobPolicyPage(page);
+  await policy.goto(NAMESPACE, JOB);
+  const rows = page.getByRole("table", { name: "Policy audit log" }).getByRole("row");
+  const row = (action: string, what: string) =>
+    rows.filter({ hasText: action }).filter({ hasText: what }).filter({ hasText: "ML Engineer" });
+  await expect(row("policy.save", `saved v${version}: stall after 5 s without a step`)).toHaveCount(1);
+  await expect(row("policy.shadow", `shadow: ${POLICY} v${version}`).first()).toBeVisible();
+  await expect(row("policy.apply", `applied ${POLICY} v${version} (enforcing)`).first()).toContainText(
+    `${NAMESPACE}/${JOB}`,
+  );
+  await screenshot(page, testInfo, "policy-audit");
+});
+
 test("a viewer sees the policy read-only, and the server refuses a viewer's save and apply", async ({
   page,
   playwright,
@@ -233,7 +249,7 @@ test("a viewer sees the policy read-only, and the server refuses a viewer's save
   });
   expect(save.status(), await save.text()).toBe(403);
   const current = await readJobPolicy(engineer, REF);
-  const apply = await trpcMutation(viewer, "policies.apply", {
+  const apply = await trpcMutation(viewer, "policies.applyPolicy", {
     ...REF,
     policyId,
     version: 1,

@@ -24,7 +24,7 @@ export function DeployPanel(props: {
 }) {
   const trpc = useTRPC();
   const [done, setDone] = useState<string | null>(null);
-  const apply = useMutation(trpc.policies.apply.mutationOptions());
+  const apply = useMutation(trpc.policies.applyPolicy.mutationOptions());
   const shadow = useMutation(trpc.policies.setShadow.mutationOptions());
   const failed = apply.error ?? shadow.error;
   const { choice } = props;

@@ -1,20 +1,19 @@
 "use client";
 
-import styles from "./policy.module.css";
+import { PolicyYamlEditor } from "@/components/policy/editor/policy-yaml-editor";
 
 /**
- * The policy's YAML source. The shared CodeMirror editor (components/policy/editor) replaces this
- * textarea once it is in; the page depends only on this component's props.
+ * The policy's YAML source in the shared CodeMirror editor (components/policy/editor): highlighting, lint
+ * markers at the line and column, completion and hover docs; read-only for viewers.
  */
 export function PolicySource(props: { value: string; onChange: (value: string) => void; readOnly: boolean }) {
   return (
-    <textarea
-      className={styles.textarea}
-      aria-label="Run policy YAML"
-      spellCheck={false}
+    <PolicyYamlEditor
       value={props.value}
+      onChange={props.onChange}
       readOnly={props.readOnly}
-      onChange={(event) => props.onChange(event.target.value)}
+      label="Run policy YAML"
+      minHeight="360px"
     />
   );
 }
