@@ -84,10 +84,13 @@ test.beforeAll(async ({ request, playwright, baseURL }) => {
   engineer = await signedInRequest({ playwright, baseURL, email: "engineer@rebound.local" });
   let teamId: string | null = null;
   await expect
-    .poll(async () => {
-      teamId = (await readJobPolicy(engineer, REF).catch(() => null))?.teamId ?? null;
-      return teamId;
-    }, { timeout: 30_000 })
+    .poll(
+      async () => {
+        teamId = (await readJobPolicy(engineer, REF).catch(() => null))?.teamId ?? null;
+        return teamId;
+      },
+      { timeout: 30_000 },
+    )
     .not.toBeNull();
   const policy = await ensurePolicy(engineer, { teamId: teamId ?? "", name: POLICY, yaml: ORIGINAL });
   policyId = policy.id;
@@ -145,7 +148,9 @@ test("an engineer saves a new version, sees the diff, shadows it, and an injecte
   await policy.goto(NAMESPACE, JOB);
   await policy.setYaml(EDITED);
   await expect(policy.noProblems()).toBeVisible();
-  await policy.saveSection.getByLabel("Policy", { exact: true }).selectOption({ label: `${POLICY} (v${baseVersion})` });
+  await policy.saveSection
+    .getByLabel("Policy", { exact: true })
+    .selectOption({ label: `${POLICY} (v${baseVersion})` });
   await policy.saveSection.getByLabel("Message").fill("stall after 5 s without a step");
   await policy.saveSection.getByRole("button", { name: "Save as new version" }).click();
   const saved = baseVersion + 1;
@@ -202,13 +207,18 @@ test("an engineer applies the version and the next recovery runs under it", asyn
   const entry = job.timelineEntries().last();
   await expect(entry).toContainText("WorkerCrash");
   await expect(entry).toContainText(label);
-  await expect(page.getByRole("status").filter({ hasText: "take effect at the next restart" })).toHaveCount(0, {
-    timeout: 30_000,
-  });
+  await expect(page.getByRole("status").filter({ hasText: "take effect at the next restart" })).toHaveCount(
+    0,
+    {
+      timeout: 30_000,
+    },
+  );
   await screenshot(page, testInfo, "job-recovery-under-policy");
 });
 
-test("the policy audit log shows who saved, shadowed and applied which version", async ({ page }, testInfo) => {
+test("the policy audit log shows who saved, shadowed and applied which version", async ({
+  page,
+}, testInfo) => {
   const version = baseVersion + 1;
   await signIn(page, "lead@rebound.local");
   const policy = new JobPolicyPage(page);
@@ -235,7 +245,9 @@ test("a viewer sees the policy read-only, and the server refuses a viewer's save
   await expect(policy.editor).not.toBeEditable();
   await expect(page.getByText("Read only")).toBeVisible();
   await expect(page.getByRole("button", { name: "Save as new version" })).toHaveCount(0);
-  await expect(page.getByRole("button", { name: /\(enforcing\)|shadow mode|Promote to enforcing/ })).toHaveCount(0);
+  await expect(
+    page.getByRole("button", { name: /\(enforcing\)|shadow mode|Promote to enforcing/ }),
+  ).toHaveCount(0);
   await expectNoSeriousA11yViolations(page);
   await screenshot(page, testInfo, "policy-viewer");
 

@@ -1,5 +1,5 @@
-import type { LogState } from "@/server/domain/log-rules/evaluator";
 import { HEALTH_STYLE } from "@/components/jobs/health-style";
+import type { LogState } from "@/server/domain/log-rules/evaluator";
 
 /**
  * A dry-run's results shaped for the panel: a rule's state over the simulated time as segments of a
@@ -26,13 +26,17 @@ export const STATE_COLOR: Readonly<Record<LogState, string>> = {
  * The rule's states from `start` to `end` (ms) as segments in time order: WAITING until the first change,
  * each state until the next change, the last one to `end`. Shares add up to 1 (zero-length spans drop out).
  */
-export function stateSegments(changes: readonly StateChange[], span: { start: number; end: number }): StateSegment[] {
+export function stateSegments(
+  changes: readonly StateChange[],
+  span: { start: number; end: number },
+): StateSegment[] {
   const start = span.start;
   const end = Math.max(span.end, start);
   const total = end - start;
   const ordered = [...changes].sort((a, b) => a.at - b.at);
   const points: Array<{ at: number; state: LogState }> = [{ at: start, state: "WAITING" }];
-  for (const change of ordered) points.push({ at: Math.min(Math.max(change.at, start), end), state: change.state });
+  for (const change of ordered)
+    points.push({ at: Math.min(Math.max(change.at, start), end), state: change.state });
   const segments: StateSegment[] = [];
   points.forEach((point, index) => {
     const to = points[index + 1]?.at ?? end;
@@ -44,13 +48,18 @@ export function stateSegments(changes: readonly StateChange[], span: { start: nu
     }
     segments.push({ state: point.state, from: point.at, to, share: 0 });
   });
-  if (segments.length === 0) return [{ state: points.at(-1)?.state ?? "WAITING", from: start, to: end, share: 1 }];
-  for (const segment of segments) segment.share = total > 0 ? (segment.to - segment.from) / total : 1 / segments.length;
+  if (segments.length === 0)
+    return [{ state: points.at(-1)?.state ?? "WAITING", from: start, to: end, share: 1 }];
+  for (const segment of segments)
+    segment.share = total > 0 ? (segment.to - segment.from) / total : 1 / segments.length;
   return segments;
 }
 
 /** The first `max` items and how many were left out. */
-export function capped<T>(items: readonly T[], max = MAX_SHOWN_MATCHES): { shown: readonly T[]; hidden: number } {
+export function capped<T>(
+  items: readonly T[],
+  max = MAX_SHOWN_MATCHES,
+): { shown: readonly T[]; hidden: number } {
   return { shown: items.slice(0, max), hidden: Math.max(0, items.length - max) };
 }
 
@@ -62,32 +71,29 @@ export function offsetText(at: number, start: number): string {
 }
 
 /** Most severe first: a bucket of a long run shows the worst state it held. */
-const SEVERITY: Readonly<Record<LogState, number>> = { WAITING: 0, HEALTHY: 1, SLOW: 2, HANGING: 3, FAULTED: 4 };
+const SEVERITY: Readonly<Record<LogState, number>> = {
+  WAITING: 0,
+  HEALTHY: 1,
+  SLOW: 2,
+  HANGING: 3,
+  FAULTED: 4,
+};
 
 /**
  * At most `buckets` segments for the strip: a rule that flaps thousands of times is drawn as equal time
  * buckets, each in the worst state it held, so the strip stays a few hundred elements.
  */
 export function stripSegments(segments: readonly StateSegment[], buckets = 200): readonly StateSegment[] {
-  if (segments.length <= buckets) return segments;
   const first = segments[0];
   const last = segments.at(-1);
-  if (!first || !last) return segments;
-  const start = first.from;
-  const width = (last.to - start) / buckets;
+  if (segments.length <= buckets || !first || !last) return segments;
+  const width = (last.to - first.from) / buckets;
   const out: StateSegment[] = [];
-  let index = 0;
+  const cursor = { index: 0 };
   for (let bucket = 0; bucket < buckets; bucket++) {
-    const from = start + bucket * width;
+    const from = first.from + bucket * width;
     const to = bucket === buckets - 1 ? last.to : from + width;
-    let worst: LogState = "WAITING";
-    while (index < segments.length) {
-      const segment = segments[index];
-      if (!segment || segment.from >= to) break;
-      if (SEVERITY[segment.state] > SEVERITY[worst]) worst = segment.state;
-      if (segment.to > to) break;
-      index++;
-    }
+    const worst = worstUntil(segments, cursor, to);
     const previous = out.at(-1);
     if (previous && previous.state === worst) {
       previous.to = to;
@@ -95,4 +101,15 @@ export function stripSegments(segments: readonly StateSegment[], buckets = 200):
     } else out.push({ state: worst, from, to, share: 1 / buckets });
   }
   return out;
+}
+
+/** The worst state among the segments from `cursor` that start before `to`; moves past those ending by it. */
+function worstUntil(segments: readonly StateSegment[], cursor: { index: number }, to: number): LogState {
+  let worst: LogState = "WAITING";
+  for (let segment = segments[cursor.index]; segment && segment.from < to; segment = segments[cursor.index]) {
+    if (SEVERITY[segment.state] > SEVERITY[worst]) worst = segment.state;
+    if (segment.to > to) break;
+    cursor.index++;
+  }
+  return worst;
 }

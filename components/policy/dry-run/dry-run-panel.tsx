@@ -4,15 +4,19 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { serverRefusal } from "@/components/governance/form-errors";
 import { useTRPC } from "@/lib/trpc/client";
+import styles from "./dry-run.module.css";
 import { DryRunResultView } from "./dry-run-result";
 import { DryRunSource, INITIAL_SOURCE, intervalMsOf, type SourceDraft } from "./dry-run-source";
-import styles from "./dry-run.module.css";
 
 type JobRef = { namespace: string; name: string };
 
 /** The router's source for a draft, or why it cannot be run yet. */
 function sourceOf(draft: SourceDraft, job: JobRef) {
-  if (draft.kind === "rank") return { ok: true as const, source: { kind: "rank" as const, ...job, rank: draft.rank, tail: draft.tail } };
+  if (draft.kind === "rank")
+    return {
+      ok: true as const,
+      source: { kind: "rank" as const, ...job, rank: draft.rank, tail: draft.tail },
+    };
   if (draft.text.trim() === "") return { ok: false as const, message: "Paste some log lines first." };
   const interval = intervalMsOf(draft.intervalSeconds);
   if (!interval.ok) return { ok: false as const, message: `Seconds between lines: ${interval.message}` };
@@ -32,7 +36,11 @@ export function DryRunPanel(props: { yaml: string; job: JobRef; ranks: number; p
   );
   const run = useMutation(trpc.policies.dryRun.mutationOptions());
   const source = sourceOf(draft, props.job);
-  const blocked = !props.policyOk ? "Fix the problems in the policy first." : source.ok ? null : source.message;
+  const blocked = !props.policyOk
+    ? "Fix the problems in the policy first."
+    : source.ok
+      ? null
+      : source.message;
   return (
     <section className="card" aria-labelledby="dry-run-heading">
       <h2 id="dry-run-heading">Dry-run</h2>

@@ -12,9 +12,18 @@ export type SourceDraft = {
   tail: number;
 };
 
-export const INITIAL_SOURCE: SourceDraft = { kind: "rank", text: "", intervalSeconds: "1", rank: 0, tail: 500 };
+export const INITIAL_SOURCE: SourceDraft = {
+  kind: "rank",
+  text: "",
+  intervalSeconds: "1",
+  rank: 0,
+  tail: 500,
+};
 
 const TAILS = [100, 500, 2000] as const;
+
+/** 0 … count − 1. */
+const rankNumbers = (count: number): number[] => Array.from({ length: count }, (_, rank) => rank);
 
 /** The interval typed, in ms, or an error in words. */
 export function intervalMsOf(typed: string): { ok: true; ms: number } | { ok: false; message: string } {
@@ -64,8 +73,11 @@ export function DryRunSource(props: {
         <div className={styles.fields}>
           <label className={styles.field}>
             Rank
-            <select value={value.rank} onChange={(event) => onChange({ ...value, rank: Number(event.target.value) })}>
-              {Array.from({ length: props.ranks }, (_, rank) => (
+            <select
+              value={value.rank}
+              onChange={(event) => onChange({ ...value, rank: Number(event.target.value) })}
+            >
+              {rankNumbers(props.ranks).map((rank) => (
                 <option key={rank} value={rank}>
                   Rank {rank}
                 </option>
@@ -74,7 +86,10 @@ export function DryRunSource(props: {
           </label>
           <label className={styles.field}>
             Last lines
-            <select value={value.tail} onChange={(event) => onChange({ ...value, tail: Number(event.target.value) })}>
+            <select
+              value={value.tail}
+              onChange={(event) => onChange({ ...value, tail: Number(event.target.value) })}
+            >
               {TAILS.map((tail) => (
                 <option key={tail} value={tail}>
                   {tail}

@@ -1,7 +1,14 @@
 import { formatClock } from "@/components/jobs/format";
 import type { LogState } from "@/server/domain/log-rules/evaluator";
 import styles from "./dry-run.module.css";
-import { capped, offsetText, STATE_COLOR, type StateChange, stateSegments, stripSegments } from "./dry-run-model";
+import {
+  capped,
+  offsetText,
+  STATE_COLOR,
+  type StateChange,
+  stateSegments,
+  stripSegments,
+} from "./dry-run-model";
 
 const STATES: readonly LogState[] = ["WAITING", "HEALTHY", "SLOW", "HANGING", "FAULTED"];
 

@@ -4,8 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { serverRefusal } from "@/components/governance/form-errors";
 import { useTRPC } from "@/lib/trpc/client";
-import { RefusalNotice } from "./refusal-notice";
 import styles from "./policy.module.css";
+import { RefusalNotice } from "./refusal-notice";
 import type { JobRef, VersionChoice } from "./types";
 import { VersionPicker } from "./version-picker";
 
@@ -56,7 +56,12 @@ export function DeployPanel(props: {
             if (!choice) return;
             reset();
             apply.mutate(
-              { ...props.job, policyId: choice.policyId, version: choice.version, expectedVersion: props.resourceVersion },
+              {
+                ...props.job,
+                policyId: choice.policyId,
+                version: choice.version,
+                expectedVersion: props.resourceVersion,
+              },
               {
                 onSuccess: (out) => {
                   setDone(`Applied ${label}: ${out.takesEffect}`);

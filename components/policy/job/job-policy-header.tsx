@@ -5,7 +5,12 @@ import type { JobRef } from "./types";
 type Label = { name: string; version: number } | null;
 
 /** Whose policy this is, which library version (if any) it runs under, its shadow, and a pending restart. */
-export function JobPolicyHeader(props: { job: JobRef; applied: Label; shadow: Label; pendingRestart: boolean }) {
+export function JobPolicyHeader(props: {
+  job: JobRef;
+  applied: Label;
+  shadow: Label;
+  pendingRestart: boolean;
+}) {
   const { job } = props;
   return (
     <div className="page-header">

@@ -23,7 +23,9 @@ describe("policyAuditText", () => {
   it("says which shadow was attached or detached", () => {
     const v2 = { id: "p", name: "hang", version: 2 };
     expect(policyAuditText("policy.shadow", { before: null, after: v2 })).toBe("shadow: hang v2");
-    expect(policyAuditText("policy.unshadow", { before: v2, after: null })).toBe("detached the shadow hang v2");
+    expect(policyAuditText("policy.unshadow", { before: v2, after: null })).toBe(
+      "detached the shadow hang v2",
+    );
   });
 
   it("keeps entries of an unknown shape readable", () => {

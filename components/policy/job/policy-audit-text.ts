@@ -20,6 +20,18 @@ function savedVersion(details: Record<string, unknown>): string {
   return `saved ${version}${message}`;
 }
 
+function appliedText(fields: Record<string, unknown>): string {
+  const after = isRecord(fields.after) ? fields.after.policy : null;
+  return `applied ${label(fields.policy) ?? label(after) ?? "a version"} (enforcing)`;
+}
+
+function shadowText(fields: Record<string, unknown>): string {
+  const after = label(fields.after);
+  if (after) return `shadow: ${after}`;
+  const before = label(fields.before);
+  return before ? `detached the shadow ${before}` : "detached the shadow";
+}
+
 export function policyAuditText(action: string, details: unknown): string {
   const fields = isRecord(details) ? details : {};
   switch (action) {
@@ -28,14 +40,12 @@ export function policyAuditText(action: string, details: unknown): string {
     case "policy.save":
       return savedVersion(fields);
     case "policy.apply":
-      return `applied ${label(fields.policy) ?? label(isRecord(fields.after) ? fields.after.policy : null) ?? "a version"} (enforcing)`;
+      return appliedText(fields);
     case "policy.promote":
-      return `promoted the shadow ${label(fields.policy) ?? ""} to enforcing`.replace("  ", " ");
+      return `promoted the shadow ${label(fields.policy) ?? "version"} to enforcing`;
     case "policy.shadow":
-    case "policy.unshadow": {
-      const after = label(fields.after);
-      return after ? `shadow: ${after}` : `detached the shadow${label(fields.before) ? ` ${label(fields.before)}` : ""}`;
-    }
+    case "policy.unshadow":
+      return shadowText(fields);
     default:
       return JSON.stringify(details ?? null).slice(0, 120);
   }

@@ -41,11 +41,20 @@ export function PolicyAudit(props: { teamId: string }) {
       {audit.isPending ? (
         <LoadingState label="the policy audit log" />
       ) : audit.isError ? (
-        <ErrorState title="Could not load the audit log" message={audit.error.message} onRetry={() => audit.refetch()} />
+        <ErrorState
+          title="Could not load the audit log"
+          message={audit.error.message}
+          onRetry={() => audit.refetch()}
+        />
       ) : audit.data.length === 0 ? (
         <EmptyState>No policy change yet.</EmptyState>
       ) : (
-        <DataTable label="Policy audit log" columns={columns} rows={audit.data} rowKey={(entry) => entry.id} />
+        <DataTable
+          label="Policy audit log"
+          columns={columns}
+          rows={audit.data}
+          rowKey={(entry) => entry.id}
+        />
       )}
     </section>
   );

@@ -1,9 +1,9 @@
 "use client";
 
 import type { explainPolicy, PolicyParse } from "@/server/domain/policy";
+import styles from "./policy.module.css";
 import { PolicyProblems } from "./policy-problems";
 import { PolicySource } from "./policy-source";
-import styles from "./policy.module.css";
 
 type Explanation = ReturnType<typeof explainPolicy>;
 

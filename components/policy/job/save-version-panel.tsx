@@ -1,12 +1,13 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { serverRefusal } from "@/components/governance/form-errors";
 import { useTRPC } from "@/lib/trpc/client";
-import { RefusalNotice } from "./refusal-notice";
 import styles from "./policy.module.css";
+import { RefusalNotice } from "./refusal-notice";
 import type { JobRef, LibraryPolicy, VersionChoice } from "./types";
+import { useSaveVersion } from "./use-save-version";
 
 const NEW = "new";
 
@@ -29,54 +30,40 @@ export function SaveVersionPanel(props: {
   onSaved: (saved: VersionChoice) => void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const ownName = `${props.job.name}-policy`;
   const list = useQuery(trpc.policies.list.queryOptions({ teamId: props.teamId }));
   const [picked, setPicked] = useState<string | null>(null);
   const [message, setMessage] = useState("");
   const editable = (list.data ?? []).filter((policy) => policy.canEdit);
   const target = picked ?? defaultChoice(editable, ownName);
-  const targetPolicy = editable.find((policy) => policy.id === target) ?? null;
-
-  const create = useMutation(trpc.policies.create.mutationOptions());
-  const save = useMutation(trpc.policies.save.mutationOptions());
-  const pending = create.isPending || save.isPending;
-  const failed = create.error ?? save.error;
-
-  const done = async (saved: VersionChoice) => {
-    setPicked(saved.policyId);
-    setMessage("");
-    await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
-    props.onSaved(saved);
-  };
-  const submit = () => {
-    create.reset();
-    save.reset();
-    if (targetPolicy === null) {
-      create.mutate(
-        { teamId: props.teamId, name: ownName, yaml: props.yaml, message },
-        { onSuccess: (out) => done({ policyId: out.id, name: ownName, version: out.version }) },
-      );
-      return;
-    }
-    save.mutate(
-      { id: targetPolicy.id, yaml: props.yaml, message, baseVersion: targetPolicy.latest.version },
-      {
-        onSuccess: (out) => done({ policyId: targetPolicy.id, name: targetPolicy.name, version: out.version }),
-      },
-    );
-  };
+  const saving = useSaveVersion({
+    teamId: props.teamId,
+    newName: ownName,
+    onSaved: (saved) => {
+      setPicked(saved.policyId);
+      setMessage("");
+      props.onSaved(saved);
+    },
+  });
+  const submit = () =>
+    saving.submit({
+      target: editable.find((policy) => policy.id === target) ?? null,
+      yaml: props.yaml,
+      message,
+    });
 
   return (
     <section className="card" aria-labelledby="save-version-heading">
       <h2 id="save-version-heading">Save to the team's library</h2>
-      {list.isError ? (
-        <p role="alert">Could not list the team's policies: {list.error.message}</p>
-      ) : null}
+      {list.isError ? <p role="alert">Could not list the team's policies: {list.error.message}</p> : null}
       <div className={styles.fields}>
         <label className={styles.field}>
           Policy
-          <select value={target} onChange={(event) => setPicked(event.target.value)} disabled={list.isPending}>
+          <select
+            value={target}
+            onChange={(event) => setPicked(event.target.value)}
+            disabled={list.isPending}
+          >
             {editable.map((policy) => (
               <option key={policy.id} value={policy.id}>
                 {policy.name} (v{policy.latest.version})
@@ -102,14 +89,16 @@ export function SaveVersionPanel(props: {
         <button
           type="button"
           className="button"
-          disabled={!props.canSave || pending || list.isPending}
+          disabled={!props.canSave || saving.pending || list.isPending}
           onClick={submit}
         >
-          {pending ? "Saving…" : "Save as new version"}
+          {saving.pending ? "Saving…" : "Save as new version"}
         </button>
         {props.canSave ? null : <span className="muted">Fix the problems above first.</span>}
       </div>
-      {failed ? <RefusalNotice refusal={serverRefusal(failed)} onReload={() => list.refetch()} /> : null}
+      {saving.error ? (
+        <RefusalNotice refusal={serverRefusal(saving.error)} onReload={() => list.refetch()} />
+      ) : null}
     </section>
   );
 }

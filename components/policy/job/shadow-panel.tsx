@@ -5,8 +5,8 @@ import { useState } from "react";
 import { serverRefusal } from "@/components/governance/form-errors";
 import { formatClock } from "@/components/jobs/format";
 import { useTRPC } from "@/lib/trpc/client";
-import { RefusalNotice } from "./refusal-notice";
 import styles from "./policy.module.css";
+import { RefusalNotice } from "./refusal-notice";
 import type { JobRef, ShadowVerdictView } from "./types";
 
 /** "12:01:05 · would have restarted rank 3 in place: rule hang HANGING (LogHang_hang)". */

@@ -51,7 +51,9 @@ export function VersionPicker(props: {
             props.value && props.onChange({ ...props.value, version: Number(event.target.value) })
           }
         >
-          {props.value && !detail.data ? <option value={props.value.version}>v{props.value.version}</option> : null}
+          {props.value && !detail.data ? (
+            <option value={props.value.version}>v{props.value.version}</option>
+          ) : null}
           {(detail.data?.versions ?? []).map((version) => (
             <option key={version.version} value={version.version}>
               v{version.version} · {version.author}
