@@ -7,11 +7,12 @@ import {
 } from "./cycle-state";
 import type { Fit } from "./ledger";
 import { flavorOrder } from "./limits";
-import { HeadQueue, type Queued, teamQueues } from "./order";
+import { type Cursor, HeadQueue, type Queued, teamQueues } from "./order";
 import { findVictims, preemptionMessage, type Victim } from "./preemption";
 import { couldMakeRoom } from "./preemption-bound";
 import { checkPriorityClass } from "./priority";
 import { tidy } from "./quantity";
+import { QueueTails } from "./queue-tails";
 import type { AdmissionDecision, GovernanceSnapshot, Quantities, Workload } from "./types";
 
 /**
@@ -62,6 +63,7 @@ function aheadNote(team: string, ahead: readonly string[]): string {
 }
 
 function pend(cycle: CycleState, queued: Queued, blocked: Blocked): void {
+  if (!cycle.reasons) return;
   const { team } = queued.workload;
   const ahead = cycle.waiting.get(team) ?? [];
   cycle.pending.push({
@@ -189,7 +191,14 @@ function flavorsOf(cycle: CycleState, workload: Workload): readonly string[] {
   return flavors;
 }
 
-function decide(cycle: CycleState, queued: Queued): void {
+/**
+ * How a workload's turn ended: admitted (possibly pending its victims' stop), or pending; a pending one says
+ * what its verdict holds for: its whole team (no quota, inactive), workloads behind it that ask no less and
+ * rank no higher ("shape"), or itself alone (its priority class is unknown).
+ */
+type Turn = "admitted" | "team" | "shape" | "alone";
+
+function decide(cycle: CycleState, queued: Queued): Turn {
   const { workload } = queued;
   if (cycle.trace?.key === workload.key)
     cycle.trace = {
@@ -202,23 +211,24 @@ function decide(cycle: CycleState, queued: Queued): void {
   const blocked = gate(cycle, workload);
   if (blocked !== null) {
     pend(cycle, queued, blocked);
-    return;
+    return blocked.reason === "UnknownPriorityClass" ? "alone" : "team";
   }
   const flavors = flavorsOf(cycle, workload);
   if (flavors.length === 0) {
     pend(cycle, queued, noFlavor(workload));
-    return;
+    return "shape";
   }
   const verdict = verdictFor(cycle, workload, flavors);
-  if (verdict === null) return;
+  if (verdict === null) return "admitted";
   for (const flavor of verdict.possible) {
     const victims = tryPreempt(cycle, queued, flavor);
     if (victims !== null) {
       admitNow(cycle, workload, flavor, victims);
-      return;
+      return "admitted";
     }
   }
   pend(cycle, queued, verdict.blocked);
+  return "shape";
 }
 
 function sameShape(a: Workload, b: Workload): boolean {
@@ -274,9 +284,55 @@ function verdictFor(cycle: CycleState, workload: Workload, flavors: readonly str
   return verdict;
 }
 
-/** Runs one cycle; with `traceKey`, also the usage as it stood when that workload's turn came. */
-export function runCycle(snapshot: GovernanceSnapshot, traceKey: string | null = null) {
-  const cycle = newCycle(snapshot, traceKey);
+export type CycleOptions = {
+  /** Also the usage as it stood when this workload's turn came ("why pending"). */
+  traceKey?: string | null;
+  /**
+   * false: admissions and preemptions only, no pending reasons (`pending` comes back empty). A team whose
+   * workload failed is set aside while nothing changes if what waits behind it cannot do better
+   * (queue-tails.ts), so a cycle over thousands of queued workloads costs about one turn per team and
+   * admission. The admissions and preemptions are those of the full cycle.
+   */
+  reasons?: boolean;
+};
+
+/** Whether the rest of the cursor's queue waits as the workload that just failed does. */
+function parks(turn: Turn, cursor: Cursor, queued: Queued, tails: Map<string, QueueTails>): boolean {
+  if (turn === "team") return true;
+  if (turn !== "shape") return false;
+  let tail = tails.get(cursor.team);
+  if (tail === undefined) {
+    tail = new QueueTails(cursor.queue);
+    tails.set(cursor.team, tail);
+  }
+  return tail.noBetterThan(cursor.index, { ...queued.workload, rank: queued.rank });
+}
+
+/** The turn loop's heads, and the teams set aside (reasons off) until usage changes. */
+type Turns = {
+  cycle: CycleState;
+  heads: HeadQueue;
+  parked: Cursor[];
+  tails: Map<string, QueueTails>;
+  version: number;
+};
+
+/** Hands the cursor back after its workload's turn, and the parked ones once usage has changed. */
+function afterTurn(turns: Turns, cursor: Cursor, turn: { queued: Queued; ended: Turn; preempted: boolean }) {
+  const { cycle } = turns;
+  if (turn.preempted) {
+    turns.heads.rekey(); // every cursor, the parked ones included
+    turns.parked.length = 0;
+  } else if (!cycle.reasons && parks(turn.ended, cursor, turn.queued, turns.tails)) turns.parked.push(cursor);
+  else turns.heads.advanced(cursor);
+  if (cycle.ledger.version === turns.version) return;
+  turns.version = cycle.ledger.version;
+  for (const waiting of turns.parked.splice(0)) turns.heads.advanced(waiting);
+}
+
+/** Runs one cycle (options: CycleOptions). */
+export function runCycle(snapshot: GovernanceSnapshot, options: CycleOptions = {}) {
+  const cycle = newCycle(snapshot, options.traceKey ?? null, options.reasons ?? true);
   const cursors = [...teamQueues(snapshot.pending, snapshot.config.scheduler)].map(([team, queue]) => ({
     team,
     queue,
@@ -284,19 +340,29 @@ export function runCycle(snapshot: GovernanceSnapshot, traceKey: string | null =
     share: 0,
     nominal: false,
   }));
-  const heads = new HeadQueue(cursors, cycle.ledger);
-  for (let cursor = heads.next(); cursor; cursor = heads.next()) {
+  const turns: Turns = {
+    cycle,
+    heads: new HeadQueue(cursors, cycle.ledger),
+    parked: [],
+    tails: new Map(),
+    version: cycle.ledger.version,
+  };
+  for (let cursor = turns.heads.next(); cursor; cursor = turns.heads.next()) {
     const queued = cursor.queue[cursor.index];
     cursor.index++;
+    if (queued === undefined) continue;
     const preemptedBefore = cycle.preempt.length;
-    if (queued) decide(cycle, queued);
-    if (cycle.preempt.length > preemptedBefore) heads.rekey();
-    else heads.advanced(cursor);
+    const ended = decide(cycle, queued);
+    afterTurn(turns, cursor, { queued, ended, preempted: cycle.preempt.length > preemptedBefore });
   }
   const decision: AdmissionDecision = { admit: cycle.admit, preempt: cycle.preempt, pending: cycle.pending };
   return { decision, cycle };
 }
 
-export function decideAdmissions(snapshot: GovernanceSnapshot): AdmissionDecision {
-  return runCycle(snapshot).decision;
+/** One admission cycle; `{ reasons: false }` decides admissions and preemptions only (CycleOptions). */
+export function decideAdmissions(
+  snapshot: GovernanceSnapshot,
+  options: Omit<CycleOptions, "traceKey"> = {},
+): AdmissionDecision {
+  return runCycle(snapshot, options).decision;
 }

@@ -17,6 +17,8 @@ export type Verdict = { workload: Workload; version: number; possible: readonly 
 /** The mutable state of one admission cycle (admission.ts). */
 export type CycleState = {
   snapshot: GovernanceSnapshot;
+  /** Whether pending workloads get their reasons (admission.ts CycleOptions). */
+  reasons: boolean;
   /** Usage now: the admitted workloads plus this cycle's admissions, less its victims. */
   ledger: Ledger;
   /** Usage when the cycle began (to tell "waits behind others" from "does not fit"). */
@@ -72,10 +74,11 @@ export function ledgerOf(snapshot: Pick<GovernanceSnapshot, "config" | "capacity
   return ledger;
 }
 
-export function newCycle(snapshot: GovernanceSnapshot, traceKey: string | null): CycleState {
+export function newCycle(snapshot: GovernanceSnapshot, traceKey: string | null, reasons = true): CycleState {
   const ledger = ledgerOf(snapshot);
   return {
     snapshot,
+    reasons,
     ledger,
     initial: ledger.clone(),
     index: preemptionIndex(snapshot.admitted, snapshot.config.scheduler),

@@ -90,7 +90,7 @@ function suggestions(turn: Turn | null, decision: PendingDecision): string[] {
 
 export function whyPending(snapshot: GovernanceSnapshot, key: string): WhyPending | null {
   if (!snapshot.pending.some((w) => w.key === key)) return null;
-  const { decision, cycle } = runCycle(snapshot, key);
+  const { decision, cycle } = runCycle(snapshot, { traceKey: key });
   const pending = decision.pending.find((p) => p.workload.key === key);
   const trace = cycle.trace;
   if (pending === undefined || trace === null) return null;
