@@ -33,10 +33,11 @@ export function createController(
   let unsubscribeAdmission: (() => void) | undefined;
   let resync: NodeJS.Timeout | undefined;
 
-  const queueAll = async () => {
+  /** Every job; on a resync, not those asleep in the admission queue (the gate wakes them on a change). */
+  const queueAll = async (resync: boolean) => {
     const jobs = await deps.backend.listJobs();
     deps.metrics.activeJobs.set({}, jobs.length);
-    for (const job of jobs) queue.add(jobKey(job.ref));
+    for (const job of jobs) if (!resync || !deps.admission?.sleeping?.(job)) queue.add(jobKey(job.ref));
   };
 
   return {
@@ -50,10 +51,12 @@ export function createController(
         if (ref) queue.add(jobKey(ref));
         else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);
       });
-      await queueAll();
+      await queueAll(false);
       resync = setInterval(() => {
         deps.metrics.queueDepth.set({}, queue.depth());
-        void queueAll().catch((error: unknown) => deps.log.error("resync failed", { error: String(error) }));
+        void queueAll(true).catch((error: unknown) =>
+          deps.log.error("resync failed", { error: String(error) }),
+        );
       }, opts.resyncMs);
     },
     async stop() {

@@ -99,7 +99,7 @@ describe("local admission", () => {
     expect((await admission.snapshot(Date.now())).capacity.default?.["nvidia.com/gpu"]).toBe(32);
   });
 
-  it("queues what does not fit with the domain's reason, and admits it once capacity is released", async () => {
+  it("queues what does not fit with the domain's reason (asleep for the resync), and admits it once capacity is released", async () => {
     const admission = await gate();
     const namespace = "hyperpod-ns-vision";
     // Vision is guaranteed 8 GPUs and may borrow 50% more: 12 in all; 8 + 8 does not fit.
@@ -110,6 +110,16 @@ describe("local admission", () => {
     expect(waiting.state).toBe("Pending");
     expect(waiting).toMatchObject({ reason: expect.stringMatching(/Insufficient|Quota/) });
     expect(admission.describe(second)).toMatchObject({ state: "Pending" });
+    // Asleep for the resync only once its wait is on record (the reconcile wrote phase and condition).
+    expect(admission.sleeping?.(second)).toBe(false);
+    if (waiting.state !== "Pending") throw new Error("vision-b is not pending");
+    const held = { phase: "Pending" };
+    const condition = { type: "Admitted", status: "False", reason: waiting.reason, message: waiting.message };
+    await backend.updateJobStatus(second.ref, { rebound: held, conditions: [condition] } as never);
+    const recorded = await backend.getJob(second.ref);
+    if (!recorded) throw new Error("vision-b gone");
+    expect(admission.sleeping?.(recorded)).toBe(true);
+    expect(admission.sleeping?.(first)).toBe(false);
     const woken: string[] = [];
     admission.onWake?.((key) => woken.push(key));
     await admission.release(first);

@@ -41,6 +41,8 @@ export type LocalAdmissionOptions = {
 };
 
 const FINISHED = new Set(["Succeeded", "Failed", "Suspended"]);
+/** How long the reasons of what still waits follow an admission (see cycle). */
+const SETTLE_MS = 100;
 
 /** Whether a job as listed may hold capacity (not finished, suspended or being deleted). */
 function active(job: ClusterJob): boolean {
@@ -74,7 +76,6 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   let loaded: LoadedConfig = await loadLocalConfig(opts.db);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
-  let dirty = false;
   let disposed = false;
 
   const wake = (key: string) => {
@@ -93,28 +94,46 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   const snapshot = async (now: number) =>
     snapshotOf({ config: loaded.config, capacity: await capacity(), entries, now });
 
+  /**
+   * Admissions first, reasons after: a cycle decides admissions and preemptions alone (fast however long
+   * the queues are) and wakes those jobs; the reasons of the rest come from a full cycle, run at once when
+   * nothing was admitted, else SETTLE_MS later, so the woken jobs' reconciles are not kept waiting by it.
+   */
   const cycle = async () => {
     const snap = await snapshot(clock());
-    const decision = decideAdmissions(snap);
-    const changed = applyDecision(entries, decision, snap.now);
-    for (const key of changed) wake(key);
-    // What waits behind an admission gets its settled reason from the next cycle (as Kueue requeues it).
-    if (decision.admit.length > 0 || decision.preempt.length > 0) dirty = true;
+    const decision = decideAdmissions(snap, { reasons: false });
+    if (decision.admit.length > 0 || decision.preempt.length > 0) {
+      for (const key of applyDecision(entries, decision, snap.now)) wake(key);
+      schedule(SETTLE_MS);
+      return;
+    }
+    for (const key of applyDecision(entries, decideAdmissions(snap), snap.now)) wake(key);
   };
-  const schedule = () => {
+  let due = 0;
+  let again: number | null = null;
+  /** A cycle within `delayMs` (sooner if one is already due sooner; after the running one, if any). */
+  function schedule(delayMs = opts.debounceMs ?? 2) {
     if (disposed) return;
-    if (running) dirty = true;
-    else timer ??= setTimeout(run, opts.debounceMs ?? 2);
-  };
+    if (running) again = Math.min(again ?? delayMs, delayMs);
+    else startIn(delayMs);
+  }
+  function startIn(delayMs: number) {
+    const at = performance.now() + delayMs;
+    if (timer !== null && due <= at) return;
+    if (timer !== null) clearTimeout(timer);
+    due = at;
+    timer = setTimeout(run, delayMs);
+  }
   const run = () => {
     timer = null;
     running = cycle()
       .catch((error: unknown) => opts.log.error("admission cycle failed", { error: String(error) }))
       .finally(() => {
         running = null;
-        if (dirty) {
-          dirty = false;
-          schedule();
+        if (again !== null) {
+          const delayMs = again;
+          again = null;
+          schedule(delayMs);
         }
       });
   };
@@ -191,6 +210,16 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
       release(jobKey(job.ref));
     },
     forget: release,
+    sleeping(job) {
+      const entry = entries.get(jobKey(job.ref));
+      if (entry?.uid !== job.uid || entry.state !== "pending" || job.deleting) return false;
+      const status = job.status as {
+        rebound?: { phase?: unknown };
+        conditions?: Array<{ type: string; reason?: string }>;
+      };
+      const admitted = status.conditions?.find((condition) => condition.type === "Admitted");
+      return status.rebound?.phase === "Pending" && admitted?.reason === entry.reason;
+    },
     describe(job) {
       const entry = entries.get(jobKey(job.ref));
       return entry && entry.uid === job.uid ? describeEntry(entry) : null;
