@@ -133,9 +133,11 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     // events stay in Postgres under its uid (the past run's), pruned by server/services/job-events.
     async finalizeDeletion(ref) {
       const job = await jobs.get(ref);
-      await jobs.remove(ref);
+      // Its files first, its row last: once the row is gone the job is, and the operator frees its
+      // capacity at once (a queued job's admission is not kept waiting by a clean-up of files).
       rmSync(jobDir(ref), { recursive: true, force: true });
       if (job) retainRunLogs(podsDir, { namespace: ref.namespace, run: { job: ref.name, uid: job.uid } });
+      await jobs.remove(ref);
     },
     listPods: async (ref) => pods.list(ref),
     createPod(input) {
