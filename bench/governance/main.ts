@@ -16,7 +16,7 @@ import { insertQueued, installTriggers, jobOf, listen, namespaceOf, seedTeams } 
 import { measureWhyPending } from "./why-pending";
 
 /**
- * `npm run bench:governance [-- --jobs 10000 --teams 50 --holders 4 --reps 25]`: task governance on the
+ * `npm run bench:governance [-- --jobs 10000 --teams 50 --holders 4 --reps 100]`: task governance on the
  * local back end at scale. A real operator process (local back end, 2 virtual nodes × 4 GPUs) and a fresh
  * embedded PostgreSQL; `holders` running jobs hold all 8 GPUs, then `jobs` queued jobs over `teams` teams
  * are stored as LocalJob rows through the job store (they stay Pending: no processes). Each repetition
@@ -33,7 +33,7 @@ const checkInterrupted = () => {
   if (interrupted) throw new Error("interrupted");
 };
 
-const DEFAULTS = { jobs: "10000", teams: "50", holders: "4", reps: "25" } as const;
+const DEFAULTS = { jobs: "10000", teams: "50", holders: "4", reps: "100" } as const;
 
 function parseConfig(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: stringOptions(DEFAULTS), strict: true });
