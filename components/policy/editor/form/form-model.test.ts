@@ -42,6 +42,11 @@ describe("readForm", () => {
     expect(writeField(job, ["cleanPodPolicy"], "None")).toContain(
       "  runPolicy:\n    jobMaxRetryCount: 5\n    cleanPodPolicy: None\n",
     );
+    const noPolicy = "kind: HyperPodPyTorchJob\nspec:\n  nprocPerNode: 8\n";
+    expect(parse(writeField(noPolicy, ["jobMaxRetryCount"], "2")).spec).toEqual({
+      nprocPerNode: 8,
+      runPolicy: { jobMaxRetryCount: 2 },
+    });
   });
 
   it("refuses YAML it cannot edit safely, saying why", () => {

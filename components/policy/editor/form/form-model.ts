@@ -61,7 +61,8 @@ export type FormRead = { ok: true; values: PolicyFormValues } | { ok: false; rea
 /** Where the runPolicy is: the root, or spec.runPolicy of a whole job. */
 function basePath(doc: Document): Array<string | number> {
   const spec = doc.get("spec");
-  return isMap(spec) && spec.has("runPolicy") ? ["spec", "runPolicy"] : [];
+  const wholeJob = doc.has("kind") || doc.has("apiVersion") || (isMap(spec) && spec.has("runPolicy"));
+  return isMap(spec) && wholeJob ? ["spec", "runPolicy"] : [];
 }
 
 function text(node: unknown): string {
