@@ -13,6 +13,7 @@ import CodeMirror from "@uiw/react-codemirror";
 import { useEffect, useMemo, useRef } from "react";
 import { policyEditorTheme } from "./editor-theme";
 import { policyLanguageSupport, type ServerProblems } from "./extensions";
+import { runPolicyLanguage } from "./policy-language";
 
 export type PolicyYamlEditorProps = {
   value: string;
@@ -44,7 +45,7 @@ export function PolicyYamlEditor({
     () => [
       yaml(),
       lintGutter(),
-      policyLanguageSupport(() => server.current),
+      policyLanguageSupport(runPolicyLanguage, () => server.current),
       policyEditorTheme,
       EditorView.contentAttributes.of({ "aria-label": label }),
     ],
