@@ -47,9 +47,9 @@ export function PolicyYamlEditor({
       lintGutter(),
       policyLanguageSupport(runPolicyLanguage, () => server.current),
       policyEditorTheme,
-      EditorView.contentAttributes.of({ "aria-label": label }),
+      EditorView.contentAttributes.of({ "aria-label": label, "aria-readonly": readOnly ? "true" : "false" }),
     ],
-    [label],
+    [label, readOnly],
   );
   return (
     <CodeMirror
