@@ -5,6 +5,7 @@ import { EmptyState } from "@/components/ui/query-state";
 import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
 import styles from "./charts.module.css";
 import { timelineRows } from "./restart-timeline-model";
+import { type ShadowTimelineEntry, ShadowVerdictList } from "./shadow-verdict-list";
 import { chartHeight, SPAN_COLORS, TimelineChart } from "./timeline-chart";
 import { entrySentence } from "./timeline-text";
 import { TotalsStrip } from "./totals-strip";
@@ -16,6 +17,8 @@ export type RestartTimelineProps = {
   totals: JobTotals;
   /** Epoch ms; pending recoveries run to it (pass the page's 1 Hz clock). */
   now: number;
+  /** What a shadow rule set would have done: listed as its own kind of entry, never as a restart. */
+  shadow?: readonly ShadowTimelineEntry[];
 };
 
 /** Changes exactly when a chart row would: an entry added, resolved or re-timed. */
@@ -39,11 +42,13 @@ function ChartKey() {
  * (detected → recovered, or → now while pending), labelled by action and reason, with the totals above.
  * The chart is aria-hidden; the same entries are an ordered list, always read by screen readers and shown
  * to everyone with the "Show as list" toggle. Entries are keyed by id, so updates never reshuffle them.
+ * A shadow rule set's verdicts ("would have restarted …") follow as entries of their own kind, always
+ * listed, dashed, never drawn as bars: nothing was restarted.
  *
  * Cost per 1 Hz tick: the chart's data is kept identical while no entry changed and none is open, so
  * recharts re-renders only when something moved, and then in a task of its own (use-paced-value.ts).
  */
-export function RestartTimeline({ entries, totals, now }: RestartTimelineProps) {
+export function RestartTimeline({ entries, totals, now, shadow = [] }: RestartTimelineProps) {
   const [asList, setAsList] = useState(false);
   const stable = useStableValue(entries, entriesKey(entries));
   const open = stable.some((entry) => entry.outcome !== "recovered");
@@ -86,6 +91,7 @@ export function RestartTimeline({ entries, totals, now }: RestartTimelineProps) 
           <li key={entry.id}>{entrySentence(entry, now)}</li>
         ))}
       </ol>
+      <ShadowVerdictList entries={shadow} />
     </div>
   );
 }
