@@ -116,15 +116,16 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
   await expect(policy.editor).toContainText("logMonitoringConfiguration");
 
   await policy.setYaml(MISTAKE);
-  const mistake = policy.problem(/Line 4\b/);
+  const mistake = policy.problem(/line 4\b/);
   await expect(mistake).toContainText("evalPeriodSecnds");
   await expect(mistake).toContainText("evalPeriodSeconds");
   await expect(policy.saveSection.getByRole("button", { name: "Save as new version" })).toBeDisabled();
   await screenshot(page, testInfo, "policy-mistake");
 
   await policy.setYaml(EDITED);
-  await expect(policy.noProblems()).toBeVisible();
-  await expect(page.getByRole("list", { name: "Log rules in words" })).toContainText("StepStall");
+  await expect(policy.valid()).toBeVisible();
+  await expect(policy.formRule("Rule 5: StepStall")).toBeVisible();
+  await expect(policy.formRule("Rule 5: StepStall")).not.toContainText("Explained once the policy is valid");
 
   await policy.dryRunSection.getByLabel("A rank of this job").check();
   await policy.dryRunSection.getByLabel("Rank", { exact: true }).selectOption("2");
@@ -147,7 +148,7 @@ test("an engineer saves a new version, sees the diff, shadows it, and an injecte
   const policy = new JobPolicyPage(page);
   await policy.goto(NAMESPACE, JOB);
   await policy.setYaml(EDITED);
-  await expect(policy.noProblems()).toBeVisible();
+  await expect(policy.valid()).toBeVisible();
   await policy.saveSection
     .getByLabel("Policy", { exact: true })
     .selectOption({ label: `${POLICY} (v${baseVersion})` });

@@ -14,7 +14,7 @@ export class JobPolicyPage {
 
   constructor(readonly page: Page) {
     this.editor = page.getByRole("textbox", { name: "Run policy YAML" });
-    this.problems = page.getByRole("list", { name: "Problems in the policy" });
+    this.problems = page.getByRole("status", { name: "Policy check" });
     this.saveSection = page.getByRole("region", { name: "Save to the team's library" });
     this.deploySection = page.getByRole("region", { name: "Apply or shadow a saved version" });
     this.shadowSection = page.getByRole("region", { name: "Shadow mode" });
@@ -45,8 +45,14 @@ export class JobPolicyPage {
     return this.problems.getByRole("listitem").filter({ hasText: text });
   }
 
-  noProblems(): Locator {
-    return this.page.getByRole("status").filter({ hasText: "No problems found." });
+  /** The check says the draft is valid (it may still list warnings). */
+  valid(): Locator {
+    return this.problems.getByText(/^Valid/);
+  }
+
+  /** A rule's fieldset in the form view, e.g. "Rule 5: StepStall". */
+  formRule(title: string): Locator {
+    return this.page.getByRole("group", { name: title });
   }
 
   shadowVerdicts(): Locator {

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { DryRunPanel } from "@/components/policy/dry-run/dry-run-panel";
+import { usePolicyCheck } from "@/components/policy/editor/use-policy-check";
 import { DeployPanel } from "./deploy-panel";
 import { JobPolicyHeader } from "./job-policy-header";
 import styles from "./policy.module.css";
@@ -11,7 +12,6 @@ import { PolicyDocument } from "./policy-document";
 import { SaveVersionPanel } from "./save-version-panel";
 import { ShadowPanel } from "./shadow-panel";
 import type { JobPolicy, JobRef, ShadowVerdictView, VersionChoice } from "./types";
-import { usePolicyCheck } from "./use-policy-check";
 import { VersionDiff } from "./version-diff";
 
 /** What the job page's live stream adds: new rules waiting for a restart, and the shadow's verdicts. */
@@ -34,6 +34,8 @@ export function JobPolicyWorkspace(props: {
   const [saved, setSaved] = useState<VersionChoice | null>(null);
   const [choice, setChoice] = useState<VersionChoice | null>(null);
   const check = usePolicyCheck(draft);
+  /** The check is of the text on screen (it trails typing by a moment) and the text parses. */
+  const draftOk = check.yaml === draft && check.parse.ok;
   const canEdit = current.canApply && current.teamId !== null;
   const shadowPolicy = current.shadow?.policy ?? null;
   return (
@@ -45,13 +47,7 @@ export function JobPolicyWorkspace(props: {
         pendingRestart={props.live?.pendingRestart ?? current.pendingRestart}
       />
       <div className={styles.layout}>
-        <PolicyDocument
-          value={draft}
-          onChange={setDraft}
-          readOnly={!canEdit}
-          parse={check.parse}
-          explanation={check.explanation}
-        />
+        <PolicyDocument value={draft} onChange={setDraft} readOnly={!canEdit} check={check} />
         <div className="stack">
           {canEdit && current.teamId !== null ? (
             <>
@@ -59,7 +55,7 @@ export function JobPolicyWorkspace(props: {
                 job={job}
                 teamId={current.teamId}
                 yaml={draft}
-                canSave={check.parse.ok && !check.checking}
+                canSave={draftOk}
                 onSaved={(version) => {
                   setSaved(version);
                   setChoice(version);
@@ -86,7 +82,7 @@ export function JobPolicyWorkspace(props: {
           />
         </div>
       </div>
-      <DryRunPanel yaml={draft} job={job} ranks={current.ranks} policyOk={check.parse.ok} />
+      <DryRunPanel yaml={draft} job={job} ranks={current.ranks} policyOk={draftOk} />
       {current.teamId !== null ? <PolicyAudit teamId={current.teamId} /> : null}
       <p>
         <Link href={`/jobs/${job.namespace}/${job.name}`}>Back to {job.name}</Link>

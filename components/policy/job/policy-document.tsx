@@ -1,58 +1,40 @@
 "use client";
 
-import type { explainPolicy, PolicyParse } from "@/server/domain/policy";
-import styles from "./policy.module.css";
-import { PolicyProblems } from "./policy-problems";
+import { PolicyForm } from "@/components/policy/editor/form/policy-form";
+import { PolicyProblems } from "@/components/policy/editor/policy-problems";
+import { type PolicyCheck, problemsOfCheck } from "@/components/policy/editor/use-policy-check";
 import { PolicySource } from "./policy-source";
 
-type Explanation = ReturnType<typeof explainPolicy>;
-
-function PolicyExplanation(props: { explanation: Explanation }) {
-  const { rules, restart } = props.explanation;
-  return (
-    <>
-      <h3>Log rules in words</h3>
-      {rules.length === 0 ? (
-        <p className="muted">No log rules: faults come from exits and node health only.</p>
-      ) : (
-        <ul className={styles.explain} aria-label="Log rules in words">
-          {rules.map((rule) => (
-            <li key={rule.name}>
-              <strong>{rule.name}</strong> {rule.text}
-            </li>
-          ))}
-        </ul>
-      )}
-      <h3>Restarts in words</h3>
-      <ul className={styles.explain} aria-label="Restart policy in words">
-        {restart.map((line) => (
-          <li key={line}>{line}</li>
-        ))}
-      </ul>
-    </>
-  );
-}
-
 /**
- * The draft run policy: the YAML editor (read-only for viewers), what is wrong with it at which line, and
- * what it does in words once it parses.
+ * The draft run policy: the YAML editor (read-only for viewers) with what is wrong at which line and
+ * column, and the form view of the common fields kept in sync through the YAML, each rule in words.
  */
 export function PolicyDocument(props: {
   value: string;
   onChange: (value: string) => void;
   readOnly: boolean;
-  parse: PolicyParse;
-  explanation: Explanation | null;
+  check: PolicyCheck;
 }) {
   return (
-    <section className="card" aria-labelledby="policy-document-heading">
-      <h2 id="policy-document-heading">Run policy</h2>
-      {props.readOnly ? (
-        <p className="muted">Read only: only engineers of the job's team and cluster admins change it.</p>
-      ) : null}
-      <PolicySource value={props.value} onChange={props.onChange} readOnly={props.readOnly} />
-      <PolicyProblems parse={props.parse} />
-      {props.explanation ? <PolicyExplanation explanation={props.explanation} /> : null}
-    </section>
+    <div className="stack">
+      <section className="card" aria-labelledby="policy-document-heading">
+        <h2 id="policy-document-heading">Run policy</h2>
+        {props.readOnly ? (
+          <p className="muted">Read only: engineers of the job's team and cluster admins change it.</p>
+        ) : null}
+        <PolicySource value={props.value} onChange={props.onChange} readOnly={props.readOnly} />
+        <PolicyProblems check={props.check} />
+      </section>
+      <section className="card" aria-labelledby="policy-form-heading">
+        <h2 id="policy-form-heading">Form</h2>
+        <PolicyForm
+          yaml={props.value}
+          onChange={props.onChange}
+          readOnly={props.readOnly}
+          problems={problemsOfCheck(props.check)}
+          explanation={props.check.explanation}
+        />
+      </section>
+    </div>
   );
 }

@@ -34,23 +34,27 @@ export function SaveVersionPanel(props: {
   const list = useQuery(trpc.policies.list.queryOptions({ teamId: props.teamId }));
   const [picked, setPicked] = useState<string | null>(null);
   const [message, setMessage] = useState("");
+  const [saved, setSaved] = useState<VersionChoice | null>(null);
   const editable = (list.data ?? []).filter((policy) => policy.canEdit);
   const target = picked ?? defaultChoice(editable, ownName);
   const saving = useSaveVersion({
     teamId: props.teamId,
     newName: ownName,
-    onSaved: (saved) => {
-      setPicked(saved.policyId);
+    onSaved: (version) => {
+      setPicked(version.policyId);
       setMessage("");
-      props.onSaved(saved);
+      setSaved(version);
+      props.onSaved(version);
     },
   });
-  const submit = () =>
+  const submit = () => {
+    setSaved(null);
     saving.submit({
       target: editable.find((policy) => policy.id === target) ?? null,
       yaml: props.yaml,
       message,
     });
+  };
 
   return (
     <section className="card" aria-labelledby="save-version-heading">
@@ -96,6 +100,11 @@ export function SaveVersionPanel(props: {
         </button>
         {props.canSave ? null : <span className="muted">Fix the problems above first.</span>}
       </div>
+      {saved ? (
+        <p role="status" className="muted">
+          Saved {saved.name} v{saved.version}.
+        </p>
+      ) : null}
       {saving.error ? (
         <RefusalNotice refusal={serverRefusal(saving.error)} onReload={() => list.refetch()} />
       ) : null}
