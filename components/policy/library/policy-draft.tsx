@@ -76,12 +76,12 @@ export function PolicyDraft(props: {
             yaml={draft}
             baseVersion={base.version}
             blocked={blocked}
-            onSaved={(version) => {
-              setBase({ version, yaml: draft });
-              setSaved(version);
+            onSaved={(saved) => {
+              setBase(saved);
+              setSaved(saved.version);
               setServerProblems(null);
             }}
-            onRefused={(refusal) => setServerProblems({ yaml: draft, problems: refusal.problems })}
+            onRefused={(refusal, yaml) => setServerProblems({ yaml, problems: refusal.problems })}
             onReload={props.onReload}
           />
         </section>

@@ -61,7 +61,7 @@ export function PolicyWorkspace({ id }: { id: string }) {
       />
       <section className="card" aria-labelledby="policy-versions-heading">
         <h2 id="policy-versions-heading">Versions</h2>
-        <VersionHistory id={id} versions={view.versions} />
+        <VersionHistory key={view.latest.version} id={id} versions={view.versions} />
       </section>
     </div>
   );

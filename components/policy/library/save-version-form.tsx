@@ -35,8 +35,9 @@ export function SaveVersionForm(props: {
   baseVersion: number;
   /** Why saving is not possible now (no change, errors in the draft), or null. */
   blocked: string | null;
-  onSaved: (version: number) => void;
-  onRefused: (refusal: SaveRefusal) => void;
+  /** The version saved and the text it holds (the draft may have moved on while saving). */
+  onSaved: (saved: { version: number; yaml: string }) => void;
+  onRefused: (refusal: SaveRefusal, yaml: string) => void;
   onReload: () => void;
 }) {
   const trpc = useTRPC();
@@ -45,16 +46,16 @@ export function SaveVersionForm(props: {
   const [refusal, setRefusal] = useState<SaveRefusal | null>(null);
   const save = useMutation(
     trpc.policies.save.mutationOptions({
-      onSuccess: async (saved) => {
+      onSuccess: async (saved, input) => {
         setRefusal(null);
         setMessage("");
-        props.onSaved(saved.version);
+        props.onSaved({ version: saved.version, yaml: input.yaml });
         await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
       },
-      onError: (error) => {
+      onError: (error, input) => {
         const read = saveRefusal(error);
         setRefusal(read);
-        props.onRefused(read);
+        props.onRefused(read, input.yaml);
       },
     }),
   );
