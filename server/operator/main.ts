@@ -74,6 +74,7 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
     nodeCount: env.REBOUND_LOCAL_NODES,
     gpusPerNode: env.REBOUND_LOCAL_GPUS_PER_NODE,
     nodeRebootMs: env.REBOUND_LOCAL_NODE_REBOOT_SECONDS * 1000,
+    databaseUrl: env.DATABASE_URL,
   });
   return { kind: "local", backend, stopPods: () => backend.pods.stopAll() };
 }

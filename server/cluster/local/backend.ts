@@ -6,6 +6,7 @@ import type { Db } from "@/server/db/client";
 import { findFreePort } from "@/server/db/embedded";
 import { createReservations, pickNode } from "../placement";
 import { createEventLog } from "./events";
+import { type JobChanges, listenForJobChanges } from "./job-changes";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
 import { retainRunLogs } from "./log-retention";
 import { createNodePool, type NodePool } from "./nodes";
@@ -38,8 +39,14 @@ export type LocalBackendOptions = {
   nodeCount: number;
   gpusPerNode: number;
   nodeRebootMs: number;
+  /** How often job changes are looked for while Postgres's notices are not heard (default 1 s). */
   jobPollMs?: number;
+  /** Postgres's URL, to hear of job changes as they commit (job-changes.ts); without it, polling only. */
+  databaseUrl?: string;
 };
+
+/** While the notices are heard, the whole table is still compared this often, as a safety net. */
+const SAFETY_POLL_MS = 30_000;
 
 async function countRealGpus(): Promise<number> {
   return new Promise((resolve) => {
@@ -86,6 +93,9 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
   const reservations = createReservations(() => pods.gpusInUse());
   let poller: NodeJS.Timeout | undefined;
   let seen = new Map<string, string>();
+  let changes: JobChanges | null = null;
+  let listening = false;
+  let stopped = false;
 
   const pollJobs = async () => {
     const now = await jobs.fingerprints();
@@ -104,10 +114,31 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     pods,
     async start() {
       seen = await jobs.fingerprints();
-      poller = setInterval(() => void pollJobs().catch(() => undefined), opts.jobPollMs ?? 1000);
+      const poll = () => {
+        poller = setTimeout(
+          () =>
+            void pollJobs()
+              .catch(() => undefined)
+              .finally(() => stopped || poll()),
+          listening ? SAFETY_POLL_MS : (opts.jobPollMs ?? 1000),
+        );
+      };
+      poll();
+      if (opts.databaseUrl)
+        changes = listenForJobChanges({
+          url: opts.databaseUrl,
+          onChange: emit,
+          onListening: (now) => {
+            listening = now;
+            // Heard again after a gap (or for the first time): what changed meanwhile is looked for now.
+            if (now) void pollJobs().catch(() => undefined);
+          },
+        });
     },
     async stop() {
-      clearInterval(poller);
+      stopped = true;
+      clearTimeout(poller);
+      await changes?.stop();
       nodes.dispose();
       pods.dispose();
     },
