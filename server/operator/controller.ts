@@ -35,9 +35,15 @@ export function createController(
 
   /** Every job; on a resync, not those asleep in the admission queue (the gate wakes them on a change). */
   const queueAll = async (resync: boolean) => {
-    const jobs = await deps.backend.listJobs();
-    deps.metrics.activeJobs.set({}, jobs.length);
-    for (const job of jobs) if (!resync || !deps.admission?.sleeping?.(job)) queue.add(jobKey(job.ref));
+    const { backend } = deps;
+    const refs = backend.listJobRefs
+      ? await backend.listJobRefs()
+      : (await backend.listJobs()).map((job) => job.ref);
+    deps.metrics.activeJobs.set({}, refs.length);
+    for (const ref of refs) {
+      const key = jobKey(ref);
+      if (!resync || !deps.admission?.sleeping?.(key)) queue.add(key);
+    }
   };
 
   return {

@@ -147,6 +147,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       return () => listeners.delete(listener);
     },
     listJobs: () => jobs.list(),
+    listJobRefs: () => jobs.refs(),
     getJob: (ref) => jobs.get(ref),
     updateJobStatus: (ref, status) => jobs.updateStatus(ref, status),
     async setSuspended(ref, suspend) {

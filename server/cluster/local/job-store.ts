@@ -83,6 +83,10 @@ export function createJobStore(db: Db) {
       return rows.map(toClusterJob);
     },
 
+    async refs(): Promise<JobRef[]> {
+      return db.localJob.findMany({ select: { namespace: true, name: true } });
+    },
+
     async get(ref: JobRef): Promise<ClusterJob | null> {
       const row = await db.localJob.findUnique({ where: where(ref), select });
       return row ? toClusterJob(row) : null;

@@ -110,16 +110,10 @@ describe("local admission", () => {
     expect(waiting.state).toBe("Pending");
     expect(waiting).toMatchObject({ reason: expect.stringMatching(/Insufficient|Quota/) });
     expect(admission.describe(second)).toMatchObject({ state: "Pending" });
-    // Asleep for the resync only once its wait is on record (the reconcile wrote phase and condition).
-    expect(admission.sleeping?.(second)).toBe(false);
-    if (waiting.state !== "Pending") throw new Error("vision-b is not pending");
-    const held = { phase: "Pending" };
-    const condition = { type: "Admitted", status: "False", reason: waiting.reason, message: waiting.message };
-    await backend.updateJobStatus(second.ref, { rebound: held, conditions: [condition] } as never);
-    const recorded = await backend.getJob(second.ref);
-    if (!recorded) throw new Error("vision-b gone");
-    expect(admission.sleeping?.(recorded)).toBe(true);
-    expect(admission.sleeping?.(first)).toBe(false);
+    // Asleep for the resync once its reconcile has been told why it waits (settledVerdict asked it).
+    expect(admission.sleeping?.(`${namespace}/vision-b`)).toBe(true);
+    expect(admission.sleeping?.(`${namespace}/vision-a`)).toBe(false);
+    expect(admission.sleeping?.(`${namespace}/never-seen`)).toBe(false);
     const woken: string[] = [];
     admission.onWake?.((key) => woken.push(key));
     await admission.release(first);

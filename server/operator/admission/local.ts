@@ -73,6 +73,8 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   /** Ungoverned active jobs' GPU requests: not the governed jobs' to use. */
   const ungoverned = new Map<string, number>();
   const listeners = new Set<(key: string) => void>();
+  /** The reason each job's reconcile was last told it waits for (null: told it may run); see sleeping. */
+  const told = new Map<string, string | null>();
   let loaded: LoadedConfig = await loadLocalConfig(opts.db);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -187,6 +189,7 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   schedule();
 
   const release = (key: string) => {
+    told.delete(key);
     if (entries.delete(key) || ungoverned.delete(key)) schedule();
   };
 
@@ -197,7 +200,9 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
         noteUngoverned(job);
         return { state: "NotGoverned" };
       }
-      return verdictOf(track(job, team, now));
+      const entry = track(job, team, now);
+      told.set(jobKey(job.ref), entry.state === "pending" ? entry.reason : null);
+      return verdictOf(entry);
     },
     async requeue(job) {
       const key = jobKey(job.ref);
@@ -210,15 +215,9 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
       release(jobKey(job.ref));
     },
     forget: release,
-    sleeping(job) {
-      const entry = entries.get(jobKey(job.ref));
-      if (entry?.uid !== job.uid || entry.state !== "pending" || job.deleting) return false;
-      const status = job.status as {
-        rebound?: { phase?: unknown };
-        conditions?: Array<{ type: string; reason?: string }>;
-      };
-      const admitted = status.conditions?.find((condition) => condition.type === "Admitted");
-      return status.rebound?.phase === "Pending" && admitted?.reason === entry.reason;
+    sleeping(key) {
+      const entry = entries.get(key);
+      return entry?.state === "pending" && told.get(key) === entry.reason;
     },
     describe(job) {
       const entry = entries.get(jobKey(job.ref));

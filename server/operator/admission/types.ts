@@ -30,11 +30,11 @@ export type AdmissionGate = {
   /** The job (`<namespace>/<name>`) is gone without a last reconcile: its capacity is free. */
   forget?(key: string): void;
   /**
-   * Whether the job waits for admission with its wait already on record, so that its reconcile would
-   * change nothing until the gate wakes it (the periodic resync leaves it out: 10,000 queued jobs would
-   * otherwise be reconciled every resync for nothing).
+   * Whether the job (`<namespace>/<name>`) waits for admission and its reconcile has already been told so,
+   * so that reconciling it again would change nothing until the gate wakes it (the periodic resync leaves
+   * it out: 10,000 queued jobs would otherwise be reconciled every resync for nothing).
    */
-  sleeping?(job: ClusterJob): boolean;
+  sleeping?(key: string): boolean;
   /** Calls `listener` with a job's key whenever its verdict changes (the controller reconciles it). */
   onWake?(listener: (key: string) => void): () => void;
   dispose(): Promise<void>;
