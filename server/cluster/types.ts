@@ -1,4 +1,5 @@
 import type { HyperPodPyTorchJob, JobStatus } from "@/server/domain/job-spec/job-spec.schema";
+import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
 
 /**
  * What the operator and the console need from a cluster, whichever back end provides it (DESIGN.md:
@@ -24,7 +25,28 @@ export type ClusterJob = {
   status: JobStatus;
   /** Deletion was requested; the operator cleans up, then calls finalizeDeletion. */
   deleting: boolean;
+  /**
+   * The object's version for optimistic concurrency (Kubernetes' metadata.resourceVersion; the local back
+   * end's generation, bumped by every change of spec or annotations). Absent where a caller built the job.
+   */
+  resourceVersion?: string;
 };
+
+/**
+ * A change of the job object made under optimistic concurrency (issue 12): spec.runPolicy replaced (when
+ * given) and annotations set (a string) or removed (null), only while the object is still at
+ * `expectedVersion` (null: whatever its version).
+ */
+export type JobObjectUpdate = {
+  runPolicy?: RunPolicy;
+  annotations: Record<string, string | null>;
+  expectedVersion: string | null;
+};
+
+export type JobObjectUpdateResult =
+  | { ok: true; resourceVersion: string }
+  | { ok: false; reason: "not-found" }
+  | { ok: false; reason: "conflict"; expected: string; current: string };
 
 export type NodeHealth =
   | "Schedulable"
@@ -105,6 +127,8 @@ export type ClusterBackend = {
   updateJobStatus(ref: JobRef, status: JobStatus): Promise<void>;
   /** Sets `spec.runPolicy.suspend` (the console's suspend/resume); false when the job does not exist. */
   setSuspended(ref: JobRef, suspend: boolean): Promise<boolean>;
+  /** Replaces spec.runPolicy and/or sets annotations, refused as a conflict when the job moved on. */
+  updateJobObject(ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult>;
   /** Asks for the job to be deleted (ttlSecondsAfterFinished, the console's delete). */
   requestDeletion(ref: JobRef): Promise<void>;
   /** Removes a job whose deletion was requested, after its pods are gone. */

@@ -10,7 +10,14 @@ import {
 } from "@kubernetes/client-node";
 import { requireName } from "@/server/cluster/names";
 import { createReservations, pickNode } from "@/server/cluster/placement";
-import type { ClusterBackend, ClusterJob, ClusterNode, JobRef } from "@/server/cluster/types";
+import type {
+  ClusterBackend,
+  ClusterJob,
+  ClusterNode,
+  JobObjectUpdate,
+  JobObjectUpdateResult,
+  JobRef,
+} from "@/server/cluster/types";
 import { isNodeHealthy, jobKey } from "@/server/cluster/types";
 import {
   JOB_API_VERSION,
@@ -30,6 +37,7 @@ import {
   LABEL_JOB,
   nodeFingerprint,
   podGpuRequest,
+  replacementMergePatch,
   toClusterEvent,
   toClusterJob,
   toClusterNode,
@@ -300,6 +308,42 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       );
     });
 
+  /**
+   * One merge patch carrying the resourceVersion the caller read: the API server applies it only while the
+   * object is still at that version and answers 409 otherwise (optimistic concurrency, as `kubectl apply`).
+   * Without an expected version the version just read is sent, and a conflict is tried again.
+   */
+  const updateJobObject = async (ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult> => {
+    for (let attempt = 0; attempt < CONFLICT_RETRIES; attempt += 1) {
+      const object = await readJob(ref);
+      if (!object) return { ok: false, reason: "not-found" };
+      const current = object.metadata?.resourceVersion ?? "";
+      const resourceVersion = update.expectedVersion ?? current;
+      const spec = (object.spec ?? {}) as { runPolicy?: unknown };
+      const body = {
+        metadata: { resourceVersion, annotations: update.annotations },
+        ...("runPolicy" in update
+          ? { spec: { runPolicy: replacementMergePatch(spec.runPolicy, update.runPolicy) } }
+          : {}),
+      };
+      try {
+        const patched = (await custom.patchNamespacedCustomObject(
+          { ...JOB_API, ...ref, body },
+          MERGE_PATCH,
+        )) as JobObject & KubeObject;
+        jobs.upsert(patched);
+        return { ok: true, resourceVersion: patched.metadata?.resourceVersion ?? "" };
+      } catch (error) {
+        if (statusCode(error) === 404) return { ok: false, reason: "not-found" };
+        if (statusCode(error) !== 409) throw error;
+        if (update.expectedVersion === null) continue;
+        const now = (await readJob(ref))?.metadata?.resourceVersion ?? current;
+        return { ok: false, reason: "conflict", expected: update.expectedVersion, current: now };
+      }
+    }
+    throw new Error(`update of ${jobKey(ref)}: still conflicting after ${CONFLICT_RETRIES} attempts`);
+  };
+
   return {
     kind: "kubernetes",
     informers: { jobs, pods, nodes, events },
@@ -336,6 +380,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         throw error;
       }
     },
+    updateJobObject,
     async requestDeletion(ref) {
       await tolerate([404], () => custom.deleteNamespacedCustomObject({ ...JOB_API, ...ref }));
     },

@@ -89,8 +89,27 @@ export function toClusterJob(
       job: parsed.job,
       status: object.status ?? {},
       deleting: object.metadata?.deletionTimestamp !== undefined,
+      resourceVersion: object.metadata?.resourceVersion,
     },
   };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A JSON merge patch (RFC 7386) that turns `from` into `to`: a merge patch merges objects key by key, so a
+ * key `to` no longer has is sent as null (removed) at every depth; lists and scalars are replaced whole.
+ */
+export function replacementMergePatch(from: unknown, to: unknown): unknown {
+  if (!isPlainObject(from) || !isPlainObject(to)) return to === undefined ? null : to;
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(from)) if (!(key in to) || to[key] === undefined) patch[key] = null;
+  for (const [key, value] of Object.entries(to)) {
+    if (value === undefined) continue;
+    patch[key] = isPlainObject(from[key]) && isPlainObject(value) ? replacementMergePatch(from[key], value) : value;
+  }
+  return patch;
 }
 
 const PHASES: ReadonlySet<string> = new Set(["Pending", "Running", "Succeeded", "Failed", "Unknown"]);

@@ -155,6 +155,11 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       emit(ref);
       return found;
     },
+    async updateJobObject(ref, update) {
+      const result = await jobs.updateObject(ref, update);
+      if (result.ok) emit(ref);
+      return result;
+    },
     podLogs: async (ref, pod, tailLines) =>
       readPodLog({ podsDir, ref, pod, uid: (await jobs.get(ref))?.uid, tailLines }),
     async requestDeletion(ref) {

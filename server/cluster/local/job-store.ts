@@ -1,5 +1,5 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { ClusterJob, JobRef } from "@/server/cluster/types";
+import type { ClusterJob, JobObjectUpdate, JobObjectUpdateResult, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
 import { hyperPodPyTorchJobSchema } from "@/server/domain/job-spec/job-spec.schema";
@@ -30,7 +30,19 @@ function toClusterJob(row: Row): ClusterJob {
     job: hyperPodPyTorchJobSchema.parse(row.spec),
     status: jobStatusSchema.parse(row.status),
     deleting: row.deletedAt !== null,
+    resourceVersion: String(row.generation),
   };
+}
+
+/** The stored object with the update's runPolicy and annotations (null removes one). */
+function updatedObject(job: HyperPodPyTorchJob, update: JobObjectUpdate): HyperPodPyTorchJob {
+  const annotations: Record<string, string> = { ...job.metadata.annotations };
+  for (const [key, value] of Object.entries(update.annotations)) {
+    if (value === null) delete annotations[key];
+    else annotations[key] = value;
+  }
+  const runPolicy = update.runPolicy ?? job.spec.runPolicy;
+  return { ...job, metadata: { ...job.metadata, annotations }, spec: { ...job.spec, runPolicy } };
 }
 
 export type SubmitResult =
@@ -112,6 +124,27 @@ export function createJobStore(db: Db) {
         data: { spec: spec as unknown as Prisma.InputJsonValue, generation: { increment: 1 } },
       });
       return true;
+    },
+
+    /**
+     * The generation is the row's version: the update lands only where the row is still at the version
+     * read (one conditional UPDATE), so two writers cannot both succeed from the same version.
+     */
+    async updateObject(ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult> {
+      const row = await db.localJob.findUnique({ where: where(ref), select });
+      if (!row) return { ok: false, reason: "not-found" };
+      const current = String(row.generation);
+      if (update.expectedVersion !== null && update.expectedVersion !== current)
+        return { ok: false, reason: "conflict", expected: update.expectedVersion, current };
+      const spec = updatedObject(toClusterJob(row).job, update);
+      const { count } = await db.localJob.updateMany({
+        where: { namespace: ref.namespace, name: ref.name, generation: row.generation },
+        data: { spec: spec as unknown as Prisma.InputJsonValue, generation: { increment: 1 } },
+      });
+      if (count === 1) return { ok: true, resourceVersion: String(row.generation + 1) };
+      const now = await db.localJob.findUnique({ where: where(ref), select: { generation: true } });
+      if (!now) return { ok: false, reason: "not-found" };
+      return { ok: false, reason: "conflict", expected: current, current: String(now.generation) };
     },
 
     async requestDeletion(ref: JobRef): Promise<boolean> {

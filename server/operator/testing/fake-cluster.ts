@@ -74,6 +74,7 @@ export function createFakeCluster(opts: {
       if (owned(ref)) job = { ...job, status: structuredClone(status) };
     },
     setSuspended: async () => false,
+    updateJobObject: async () => ({ ok: false, reason: "not-found" }),
     async requestDeletion() {
       job = { ...job, deleting: true };
     },
