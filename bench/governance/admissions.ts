@@ -13,16 +13,29 @@ export type AdmissionFigures = {
   repetitions: number;
 };
 
+/** Waits (at most `ms`) for the job's phase to be Running; false if it is not by then. */
+async function untilRunning(phaseOf: (key: string) => Promise<string | null>, key: string, ms: number) {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    if ((await phaseOf(key)) === "Running") return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
 /**
  * Frees capacity `reps` times by deleting the oldest admitted job through the operator's API, and times the
  * next admission: from the row's removal to the admitted job's status write (both on Postgres's clock), and
- * from the API call to that write's notice. The job admitted becomes the next one deleted.
+ * from the API call to that write's notice. The job admitted becomes the next one deleted. Between two
+ * repetitions the admitted job's pod starts and runs (phase Running), as between two real completions:
+ * on this one machine its agent and trainer start-up would otherwise share the CPU with the next decision.
  */
 export async function measureAdmissions(opts: {
   api: OperatorApi;
   listener: Listener;
   admitted: string[];
   reps: number;
+  phaseOf: (key: string) => Promise<string | null>;
   say: (line: string) => void;
 }): Promise<AdmissionFigures> {
   const decision: number[] = [];
@@ -43,8 +56,9 @@ export async function measureAdmissions(opts: {
     opts.say(
       `rep ${rep + 1}: ${victim} freed → ${admitted.key} admitted in ${(admitted.at - freed.at).toFixed(1)} ms`,
     );
-    // Lets the admitted job's pod start, as it would between two real completions.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (!(await untilRunning(opts.phaseOf, admitted.key, 15_000)))
+      opts.say(`${admitted.key} was not Running after 15 s; going on`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
     admission_decision_p50_ms: percentile(decision, 50),

@@ -7,6 +7,7 @@ import { integerReader, stringOptions } from "@/bench/lib/flags";
 import { killLeftoverPods, startOperator } from "@/scripts/lib/operator-process";
 import { stopChild } from "@/scripts/lib/processes";
 import { createJobStore } from "@/server/cluster/local/job-store";
+import { parseJobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { findFreePort, startEmbeddedPostgres } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
@@ -22,10 +23,11 @@ import { measureWhyPending } from "./why-pending";
  * are stored as LocalJob rows through the job store (they stay Pending: no processes). Each repetition
  * deletes one admitted job through the operator's API and times, on Postgres's clock, from the job's row
  * being removed (its capacity free) to the next job's status recording its admission
- * (`admission_decision_p99_ms`, goal < 50 ms), and from the API call to that (`free_to_admitted_p99_ms`).
- * "Why pending" is answered as the console answers it (the domain's whyPending over the snapshot of the
- * operator's live jobs): the answer alone (`why_pending_p99_ms`) and with fetching and building the
- * snapshot (`why_pending_with_snapshot_p99_ms`). Ends with `BENCH governance {json}`.
+ * (`admission_decision_p99_ms`, goal < 50 ms), and from the API call to that (`free_to_admitted_p99_ms`);
+ * between repetitions the admitted job's pod reaches Running (admissions.ts). "Why pending" is answered as
+ * the console answers it (the domain's whyPending over the snapshot of the operator's live jobs): the answer
+ * alone (`why_pending_p99_ms`) and with fetching and building the snapshot
+ * (`why_pending_with_snapshot_p99_ms`). Ends with `BENCH governance {json}`.
  */
 const say = (line: string) => console.log(`[governance] ${line}`);
 let interrupted = false;
@@ -96,7 +98,23 @@ async function run(dir: string, config: ReturnType<typeof parseConfig>) {
     const pid = operator.child.pid ?? 0;
     const rssQueued = await rssMb(pid);
     const listener = await listen(database.url);
-    const admissions = await measureAdmissions({ api, listener, admitted: holders, reps: config.reps, say });
+    const phaseOf = async (key: string) => {
+      const { namespace, name } = parseJobKey(key);
+      const rows = await db.$queryRawUnsafe<Array<{ phase: string | null }>>(
+        `SELECT status->'rebound'->>'phase' AS phase FROM "LocalJob" WHERE namespace = $1 AND name = $2`,
+        namespace,
+        name,
+      );
+      return rows[0]?.phase ?? null;
+    };
+    const admissions = await measureAdmissions({
+      api,
+      listener,
+      admitted: holders,
+      reps: config.reps,
+      phaseOf,
+      say,
+    });
     await listener.close();
     const why = await measureWhyPending({ db, api, samples: 200, fetches: 20 });
     const figures = {
