@@ -107,7 +107,8 @@ export function replacementMergePatch(from: unknown, to: unknown): unknown {
   for (const key of Object.keys(from)) if (!(key in to) || to[key] === undefined) patch[key] = null;
   for (const [key, value] of Object.entries(to)) {
     if (value === undefined) continue;
-    patch[key] = isPlainObject(from[key]) && isPlainObject(value) ? replacementMergePatch(from[key], value) : value;
+    patch[key] =
+      isPlainObject(from[key]) && isPlainObject(value) ? replacementMergePatch(from[key], value) : value;
   }
   return patch;
 }

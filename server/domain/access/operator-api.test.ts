@@ -22,6 +22,8 @@ describe("the operator API's rule table", () => {
     ["jobs.delete", "delete"],
     ["jobs.action", "patch"],
     ["jobs.fault", "patch"],
+    ["jobs.runPolicy", "patch"],
+    ["jobs.shadowPolicy", "patch"],
     ["jobs.submit", "create"],
   ] as const)("%s needs %s on the job, in its namespace", (route, verb) => {
     expect(checksFor(route, ref)).toEqual([{ verb, ...JOBS, namespace: "team-a", name: "llm" }]);
@@ -44,7 +46,14 @@ describe("the operator API's rule table", () => {
       const access = OPERATOR_API_ACCESS[route];
       return !access.public && access.audit !== null;
     });
-    expect(audited.sort()).toEqual(["jobs.action", "jobs.delete", "jobs.fault", "jobs.submit"]);
+    expect(audited.sort()).toEqual([
+      "jobs.action",
+      "jobs.delete",
+      "jobs.fault",
+      "jobs.runPolicy",
+      "jobs.shadowPolicy",
+      "jobs.submit",
+    ]);
   });
 
   it("asks cluster-admin rights for a node fault only", () => {

@@ -17,6 +17,8 @@ export type OperatorApiRoute =
   | "jobs.action"
   | "jobs.fault"
   | "jobs.logs"
+  | "jobs.runPolicy"
+  | "jobs.shadowPolicy"
   | "nodes.list";
 
 /** A resource attribute check (SubjectAccessReview `resourceAttributes`); namespace "" = cluster-wide. */
@@ -60,6 +62,9 @@ export const OPERATOR_API_ACCESS = {
   // restart-rank, restart-pod, restart-job, suspend, resume: each changes the job (or its run) → patch.
   "jobs.action": { public: false, grants: [job("patch")], audit: "operator.job.action" },
   "jobs.fault": { public: false, grants: [job("patch")], audit: "operator.job.fault" },
+  // Issue 12: replacing spec.runPolicy, and the shadow rules kept as an annotation, both change the job.
+  "jobs.runPolicy": { public: false, grants: [job("patch")], audit: "operator.job.run-policy" },
+  "jobs.shadowPolicy": { public: false, grants: [job("patch")], audit: "operator.job.shadow-policy" },
   "nodes.list": {
     public: false,
     grants: [{ verb: "list", group: "", resource: "nodes", scope: "cluster" }],

@@ -1,5 +1,9 @@
 import { z } from "zod";
 import { rankStatusSchema } from "@/server/agent/protocol";
+import {
+  logMonitoringConfigurationSchema,
+  runPolicySchema,
+} from "@/server/domain/job-spec/run-policy.schema";
 
 /**
  * The operator's HTTP API (server/operator/api, port 8081) as one contract: the operator builds its answers
@@ -140,6 +144,8 @@ export const restartRecordSchema = z.object({
   message: z.string(),
   /** Identical failures in a row without progress collapsed into this record (absent from older operators). */
   count: z.int().optional(),
+  /** The policy in force when it ran (`<team>/<name> v<N>`); null: the job's own runPolicy. */
+  policy: z.string().nullable().optional(),
 });
 
 /** The parts of the job object the console reads (the whole object is sent; other keys pass through). */
@@ -155,6 +161,50 @@ const jobObjectSchema = z.looseObject({
   }),
 });
 
+/** A library policy as the job names it (issue 12): which policy, which version; the team when known. */
+export const policyLabelSchema = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().min(1).max(200),
+  version: z.int().min(1),
+  team: z.string().max(200).optional(),
+});
+export type PolicyLabel = z.infer<typeof policyLabelSchema>;
+
+/** What a shadow rule set would have done, once (a ShadowVerdict row; `at` as an ISO string on the wire). */
+export const shadowVerdictSchema = z.object({
+  id: z.string(),
+  pod: z.string(),
+  rank: z.int(),
+  rule: z.string(),
+  state: z.string(),
+  reason: z.string(),
+  line: z.string().nullable(),
+  wouldAction: z.string(),
+  policy: z.string().nullable(),
+  at: z.iso.datetime(),
+});
+export type ShadowVerdictRecord = z.infer<typeof shadowVerdictSchema>;
+
+/**
+ * The job's policy as the operator holds it: the object's version (for an apply's expectedVersion), the
+ * library policy applied, the shadow and its latest verdicts, and whether the running attempt's agents
+ * still watch other rules than the spec's (they take the new ones at the next restart).
+ */
+export const jobPolicyStateSchema = z.object({
+  resourceVersion: z.string(),
+  applied: policyLabelSchema.nullable(),
+  appliedText: z.string().nullable(),
+  shadow: z
+    .object({
+      policy: policyLabelSchema.nullable(),
+      rules: z.array(z.unknown()),
+      verdicts: z.array(shadowVerdictSchema),
+    })
+    .nullable(),
+  pendingRestart: z.boolean(),
+});
+export type JobPolicyState = z.infer<typeof jobPolicyStateSchema>;
+
 // ── answers ────────────────────────────────────────────────────────────────────────────────────────────
 export const healthResponseSchema = z.object({ ok: z.boolean(), backend: z.enum(["local", "kubernetes"]) });
 export const jobListResponseSchema = z.object({ jobs: z.array(liveJobSchema) });
@@ -164,6 +214,8 @@ export const jobDetailResponseSchema = z.object({
   live: liveJobSchema.nullable(),
   events: z.array(clusterEventSchema),
   restarts: z.array(restartRecordSchema),
+  /** Absent from operators older than issue 12. */
+  policy: jobPolicyStateSchema.optional(),
 });
 export const nodeListResponseSchema = z.object({ nodes: z.array(clusterNodeSchema) });
 export const logsResponseSchema = z.object({ pod: z.string(), text: z.string() });
@@ -213,6 +265,28 @@ export const injectFaultInputSchema = z.strictObject({
 });
 export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
 export const injectFaultResponseSchema = z.looseObject({ kind: faultKindSchema, rank: z.int() });
+
+/**
+ * PUT …/run-policy: replaces spec.runPolicy while the job is still at `expectedVersion` (its resourceVersion
+ * as read); a stale one is refused (409) and nothing changes. `policy`: the library version it comes from.
+ */
+export const runPolicyUpdateSchema = z.strictObject({
+  runPolicy: runPolicySchema,
+  expectedVersion: z.string().min(1).max(64),
+  policy: policyLabelSchema.nullable(),
+  by: z.string().min(1).max(256),
+});
+export type RunPolicyUpdate = z.input<typeof runPolicyUpdateSchema>;
+export const runPolicyUpdateResponseSchema = z.object({ resourceVersion: z.string() });
+
+/** PUT …/shadow-policy: log rules watched on the running job without acting (null removes the shadow). */
+export const shadowPolicyUpdateSchema = z.strictObject({
+  rules: logMonitoringConfigurationSchema.nullable(),
+  policy: policyLabelSchema.nullable(),
+  by: z.string().min(1).max(256),
+});
+export type ShadowPolicyUpdate = z.input<typeof shadowPolicyUpdateSchema>;
+export const shadowPolicyUpdateResponseSchema = z.object({ resourceVersion: z.string() });
 
 // ── reading an answer ──────────────────────────────────────────────────────────────────────────────────
 export class OperatorMismatchError extends Error {}

@@ -18,6 +18,7 @@ import type {
 import { AppError } from "@/server/errors";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
+import { jobPolicyState } from "@/server/operator/shadow/policy-state";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { jobActionSchema, runJobAction } from "./actions";
 import { type AuditNote, auditApiChange } from "./audit";
@@ -34,6 +35,7 @@ import { injectFault, injectFaultInputSchema } from "./faults";
 import { APP_ERROR_STATUS, HttpError, readBody, sendJson, sendText } from "./http-utils";
 import { podOfJob } from "./pod-param";
 import type { BodyKind } from "./request-shape";
+import { putRunPolicy, putShadowPolicy } from "./run-policy";
 
 /**
  * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz and the live-state API the console
@@ -82,9 +84,10 @@ async function jsonBody(req: IncomingMessage): Promise<unknown> {
 async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
   const job = await ctx.deps.backend.getJob(ref);
   if (!job) throw new HttpError(404, `job ${jobKey(ref)} not found`);
-  const [events, restarts] = await Promise.all([
+  const [events, restarts, policy] = await Promise.all([
     ctx.deps.backend.listEvents(ref),
     listRestartEvents(ctx.deps.db, { namespace: ref.namespace, jobName: ref.name, jobUid: job.uid }),
+    jobPolicyState(ctx.deps.db, job),
   ]);
   const live = ctx.deps.live.get(jobKey(ref)) ?? null;
   const body = {
@@ -98,6 +101,7 @@ async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
       detectedAt: row.detectedAt.toISOString(),
       recoveredAt: row.recoveredAt?.toISOString() ?? null,
     })),
+    policy,
   } satisfies JobDetailResponse;
   return { status: 200, body };
 }
@@ -233,6 +237,18 @@ export const routes: Route[] = [
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/logs$`),
     access: "jobs.logs",
     handle: (ctx, params) => logs(ctx, refOf(params)),
+  },
+  {
+    method: "PUT",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/run-policy$`),
+    access: "jobs.runPolicy",
+    handle: async (ctx, params) => putRunPolicy(ctx.deps.backend, refOf(params), await jsonBody(ctx.req)),
+  },
+  {
+    method: "PUT",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/shadow-policy$`),
+    access: "jobs.shadowPolicy",
+    handle: async (ctx, params) => putShadowPolicy(ctx.deps.backend, refOf(params), await jsonBody(ctx.req)),
   },
   {
     method: "GET",

@@ -95,6 +95,14 @@ export const reboundStateSchema = z.object({
    */
   admission: liveAdmissionSchema.nullable().default(null),
   preemption: preemptionSchema.nullable().default(null),
+  /**
+   * What the running attempt's agents were started with (issue 12): a fingerprint of the log rules sent at
+   * /start and the policy in force then. The spec's rules differing from these = new rules pending restart.
+   */
+  started: z
+    .object({ logRules: z.string(), policy: z.string().nullable(), at: z.number() })
+    .nullable()
+    .default(null),
   history: z.array(
     z.object({
       at: z.number(),
@@ -125,6 +133,7 @@ export function readState(status: JobStatus, now: number): ReboundState {
         crashLoop: { ...NO_CRASH_LOOP },
         admission: null,
         preemption: null,
+        started: null,
         history: [],
       };
 }

@@ -1,3 +1,4 @@
+import { appliedPolicy } from "@/server/operator/shadow/marks";
 import type { FaultCompletion } from "@/server/services/restart-events/store";
 import { event, type JobContext, labels } from "./deps";
 import type { PendingRecord } from "./job-state";
@@ -45,6 +46,7 @@ export async function writeRecord(ctx: JobContext, record: PendingRecord): Promi
     action: record.action,
     message: record.message,
     repeat: record.repeat,
+    policy: appliedPolicy(ctx.job).text,
   });
   if (record.detection && (inserted || deps.ledger.has(key(record.id, "decided")))) {
     await once(ctx, key(record.id, "detected"), () =>

@@ -2,6 +2,7 @@ import { DEFAULT_FLAVOR } from "@/server/domain/governance/types";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import { inParallel } from "@/server/in-parallel";
 import type { StartRequestBody } from "@/server/operator/agent-client";
+import { appliedPolicy, rulesFingerprint } from "@/server/operator/shadow/marks";
 import type { JobContext } from "./deps";
 import type { PodView } from "./observe";
 
@@ -133,6 +134,15 @@ function startBody(
   return body;
 }
 
+/** Keeps what the attempt's agents watch (status.rebound.started), for "new rules at the next restart". */
+function recordStartedRules(ctx: JobContext, rules: StartRequestBody["log_monitoring_configuration"]): void {
+  const logRules = rulesFingerprint(rules);
+  const policy = appliedPolicy(ctx.job).text;
+  const started = ctx.state.started;
+  if (started && started.logRules === logRules && started.policy === policy) return;
+  ctx.state.started = { logRules, policy, at: ctx.now };
+}
+
 /**
  * Sends /start to every READY agent (the others are already running or not up yet); true once every agent
  * reports RUNNING. The rendezvous is chosen once per attempt and kept in status.
@@ -147,7 +157,9 @@ export async function startAgents(ctx: JobContext): Promise<boolean> {
       if (state === "running") return;
       allRunning = false;
       if (state !== "ready" || !view.pod?.agentUrl) return;
-      const result = await ctx.deps.agents.start(view.pod.agentUrl, startBody(ctx, view, rendezvous));
+      const body = startBody(ctx, view, rendezvous);
+      const result = await ctx.deps.agents.start(view.pod.agentUrl, body);
+      if (result.ok) recordStartedRules(ctx, body.log_monitoring_configuration);
       if (result.ok && view.agent.kind === "status") view.agent.status.status = "running";
     }),
   );

@@ -25,6 +25,8 @@ export type NewRestartEvent = {
    * same failure (reason, action, pods), it becomes this one (its id, times, message) with count + 1.
    */
   repeat?: boolean;
+  /** The policy in force (`<team>/<name> v<N>`, the job's rebound.dev/policy annotation); null: none. */
+  policy?: string | null;
 };
 
 export type FaultCompletion = { outcome: "recovered" | "failed"; recoveredAt: Date | null; message: string };

@@ -16,6 +16,8 @@ export type RestartEventRow = {
   message: string;
   /** How many identical failures in a row (a crash loop) the record stands for; 1 for most. */
   count?: number;
+  /** The policy the recovery ran under (issue 12); null: the job's own runPolicy. */
+  policy?: string | null;
 };
 
 /**
@@ -47,6 +49,7 @@ export async function listRestartEvents(
       outcome: true,
       message: true,
       count: true,
+      policy: true,
     },
   });
 }

@@ -50,12 +50,18 @@ export function createConsoleOnlySource(
       "console-only mode: restarts and fault injection belong to the cluster's own operator",
     );
   };
+  // Policies are the running operator's to enforce; AWS's operator would not watch a shadow either.
+  const readOnly = () => {
+    throw new SourceError(409, "this console is read-only against the cluster's own operator");
+  };
   return {
     mode: "console-only",
     jobs: async () => view.jobs().map(toLiveJob),
     async job(ref) {
       const job = view.job(ref);
-      return job ? { live: toLiveJob(job), events: await view.events(ref), logRules: [] } : null;
+      return job
+        ? { live: toLiveJob(job), events: await view.events(ref), logRules: [], policy: null }
+        : null;
     },
     nodes: async () =>
       (await view.nodes()).map((node) => ({
@@ -71,6 +77,8 @@ export function createConsoleOnlySource(
       await backend.setSuspended(ref, action.action === "suspend");
     },
     injectFault: async () => notHere(),
+    applyRunPolicy: async () => readOnly(),
+    setShadowPolicy: async () => readOnly(),
     delete: (ref) => backend.requestDeletion(ref),
   };
 }

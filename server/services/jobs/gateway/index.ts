@@ -38,6 +38,8 @@ function unavailable(): ClusterSource {
     act: fail,
     injectFault: fail,
     delete: fail,
+    applyRunPolicy: fail,
+    setShadowPolicy: fail,
   };
 }
 

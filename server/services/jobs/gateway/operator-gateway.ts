@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { operatorToken } from "@/server/cluster/operator-credentials";
 import type { JobRef } from "@/server/cluster/types";
+import { runPolicySchema } from "@/server/domain/job-spec/run-policy.schema";
 import {
   API_VERSION_HEADER,
   actionResponseSchema,
@@ -13,6 +14,8 @@ import {
   nodeListResponseSchema,
   OperatorMismatchError,
   parseAnswer,
+  runPolicyUpdateResponseSchema,
+  shadowPolicyUpdateResponseSchema,
 } from "@/server/domain/operator-api/contract";
 import { type ClusterSource, SourceError, type SourceMode } from "./types";
 
@@ -69,12 +72,13 @@ export function createOperatorSource(opts: {
 
   const jobPath = (ref: JobRef) =>
     `/api/v1/jobs/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
-  const post = <T>(schema: z.ZodType<T>, path: string, body: unknown) =>
+  const sendJson = <T>(method: "POST" | "PUT", schema: z.ZodType<T>, path: string, body: unknown) =>
     call(schema, path, {
-      method: "POST",
+      method,
       body: JSON.stringify(body),
       headers: { "content-type": "application/json" },
     });
+  const post = <T>(schema: z.ZodType<T>, path: string, body: unknown) => sendJson("POST", schema, path, body);
 
   return {
     mode: opts.mode,
@@ -83,10 +87,12 @@ export function createOperatorSource(opts: {
       try {
         const detail = await call(jobDetailResponseSchema, jobPath(ref));
         if (!detail.live) return null;
+        const runPolicy = runPolicySchema.safeParse(detail.job.spec.runPolicy ?? {});
         return {
           live: detail.live,
           events: detail.events,
           logRules: detail.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
+          policy: detail.policy && runPolicy.success ? { ...detail.policy, runPolicy: runPolicy.data } : null,
         };
       } catch (error) {
         if (error instanceof SourceError && error.status === 404) return null;
@@ -106,6 +112,11 @@ export function createOperatorSource(opts: {
     },
     injectFault: async (ref, fault) => {
       await post(injectFaultResponseSchema, `${jobPath(ref)}/faults`, fault);
+    },
+    applyRunPolicy: (ref, input) =>
+      sendJson("PUT", runPolicyUpdateResponseSchema, `${jobPath(ref)}/run-policy`, input),
+    setShadowPolicy: async (ref, input) => {
+      await sendJson("PUT", shadowPolicyUpdateResponseSchema, `${jobPath(ref)}/shadow-policy`, input);
     },
     delete: async (ref, by) => {
       const query = by ? `?by=${encodeURIComponent(by)}` : "";

@@ -1,5 +1,13 @@
 import type { ClusterEvent, ClusterNode, JobRef } from "@/server/cluster/types";
-import type { FaultKind, JobAction, LiveJob } from "@/server/domain/operator-api/contract";
+import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
+import type { LogMonitoringRule } from "@/server/domain/log-rules/log-rule.schema";
+import type {
+  FaultKind,
+  JobAction,
+  JobPolicyState,
+  LiveJob,
+  PolicyLabel,
+} from "@/server/domain/operator-api/contract";
 
 /**
  * Where the console reads a cluster from, whichever it is: the operator's live-state API (the local back
@@ -13,6 +21,30 @@ export type JobDetail = {
   events: ClusterEvent[];
   /** Log rules of the job (for highlighting matches in logs). */
   logRules: Array<{ name: string; logPattern?: string }>;
+  /**
+   * The job's policy (issue 12): its spec.runPolicy, resourceVersion, the library policy applied, the shadow
+   * with its latest verdicts, and whether new rules wait for the next restart. Null where the cluster's own
+   * operator runs the job (console-only mode) or the operator is older than policies.
+   */
+  policy: JobPolicyView | null;
+};
+
+export type JobPolicyView = JobPolicyState & { runPolicy: RunPolicy };
+
+/** Replacing spec.runPolicy with a library version (or hand-written one) while the job is at `expectedVersion`. */
+export type RunPolicyApply = {
+  runPolicy: RunPolicy;
+  expectedVersion: string;
+  policy: PolicyLabel | null;
+  /** The person asking, for the operator's audit log. */
+  by: string;
+};
+
+/** Log rules watched without acting (null: no shadow), and the library version they come from. */
+export type ShadowPolicySet = {
+  rules: LogMonitoringRule[] | null;
+  policy: PolicyLabel | null;
+  by: string;
 };
 
 export type ClusterSource = {
@@ -26,6 +58,9 @@ export type ClusterSource = {
   injectFault(ref: JobRef, fault: { kind: FaultKind; rank?: number; by?: string }): Promise<void>;
   /** `by`: the person asking, for the operator's audit log. */
   delete(ref: JobRef, by?: string): Promise<void>;
+  /** Replaces spec.runPolicy; SourceError 409 when `expectedVersion` is no longer the job's. */
+  applyRunPolicy(ref: JobRef, input: RunPolicyApply): Promise<{ resourceVersion: string }>;
+  setShadowPolicy(ref: JobRef, input: ShadowPolicySet): Promise<void>;
 };
 
 export type SourceAction = JobAction;
