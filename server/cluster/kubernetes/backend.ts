@@ -34,10 +34,10 @@ import {
   DEFAULT_AGENT_PORT,
   JOB_FINALIZER,
   type JobObject,
+  jobUpdatePatch,
   LABEL_JOB,
   nodeFingerprint,
   podGpuRequest,
-  replacementMergePatch,
   toClusterEvent,
   toClusterJob,
   toClusterNode,
@@ -89,6 +89,16 @@ async function tolerate(codes: number[], call: () => Promise<unknown>): Promise<
     await call();
   } catch (error) {
     if (!codes.includes(statusCode(error) ?? 0)) throw error;
+  }
+}
+
+/** The call's result, or "gone" when the API server answers 404. */
+async function tolerateGone<T>(call: () => Promise<T>): Promise<T | "gone"> {
+  try {
+    return await call();
+  } catch (error) {
+    if (statusCode(error) === 404) return "gone";
+    throw error;
   }
 }
 
@@ -308,38 +318,43 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       );
     });
 
+  /** Patches with the version given; the API server's 409 comes back as null. */
+  const patchAt = async (ref: JobRef, body: unknown): Promise<(JobObject & KubeObject) | null> => {
+    try {
+      return (await custom.patchNamespacedCustomObject(
+        { ...JOB_API, ...ref, body },
+        MERGE_PATCH,
+      )) as JobObject & KubeObject;
+    } catch (error) {
+      if (statusCode(error) === 409) return null;
+      throw error;
+    }
+  };
+
   /**
    * One merge patch carrying the resourceVersion the caller read: the API server applies it only while the
    * object is still at that version and answers 409 otherwise (optimistic concurrency, as `kubectl apply`).
    * Without an expected version the version just read is sent, and a conflict is tried again.
    */
+  /** One try: the result, or null after a 409 that is to be tried again (no expected version given). */
+  const tryUpdate = async (ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult | null> => {
+    const object = await readJob(ref);
+    if (!object) return { ok: false, reason: "not-found" };
+    const patched = await tolerateGone(() => patchAt(ref, jobUpdatePatch(object, update)));
+    if (patched === "gone") return { ok: false, reason: "not-found" };
+    if (patched) {
+      jobs.upsert(patched);
+      return { ok: true, resourceVersion: patched.metadata?.resourceVersion ?? "" };
+    }
+    if (update.expectedVersion === null) return null;
+    const current = (await readJob(ref))?.metadata?.resourceVersion ?? "";
+    return { ok: false, reason: "conflict", expected: update.expectedVersion, current };
+  };
+
   const updateJobObject = async (ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult> => {
     for (let attempt = 0; attempt < CONFLICT_RETRIES; attempt += 1) {
-      const object = await readJob(ref);
-      if (!object) return { ok: false, reason: "not-found" };
-      const current = object.metadata?.resourceVersion ?? "";
-      const resourceVersion = update.expectedVersion ?? current;
-      const spec = (object.spec ?? {}) as { runPolicy?: unknown };
-      const body = {
-        metadata: { resourceVersion, annotations: update.annotations },
-        ...("runPolicy" in update
-          ? { spec: { runPolicy: replacementMergePatch(spec.runPolicy, update.runPolicy) } }
-          : {}),
-      };
-      try {
-        const patched = (await custom.patchNamespacedCustomObject(
-          { ...JOB_API, ...ref, body },
-          MERGE_PATCH,
-        )) as JobObject & KubeObject;
-        jobs.upsert(patched);
-        return { ok: true, resourceVersion: patched.metadata?.resourceVersion ?? "" };
-      } catch (error) {
-        if (statusCode(error) === 404) return { ok: false, reason: "not-found" };
-        if (statusCode(error) !== 409) throw error;
-        if (update.expectedVersion === null) continue;
-        const now = (await readJob(ref))?.metadata?.resourceVersion ?? current;
-        return { ok: false, reason: "conflict", expected: update.expectedVersion, current: now };
-      }
+      const result = await tryUpdate(ref, update);
+      if (result) return result;
     }
     throw new Error(`update of ${jobKey(ref)}: still conflicting after ${CONFLICT_RETRIES} attempts`);
   };

@@ -4,6 +4,7 @@ import type {
   ClusterJob,
   ClusterNode,
   ClusterPod,
+  JobObjectUpdate,
   NodeHealth,
   PodPhase,
 } from "@/server/cluster/types";
@@ -97,18 +98,34 @@ export function toClusterJob(
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** A key of `from` that `to` no longer has: sent as null (removed). */
+const removedKeys = (from: Record<string, unknown>, to: Record<string, unknown>) =>
+  Object.keys(from).filter((key) => to[key] === undefined);
+
 /**
  * A JSON merge patch (RFC 7386) that turns `from` into `to`: a merge patch merges objects key by key, so a
  * key `to` no longer has is sent as null (removed) at every depth; lists and scalars are replaced whole.
  */
 export function replacementMergePatch(from: unknown, to: unknown): unknown {
-  if (!isPlainObject(from) || !isPlainObject(to)) return to === undefined ? null : to;
-  const patch: Record<string, unknown> = {};
-  for (const key of Object.keys(from)) if (!(key in to) || to[key] === undefined) patch[key] = null;
+  if (to === undefined) return null;
+  if (!isPlainObject(from) || !isPlainObject(to)) return to;
+  const patch: Record<string, unknown> = Object.fromEntries(removedKeys(from, to).map((key) => [key, null]));
   for (const [key, value] of Object.entries(to)) {
-    if (value === undefined) continue;
-    patch[key] =
-      isPlainObject(from[key]) && isPlainObject(value) ? replacementMergePatch(from[key], value) : value;
+    if (value !== undefined) patch[key] = replacementMergePatch(from[key], value);
+  }
+  return patch;
+}
+
+/**
+ * The merge patch of an update (issue 12): the version it must still be at (the caller's, else the one
+ * just read), annotations set or removed (null), and spec.runPolicy replaced when the update carries one.
+ */
+export function jobUpdatePatch(object: JobObject, update: JobObjectUpdate): Record<string, unknown> {
+  const resourceVersion = update.expectedVersion ?? object.metadata?.resourceVersion;
+  const patch: Record<string, unknown> = { metadata: { resourceVersion, annotations: update.annotations } };
+  if (update.runPolicy !== undefined) {
+    const current = (object.spec as { runPolicy?: unknown } | undefined)?.runPolicy;
+    patch.spec = { runPolicy: replacementMergePatch(current, update.runPolicy) };
   }
   return patch;
 }

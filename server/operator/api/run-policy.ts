@@ -73,18 +73,24 @@ export async function putRunPolicy(backend: ClusterBackend, ref: JobRef, body: u
   };
 }
 
+function refuseOversized(rules: readonly unknown[]): void {
+  const size = Buffer.byteLength(JSON.stringify(rules));
+  if (size <= MAX_SHADOW_BYTES) return;
+  throw new HttpError(
+    400,
+    `rules: ${Math.ceil(size / 1024)} KiB of shadow rules; at most ${MAX_SHADOW_BYTES / 1024} KiB fit on the job (shorten the patterns or drop rules)`,
+  );
+}
+
+const shadowText = (shadow: { rules: readonly unknown[]; policy: PolicyLabel | null } | null) =>
+  shadow ? (labelText(shadow.policy) ?? `${shadow.rules.length} rules`) : null;
+
 export async function putShadowPolicy(backend: ClusterBackend, ref: JobRef, body: unknown): Promise<Answer> {
   const parsed = shadowPolicyUpdateSchema.safeParse(body);
   if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
   const { rules, policy, by } = parsed.data;
   const shadow = rules && rules.length > 0 ? { rules, policy } : null;
-  const size = shadow ? Buffer.byteLength(JSON.stringify(shadow.rules)) : 0;
-  if (size > MAX_SHADOW_BYTES) {
-    throw new HttpError(
-      400,
-      `rules: ${Math.ceil(size / 1024)} KiB of shadow rules; at most ${MAX_SHADOW_BYTES / 1024} KiB fit on the job (shorten the patterns or drop rules)`,
-    );
-  }
+  if (shadow) refuseOversized(shadow.rules);
   const job = await backend.getJob(ref);
   if (!job) throw new HttpError(404, `job ${jobKey(ref)} not found`);
   const before = shadowRules(job);
@@ -100,10 +106,7 @@ export async function putShadowPolicy(backend: ClusterBackend, ref: JobRef, body
       action: "operator.job.shadow-policy",
       target: jobKey(ref),
       by,
-      details: {
-        before: before ? (labelText(before.policy) ?? `${before.rules.length} rules`) : null,
-        after: shadow ? (labelText(policy) ?? `${shadow.rules.length} rules`) : null,
-      },
+      details: { before: shadowText(before), after: shadowText(shadow) },
     },
   };
 }

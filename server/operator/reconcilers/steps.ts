@@ -143,6 +143,18 @@ function recordStartedRules(ctx: JobContext, rules: StartRequestBody["log_monito
   ctx.state.started = { logRules, policy, at: ctx.now };
 }
 
+async function startAgent(
+  ctx: JobContext,
+  view: PodView,
+  at: { agentUrl: string; rendezvous: { addr: string; port: string; ipVersion: string } },
+): Promise<void> {
+  const body = startBody(ctx, view, at.rendezvous);
+  const result = await ctx.deps.agents.start(at.agentUrl, body);
+  if (!result.ok) return;
+  recordStartedRules(ctx, body.log_monitoring_configuration);
+  if (view.agent.kind === "status") view.agent.status.status = "running";
+}
+
 /**
  * Sends /start to every READY agent (the others are already running or not up yet); true once every agent
  * reports RUNNING. The rendezvous is chosen once per attempt and kept in status.
@@ -157,10 +169,7 @@ export async function startAgents(ctx: JobContext): Promise<boolean> {
       if (state === "running") return;
       allRunning = false;
       if (state !== "ready" || !view.pod?.agentUrl) return;
-      const body = startBody(ctx, view, rendezvous);
-      const result = await ctx.deps.agents.start(view.pod.agentUrl, body);
-      if (result.ok) recordStartedRules(ctx, body.log_monitoring_configuration);
-      if (result.ok && view.agent.kind === "status") view.agent.status.status = "running";
+      await startAgent(ctx, view, { agentUrl: view.pod.agentUrl, rendezvous });
     }),
   );
   return (

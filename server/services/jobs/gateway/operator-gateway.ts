@@ -8,6 +8,7 @@ import {
   deleteResponseSchema,
   errorResponseSchema,
   injectFaultResponseSchema,
+  type JobDetailResponse,
   jobDetailResponseSchema,
   jobListResponseSchema,
   logsResponseSchema,
@@ -17,7 +18,7 @@ import {
   runPolicyUpdateResponseSchema,
   shadowPolicyUpdateResponseSchema,
 } from "@/server/domain/operator-api/contract";
-import { type ClusterSource, SourceError, type SourceMode } from "./types";
+import { type ClusterSource, type JobPolicyView, SourceError, type SourceMode } from "./types";
 
 /** A 4xx/5xx answer as a SourceError with the operator's own sentence. */
 function refusalOf(status: number, body: unknown, what: string): SourceError {
@@ -26,6 +27,12 @@ function refusalOf(status: number, body: unknown, what: string): SourceError {
     status,
     refusal.success ? refusal.data.message : `operator answered ${status} to ${what}`,
   );
+}
+
+/** The job's policy state with its runPolicy as the operator's schema reads it; null from older operators. */
+function policyOf(detail: JobDetailResponse): JobPolicyView | null {
+  const runPolicy = runPolicySchema.safeParse(detail.job.spec.runPolicy ?? {});
+  return detail.policy && runPolicy.success ? { ...detail.policy, runPolicy: runPolicy.data } : null;
 }
 
 /**
@@ -87,12 +94,11 @@ export function createOperatorSource(opts: {
       try {
         const detail = await call(jobDetailResponseSchema, jobPath(ref));
         if (!detail.live) return null;
-        const runPolicy = runPolicySchema.safeParse(detail.job.spec.runPolicy ?? {});
         return {
           live: detail.live,
           events: detail.events,
           logRules: detail.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
-          policy: detail.policy && runPolicy.success ? { ...detail.policy, runPolicy: runPolicy.data } : null,
+          policy: policyOf(detail),
         };
       } catch (error) {
         if (error instanceof SourceError && error.status === 404) return null;
