@@ -9,6 +9,7 @@ import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
+import { createShadowWatcher, type ShadowWatcher } from "@/server/operator/shadow/watcher";
 import { createJobRunStore, type JobRunStore } from "@/server/services/job-runs/store";
 import { createRestartEventStore, type RestartEventStore } from "@/server/services/restart-events/store";
 import { type ReboundState, withState } from "./job-state";
@@ -43,6 +44,8 @@ export type OperatorDeps = {
   log: Logger;
   /** Task governance (server/operator/admission); absent: every job runs as without task governance. */
   admission?: AdmissionGate | null;
+  /** Shadow rule sets watched without acting (server/operator/shadow); absent in unit tests. */
+  shadow?: ShadowWatcher;
 };
 
 export const DEFAULT_OPERATOR_CONFIG: OperatorConfig = {
@@ -82,6 +85,7 @@ export function createOperatorDeps(opts: {
     config,
     log: opts.log,
     admission: opts.admission ?? null,
+    shadow: createShadowWatcher({ backend: opts.backend, db: opts.db, log: opts.log }),
   };
 }
 

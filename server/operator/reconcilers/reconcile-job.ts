@@ -2,6 +2,7 @@ import { jobKey, parseJobKey } from "@/server/cluster/types";
 import { madeProgress, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
 import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import { AppError } from "@/server/errors";
+import { shadowObservation } from "@/server/operator/shadow/observation";
 import type { HandlerResult } from "@/server/operator/workqueue";
 import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
@@ -197,6 +198,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
   const job = await deps.backend.getJob(ref);
   if (!job) {
     deps.live.forget(key);
+    deps.shadow?.forget(ref);
     deps.admission?.forget?.(key);
     return undefined;
   }
@@ -226,6 +228,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     await finalizeDeletion(ctx);
     await deps.admission?.release(job);
     deps.live.forget(key);
+    deps.shadow?.forget(ref);
     return undefined;
   }
   let requeueAfterMs: number | undefined;
@@ -253,6 +256,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     ranksPerNode: ctx.ranksPerNode,
     admission: ctx.state.admission,
   });
+  deps.shadow?.observe(shadowObservation(ctx));
   if (failure !== null) throw failure;
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
 }
