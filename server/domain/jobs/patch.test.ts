@@ -40,6 +40,11 @@ const page = (ranks: RankView[], over: Partial<JobPage> = {}): JobPage => ({
   events: [],
   logRules: [],
   updatedAt: 1,
+  resourceVersion: "7",
+  appliedPolicy: null,
+  shadow: null,
+  verdicts: [],
+  pendingRestart: false,
   ...over,
 });
 
@@ -61,6 +66,40 @@ describe("job page diffs", () => {
       ...second,
       updatedAt: 1,
     });
+  });
+
+  it("carries the policy parts: a new version, pending rules and a shadow verdict reach a watching page", () => {
+    const first = page([rank(0)]);
+    const verdict = {
+      id: "v1",
+      at: 5000,
+      pod: "job-workers-0",
+      rank: 0,
+      rule: "hang",
+      state: "HANGING",
+      reason: "LogHang_hang",
+      line: null,
+      wouldAction: "restarted rank 0 in place",
+      message: "would have restarted rank 0 in place: rule hang HANGING at 00:00:05Z",
+      policy: "llm v2",
+    };
+    const applied = { id: "p1", name: "llm", version: 2 };
+    const second = page([rank(0)], {
+      resourceVersion: "8",
+      appliedPolicy: applied,
+      pendingRestart: true,
+      shadow: { policy: applied, rules: [], verdicts: [verdict] },
+      verdicts: [verdict],
+    });
+    const patch = diffPage(first, second);
+    expect(patch?.kind === "patch" && Object.keys(patch.parts).sort()).toEqual([
+      "appliedPolicy",
+      "pendingRestart",
+      "resourceVersion",
+      "shadow",
+      "verdicts",
+    ]);
+    expect(applyPatch(first, patch ?? { kind: "snapshot", page: first })).toEqual(second);
   });
 
   it("sends nothing when only the observation time moved", () => {

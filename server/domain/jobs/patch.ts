@@ -29,6 +29,11 @@ const PARTS = [
   "logRules",
   "team",
   "teamId",
+  "resourceVersion",
+  "appliedPolicy",
+  "shadow",
+  "verdicts",
+  "pendingRestart",
 ] as const satisfies ReadonlyArray<keyof JobPage>;
 
 /** null when nothing a viewer sees changed (updatedAt alone does not count). */

@@ -87,7 +87,32 @@ export type TimelineEntry = {
   detectionMs: number;
   /** recoveredAt − detectedAt (null while pending or when it failed) */
   recoveryMs: number | null;
+  /** The policy the recovery ran under (`<team>/<name> v<N>`); null: the job's own runPolicy. */
+  policy?: string | null;
 };
+
+/**
+ * What a shadow rule set would have done (issue 12), a timeline entry of its own kind: nothing was
+ * restarted. `message`: "would have restarted rank 3 in place: rule hang HANGING at 12:01:05Z".
+ */
+export type ShadowVerdictEntry = {
+  id: string;
+  /** Epoch ms. */
+  at: number;
+  pod: string;
+  rank: number | null;
+  rule: string;
+  state: string;
+  reason: string;
+  line: string | null;
+  wouldAction: string;
+  message: string;
+  /** The shadow's library version, "llm-policy v3"; null for rules attached without one. */
+  policy: string | null;
+};
+
+/** A library policy as a job names it. */
+export type PolicyLabelView = { id: string; name: string; version: number; team?: string };
 
 export type JobTotals = {
   faults: number;

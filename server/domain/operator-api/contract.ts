@@ -187,20 +187,16 @@ export type ShadowVerdictRecord = z.infer<typeof shadowVerdictSchema>;
 
 /**
  * The job's policy as the operator holds it: the object's version (for an apply's expectedVersion), the
- * library policy applied, the shadow and its latest verdicts, and whether the running attempt's agents
+ * library policy applied, the shadow, the latest verdicts, and whether the running attempt's agents
  * still watch other rules than the spec's (they take the new ones at the next restart).
  */
 export const jobPolicyStateSchema = z.object({
   resourceVersion: z.string(),
   applied: policyLabelSchema.nullable(),
   appliedText: z.string().nullable(),
-  shadow: z
-    .object({
-      policy: policyLabelSchema.nullable(),
-      rules: z.array(z.unknown()),
-      verdicts: z.array(shadowVerdictSchema),
-    })
-    .nullable(),
+  shadow: z.object({ policy: policyLabelSchema.nullable(), rules: z.array(z.unknown()) }).nullable(),
+  /** This run's latest shadow verdicts, newest first (kept after the shadow is removed or promoted). */
+  verdicts: z.array(shadowVerdictSchema),
   pendingRestart: z.boolean(),
 });
 export type JobPolicyState = z.infer<typeof jobPolicyStateSchema>;

@@ -46,9 +46,8 @@ export async function jobPolicyState(db: Db, job: ClusterJob): Promise<JobPolicy
     resourceVersion: job.resourceVersion ?? String(job.generation),
     applied: applied.label,
     appliedText: applied.text,
-    shadow: shadow
-      ? { policy: shadow.policy, rules: shadow.rules, verdicts: await latestVerdicts(db, job) }
-      : null,
+    shadow: shadow ? { policy: shadow.policy, rules: shadow.rules } : null,
+    verdicts: await latestVerdicts(db, job),
     pendingRestart: started !== null && started.logRules !== specRules,
   };
 }

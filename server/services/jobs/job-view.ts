@@ -8,10 +8,11 @@ import type {
   NodeView,
   PodView,
   RankView,
+  ShadowVerdictEntry,
   TimelineEntry,
   TopologyView,
 } from "@/server/domain/jobs/view-model";
-import type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
+import type { LiveJob, LivePod, ShadowVerdictRecord } from "@/server/domain/operator-api/contract";
 import type { RestartEventRow } from "@/server/services/restart-events/queries";
 
 /**
@@ -195,8 +196,31 @@ export function timelineEntries(rows: readonly RestartEventRow[]): TimelineEntry
       recoveredAt,
       detectionMs: Math.max(0, detectedAt - faultAt),
       recoveryMs: recoveredAt === null ? null : Math.max(0, recoveredAt - detectedAt),
+      policy: row.policy ?? null,
     };
   });
+}
+
+/** The shadow's verdicts as timeline entries of their own kind, oldest first like the restarts. */
+export function shadowEntries(verdicts: readonly ShadowVerdictRecord[]): ShadowVerdictEntry[] {
+  return verdicts
+    .map((verdict) => {
+      const at = Date.parse(verdict.at);
+      return {
+        id: verdict.id,
+        at,
+        pod: verdict.pod,
+        rank: verdict.rank,
+        rule: verdict.rule,
+        state: verdict.state,
+        reason: verdict.reason,
+        line: verdict.line,
+        wouldAction: verdict.wouldAction,
+        message: `would have ${verdict.wouldAction}: rule ${verdict.rule} ${verdict.state} at ${new Date(at).toISOString().slice(11, 19)}Z`,
+        policy: verdict.policy,
+      };
+    })
+    .sort((a, b) => a.at - b.at);
 }
 
 export function jobTotalsView(live: LiveJob, timeline: readonly TimelineEntry[], now: number): JobTotals {

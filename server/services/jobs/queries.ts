@@ -1,12 +1,18 @@
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import type { JobTotals, TimelineEntry, TopologyView } from "@/server/domain/jobs/view-model";
+import type {
+  JobTotals,
+  PolicyLabelView,
+  ShadowVerdictEntry,
+  TimelineEntry,
+  TopologyView,
+} from "@/server/domain/jobs/view-model";
 import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
-import type { ClusterSource } from "@/server/services/jobs/gateway/types";
+import type { ClusterSource, JobPolicyView } from "@/server/services/jobs/gateway/types";
 import { SourceError } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { jobTotalsView, timelineEntries, topologyView } from "./job-view";
+import { jobTotalsView, shadowEntries, timelineEntries, topologyView } from "./job-view";
 import { matchLogLines } from "./log-matcher";
 
 /** The console's reads of jobs: the cluster source for live state, Postgres for teams and restart history. */
@@ -43,6 +49,16 @@ export type JobPage = {
   events: ClusterEvent[];
   logRules: Array<{ name: string; logPattern?: string }>;
   updatedAt: number;
+  /** The job object's version, for an apply's expectedVersion; null where the source has none. */
+  resourceVersion: string | null;
+  /** The library policy the job's runPolicy came from (null: its own, or unknown). */
+  appliedPolicy: PolicyLabelView | null;
+  /** A shadow rule set watched without acting, with its latest verdicts (newest last, at most 50). */
+  shadow: { policy: PolicyLabelView | null; rules: unknown[]; verdicts: ShadowVerdictEntry[] } | null;
+  /** The shadow's verdicts of this run, the timeline's entries of their own kind (also once it is removed). */
+  verdicts: ShadowVerdictEntry[];
+  /** New rules were applied that the running agents take at the next restart. */
+  pendingRestart: boolean;
 };
 
 export function toAppError(error: unknown): unknown {
@@ -172,6 +188,23 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
     events: detail.events.slice(-50),
     logRules: detail.logRules,
     updatedAt: live.updatedAt,
+    ...policyParts(detail.policy),
+  };
+}
+
+/** The job page's policy parts (issue 12); the defaults where the source tells nothing of policies. */
+function policyParts(
+  policy: JobPolicyView | null,
+): Pick<JobPage, "resourceVersion" | "appliedPolicy" | "shadow" | "verdicts" | "pendingRestart"> {
+  if (!policy)
+    return { resourceVersion: null, appliedPolicy: null, shadow: null, verdicts: [], pendingRestart: false };
+  const verdicts = shadowEntries(policy.verdicts);
+  return {
+    resourceVersion: policy.resourceVersion,
+    appliedPolicy: policy.applied,
+    shadow: policy.shadow ? { ...policy.shadow, verdicts } : null,
+    verdicts,
+    pendingRestart: policy.pendingRestart,
   };
 }
 
