@@ -85,7 +85,7 @@ function nextActionFor(input: DryRunInput, fault: DryRunFault): DryRunNextAction
 /** The clock ticks (no new line) each second up to `to`; returns the ticks left of `budget`. */
 function tickUntil(rules: readonly Running[], clock: { now: number }, to: number, budget: number): number {
   let left = budget;
-  while (clock.now + TICK_MS < to && left > 0) {
+  while (clock.now + TICK_MS <= to && left > 0) {
     clock.now += TICK_MS;
     left--;
     for (const rule of rules) step(rule, clock.now, null, null);
@@ -99,25 +99,26 @@ function tickUntil(rules: readonly Running[], clock: { now: number }, to: number
   return left;
 }
 
+function recordMatch(rule: Running, at: number, line: string, lineNumber: number | null): void {
+  const match = rule.compiled.logPattern.match(prepareLine(line));
+  if (!match) return;
+  rule.result.matchCount++;
+  if (rule.result.matches.length >= MAX_MATCHES_SHOWN) return;
+  const hasMetric = rule.compiled.logPattern.groupCount > 0;
+  rule.result.matches.push({
+    lineNumber: lineNumber ?? 0,
+    at,
+    text: prepareLine(line),
+    value: hasMetric ? parsePythonFloat(match.groups[0]) : null,
+  });
+}
+
 function step(rule: Running, at: number, line: string | null, lineNumber: number | null): void {
-  if (line !== null) {
-    const match = rule.compiled.logPattern.match(prepareLine(line));
-    if (match) {
-      rule.result.matchCount++;
-      if (rule.result.matches.length < MAX_MATCHES_SHOWN)
-        rule.result.matches.push({
-          lineNumber: lineNumber ?? 0,
-          at,
-          text: prepareLine(line),
-          value: rule.compiled.logPattern.groupCount > 0 ? parsePythonFloat(match.groups[1]) : null,
-        });
-    }
-  }
+  if (line !== null) recordMatch(rule, at, line, lineNumber);
   const state = rule.evaluator.evaluate(line);
-  if (state !== rule.state) {
-    rule.state = state;
-    rule.result.transitions.push({ at, lineNumber, state });
-  }
+  if (state === rule.state) return;
+  rule.state = state;
+  rule.result.transitions.push({ at, lineNumber, state });
 }
 
 function longestWindowMs(input: DryRunInput): number {
@@ -169,6 +170,14 @@ function compileAll(policy: RunPolicy, clock: { now: number }): Running[] {
   });
 }
 
+function timeNotes(lines: number, timestamped: number, interval: number): string[] {
+  if (lines === 0 || timestamped === lines) return [];
+  if (timestamped === 0) return [`no line had a timestamp: lines were spaced ${interval / 1000} s apart`];
+  return [
+    `${lines - timestamped} line(s) without a timestamp were spaced ${interval / 1000} s after the line before`,
+  ];
+}
+
 /** Throws a RangeError naming the limit for text over MAX_DRY_RUN_BYTES or a rule that does not compile. */
 export function dryRun(input: DryRunInput): DryRunResult {
   const bytes = new TextEncoder().encode(input.logText).length;
@@ -184,16 +193,12 @@ export function dryRun(input: DryRunInput): DryRunResult {
   }
   const interval = input.intervalMs ?? 1000;
   const stamps = lines.map(lineTimestamp);
-  const first = stamps.find((stamp) => stamp !== null);
-  const start = first ?? input.startAt ?? DEFAULT_START;
+  const start = stamps.find((stamp) => stamp !== null) ?? input.startAt ?? DEFAULT_START;
   const clock = { now: start };
   const rules = compileAll(input.runPolicy, clock);
   let ticks = MAX_TICKS;
-  let timestamped = 0;
   lines.forEach((line, index) => {
-    const stamp = stamps[index] ?? null;
-    if (stamp !== null) timestamped++;
-    const at = index === 0 ? start : Math.max(clock.now, stamp ?? clock.now + interval);
+    const at = index === 0 ? start : Math.max(clock.now, stamps[index] ?? clock.now + interval);
     ticks = tickUntil(rules, clock, at, ticks);
     for (const rule of rules) step(rule, clock.now, line, index + 1);
   });
@@ -204,12 +209,8 @@ export function dryRun(input: DryRunInput): DryRunResult {
       "the simulated time was long: past 20,000 one-second ticks, gaps were looked at once, at their end",
     );
   for (const rule of rules) rule.result.finalState = rule.state;
-  if (timestamped === 0 && lines.length > 0)
-    notes.push(`no line had a timestamp: lines were spaced ${interval / 1000} s apart`);
-  else if (timestamped < lines.length)
-    notes.push(
-      `${lines.length - timestamped} line(s) without a timestamp were spaced ${interval / 1000} s after the line before`,
-    );
+  const timestamped = stamps.filter((stamp) => stamp !== null).length;
+  notes.push(...timeNotes(lines.length, timestamped, interval));
   const fault = firstFault(rules);
   if (fault && fault.lineNumber === null && fault.at > lastLineAt)
     notes.push(`the output ended ${Math.round((fault.at - lastLineAt) / 1000)} s before ${fault.rule} fired`);

@@ -18,10 +18,8 @@ const OPERATOR_WORDS: Record<LogRuleOperator, string> = {
 const code = (pattern: string) => `\`${pattern}\``;
 const seconds = (n: number) => (n === 1 ? "1 s" : `${n} s`);
 
-export function explainRule(rule: LogMonitoringRule): string {
+function windows(rule: LogMonitoringRule, pattern: string): string[] {
   const parts: string[] = [];
-  const pattern = code(rule.logPattern);
-  if (rule.faultOnMatch) parts.push(`faults the job on the first line that matches ${pattern}`);
   if (rule.expectedStartCutOffInSeconds !== undefined)
     parts.push(
       `faults the job (hang) when no line matches ${pattern} within ${seconds(rule.expectedStartCutOffInSeconds)} of the start`,
@@ -30,15 +28,29 @@ export function explainRule(rule: LogMonitoringRule): string {
     parts.push(
       `faults the job (hang) when no line matches ${pattern} for ${seconds(rule.expectedRecurringFrequencyInSeconds)} after the last match`,
     );
+  return parts;
+}
+
+function metric(rule: LogMonitoringRule, pattern: string): string[] {
   if (rule.metricThreshold !== undefined && rule.operator !== undefined) {
     const points = rule.metricEvaluationDataPoints ?? 1;
     const run = points === 1 ? "on one matching line" : `on ${points} matching lines in a row`;
-    parts.push(
+    return [
       `faults the job (slow) when the value captured by ${pattern}'s first group is ${OPERATOR_WORDS[rule.operator]} ${rule.metricThreshold} ${run}`,
-    );
-  } else if (rule.metricThreshold !== undefined || rule.operator !== undefined) {
-    parts.push("checks no value: metricThreshold and operator are needed together");
+    ];
   }
+  if (rule.metricThreshold !== undefined || rule.operator !== undefined)
+    return ["checks no value: metricThreshold and operator are needed together"];
+  return [];
+}
+
+export function explainRule(rule: LogMonitoringRule): string {
+  const pattern = code(rule.logPattern);
+  const parts = [
+    ...(rule.faultOnMatch ? [`faults the job on the first line that matches ${pattern}`] : []),
+    ...windows(rule, pattern),
+    ...metric(rule, pattern),
+  ];
   if (parts.length === 0)
     parts.push(`watches for ${pattern} but can never fault (no window, threshold or faultOnMatch)`);
   const text = parts.join("; and ");
@@ -47,54 +59,56 @@ export function explainRule(rule: LogMonitoringRule): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${stop}.`;
 }
 
-function explainRestart(policy: RunPolicy): string[] {
-  const lines: string[] = [];
+function escalation(policy: RunPolicy): string[] {
   const restart = policy.restartPolicy;
-  if (restart === undefined) {
-    lines.push(
+  if (restart === undefined)
+    return [
       "No restartPolicy: each fault restarts the job's processes in place (or replaces a faulty node's pods), without escalation.",
-    );
-  } else {
-    const before = restart.numRestartBeforeFullJobRestart;
+    ];
+  const before = restart.numRestartBeforeFullJobRestart;
+  const lines = [
+    before === undefined
+      ? `Within any ${seconds(restart.evalPeriodSeconds)} window, faults restart processes in place (or replace a faulty node's pods) without escalating to a full job restart.`
+      : `Within a ${seconds(restart.evalPeriodSeconds)} window, the first ${before} fault(s) restart processes in place (or replace a faulty node's pods); the next one restarts the whole job.`,
+    restart.maxFullJobRestarts === undefined
+      ? "Full job restarts are not limited."
+      : `After ${restart.maxFullJobRestarts} full job restart(s), the next escalation fails the job.`,
+  ];
+  if (restart.maxNumRepeatOffendersToAvoid)
     lines.push(
-      before === undefined
-        ? `Within any ${seconds(restart.evalPeriodSeconds)} window, faults restart processes in place (or replace a faulty node's pods) without escalating to a full job restart.`
-        : `Within a ${seconds(restart.evalPeriodSeconds)} window, the first ${before} fault(s) restart processes in place (or replace a faulty node's pods); the next one restarts the whole job.`,
+      `Up to ${restart.maxNumRepeatOffendersToAvoid} node(s) that fault repeatedly are avoided when pods are placed again.`,
     );
-    lines.push(
-      restart.maxFullJobRestarts === undefined
-        ? "Full job restarts are not limited."
-        : `After ${restart.maxFullJobRestarts} full job restart(s), the next escalation fails the job.`,
-    );
-    if (restart.maxNumRepeatOffendersToAvoid)
-      lines.push(
-        `Up to ${restart.maxNumRepeatOffendersToAvoid} node(s) that fault repeatedly are avoided when pods are placed again.`,
-      );
-  }
-  if (policy.jobMaxRetryCount !== undefined)
-    lines.push(
-      `The job fails once it has restarted ${policy.jobMaxRetryCount} time(s) in all (jobMaxRetryCount).`,
-    );
-  if (policy.activeDeadlineSeconds !== undefined)
-    lines.push(
-      `The job fails after running ${seconds(policy.activeDeadlineSeconds)} in all (activeDeadlineSeconds).`,
-    );
-  if (policy.startupDeadlineSeconds !== undefined)
-    lines.push(
-      `A start that takes longer than ${seconds(policy.startupDeadlineSeconds)} fails the job (startupDeadlineSeconds).`,
-    );
-  if (policy.faultDeadlineSeconds !== undefined)
-    lines.push(
-      `A recovery that takes longer than ${seconds(policy.faultDeadlineSeconds)} fails the job (faultDeadlineSeconds).`,
-    );
-  lines.push(
-    {
-      All: "When it ends, all its pods are deleted (cleanPodPolicy All).",
-      OnlyComplete: "When it ends, only its completed pods are deleted (cleanPodPolicy OnlyComplete).",
-      None: "When it ends, its pods are kept (cleanPodPolicy None).",
-    }[policy.cleanPodPolicy],
-  );
   return lines;
+}
+
+const LIMITS: ReadonlyArray<[keyof RunPolicy, (n: number) => string]> = [
+  ["jobMaxRetryCount", (n) => `The job fails once it has restarted ${n} time(s) in all (jobMaxRetryCount).`],
+  [
+    "activeDeadlineSeconds",
+    (n) => `The job fails after running ${seconds(n)} in all (activeDeadlineSeconds).`,
+  ],
+  [
+    "startupDeadlineSeconds",
+    (n) => `A start that takes longer than ${seconds(n)} fails the job (startupDeadlineSeconds).`,
+  ],
+  [
+    "faultDeadlineSeconds",
+    (n) => `A recovery that takes longer than ${seconds(n)} fails the job (faultDeadlineSeconds).`,
+  ],
+];
+
+const CLEAN_UP: Record<RunPolicy["cleanPodPolicy"], string> = {
+  All: "When it ends, all its pods are deleted (cleanPodPolicy All).",
+  OnlyComplete: "When it ends, only its completed pods are deleted (cleanPodPolicy OnlyComplete).",
+  None: "When it ends, its pods are kept (cleanPodPolicy None).",
+};
+
+function explainRestart(policy: RunPolicy): string[] {
+  const limits = LIMITS.flatMap(([key, say]) => {
+    const value = policy[key];
+    return typeof value === "number" ? [say(value)] : [];
+  });
+  return [...escalation(policy), ...limits, CLEAN_UP[policy.cleanPodPolicy]];
 }
 
 export function explainPolicy(policy: RunPolicy): {

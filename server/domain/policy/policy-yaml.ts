@@ -103,12 +103,10 @@ function fromRunPolicy(value: unknown, locate: Locator): PolicyParse {
   return { ok: true, runPolicy, warnings, notes: [] };
 }
 
-export function parsePolicyYaml(text: string): PolicyParse {
-  const bytes = new TextEncoder().encode(text).length;
-  if (bytes > MAX_POLICY_YAML_BYTES)
-    return failure(
-      `the policy is ${sizeText(bytes)}; at most ${sizeText(MAX_POLICY_YAML_BYTES)} (a runPolicy is a few KiB: paste the runPolicy, not logs)`,
-    );
+type Read = { ok: true; doc: Document | null; lineCounter: LineCounter } | { ok: false; result: PolicyParse };
+
+/** The one YAML document of the text (null: empty), or why it cannot be read. */
+function readDocument(text: string): Read {
   const lineCounter = new LineCounter();
   const docs = Array.from(parseAllDocuments(text, { lineCounter, prettyErrors: false }));
   const syntax = docs.flatMap((doc) =>
@@ -117,41 +115,59 @@ export function parsePolicyYaml(text: string): PolicyParse {
       return { path: "", line, column: col, message: `YAML syntax error: ${error.message}` };
     }),
   );
-  if (syntax.length > 0) return { ok: false, errors: syntax };
+  if (syntax.length > 0) return { ok: false, result: { ok: false, errors: syntax } };
   const filled = docs.filter(
     (doc) => !(doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)),
   );
   if (filled.length > 1) {
     const { line, col } = lineCounter.linePos(filled[1]?.range[0] ?? 0);
-    return failure("found more than one YAML document; a policy is one runPolicy mapping", {
-      line,
-      column: col,
-    });
+    const message = "found more than one YAML document; a policy is one runPolicy mapping";
+    return { ok: false, result: failure(message, { line, column: col }) };
   }
-  const doc = filled[0];
-  if (doc === undefined)
+  return { ok: true, doc: filled[0] ?? null, lineCounter };
+}
+
+/** The document as JS, or why not (an alias count past the limit, aliases expanding past the size). */
+function toValue(
+  doc: Document,
+  lineCounter: LineCounter,
+): { ok: true; value: unknown } | { ok: false; result: PolicyParse } {
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    return {
+      ok: false,
+      result: failure(`cannot read the YAML: ${error instanceof Error ? error.message : String(error)}`),
+    };
+  }
+  const aliasAt = firstAliasAt(doc);
+  if (aliasAt === null || expandedSize(value, MAX_POLICY_YAML_BYTES) <= MAX_POLICY_YAML_BYTES)
+    return { ok: true, value };
+  const { line, col } = lineCounter.linePos(aliasAt);
+  const message = `YAML aliases (*name) expand the policy past ${sizeText(MAX_POLICY_YAML_BYTES)}; write the repeated values out once each`;
+  return { ok: false, result: failure(message, { line, column: col }) };
+}
+
+export function parsePolicyYaml(text: string): PolicyParse {
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > MAX_POLICY_YAML_BYTES)
+    return failure(
+      `the policy is ${sizeText(bytes)}; at most ${sizeText(MAX_POLICY_YAML_BYTES)} (a runPolicy is a few KiB: paste the runPolicy, not logs)`,
+    );
+  const read = readDocument(text);
+  if (!read.ok) return read.result;
+  if (read.doc === null)
     return {
       ok: true,
       runPolicy: runPolicySchema.parse({}),
       warnings: [],
       notes: ["empty: HyperPod's defaults"],
     };
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (error) {
-    return failure(`cannot read the YAML: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const aliasAt = firstAliasAt(doc);
-  if (aliasAt !== null && expandedSize(value, MAX_POLICY_YAML_BYTES) > MAX_POLICY_YAML_BYTES) {
-    const { line, col } = lineCounter.linePos(aliasAt);
-    return failure(
-      `YAML aliases (*name) expand the policy past ${sizeText(MAX_POLICY_YAML_BYTES)}; write the repeated values out once each`,
-      { line, column: col },
-    );
-  }
-  const locate = createYamlLocator(doc, lineCounter);
-  return isJob(value) ? fromJob(text, locate) : fromRunPolicy(value, locate);
+  const converted = toValue(read.doc, read.lineCounter);
+  if (!converted.ok) return converted.result;
+  const locate = createYamlLocator(read.doc, read.lineCounter);
+  return isJob(converted.value) ? fromJob(text, locate) : fromRunPolicy(converted.value, locate);
 }
 
 /** The runPolicy as the editor shows it (keys in the schema's order, defaults written out). */

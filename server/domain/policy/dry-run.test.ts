@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { runPolicySchema } from "@/server/domain/job-spec/run-policy.schema";
+import { diffPolicyYaml } from "./diff";
+import { dryRun, MAX_DRY_RUN_LINES } from "./dry-run";
+import { explainPolicy } from "./explain";
+import { lineTimestamp } from "./timestamps";
+
+/** The dry-run: the real evaluator on a simulated clock, and the restart policy's next step. */
+
+const policy = (input: unknown) => runPolicySchema.parse(input);
+const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
+
+describe("dryRun", () => {
+  it("spaces untimed lines by the interval and finds a hang after the output stops", () => {
+    const runPolicy = policy({
+      logMonitoringConfiguration: [
+        { name: "hang", logPattern: ".*step.*", expectedRecurringFrequencyInSeconds: 30 },
+      ],
+    });
+    const result = dryRun({ runPolicy, logText: "step 1\nstep 2\nstep 3\n", intervalMs: 5000, startAt: T0 });
+    expect(result.rules[0]?.matches.map((m) => m.at)).toEqual([T0, T0 + 5000, T0 + 10_000]);
+    expect(result.outputEndedAt).toBe(T0 + 10_000);
+    // HANGING once more than 30 s have passed since the last match, at the next one-second tick.
+    expect(result.fault).toMatchObject({ rule: "hang", state: "HANGING", lineNumber: null, at: T0 + 41_000 });
+    expect(result.notes.join(" ")).toMatch(/no line had a timestamp: lines were spaced 5 s apart/);
+    expect(result.notes.join(" ")).toMatch(/output ended 31 s before hang fired/);
+  });
+
+  it("reads the metric, counts data points in a row, and says what the restart policy does next", () => {
+    const runPolicy = policy({
+      restartPolicy: { evalPeriodSeconds: 3600, numRestartBeforeFullJobRestart: 2, maxFullJobRestarts: 1 },
+      logMonitoringConfiguration: [
+        {
+          name: "slow",
+          logPattern: ".*tps: ([0-9.]+).*",
+          metricThreshold: 100,
+          operator: "lt",
+          metricEvaluationDataPoints: 2,
+        },
+      ],
+    });
+    const text = ["tps: 150", "tps: 90", "tps: 120", "tps: 80", "tps: 70"].join("\n");
+    const fresh = dryRun({ runPolicy, logText: text, startAt: T0 });
+    expect(fresh.rules[0]?.matches.map((m) => m.value)).toEqual([150, 90, 120, 80, 70]);
+    expect(fresh.fault).toMatchObject({ state: "SLOW", lineNumber: 5, reason: "LogSlow_slow" });
+    expect(fresh.nextAction?.action).toBe("in-place restart");
+    const twice = [
+      { at: T0 - 60_000, type: "PLR" as const },
+      { at: T0 - 30_000, type: "PLR" as const },
+    ];
+    expect(dryRun({ runPolicy, logText: text, startAt: T0, history: twice }).nextAction?.action).toBe(
+      "full job restart",
+    );
+    const spent = [
+      ...twice,
+      { at: T0 - 20_000, type: "JLR" as const },
+      { at: T0 - 10_000, type: "PLR" as const },
+      { at: T0 - 5000, type: "PLR" as const },
+    ];
+    expect(dryRun({ runPolicy, logText: text, startAt: T0, history: spent }).nextAction).toMatchObject({
+      action: "fail",
+      reason: expect.stringMatching(/maxFullJobRestarts/),
+    });
+  });
+
+  it("stops a rule at its stopPattern and faults on a match at once", () => {
+    const runPolicy = policy({
+      logMonitoringConfiguration: [
+        {
+          name: "hang",
+          logPattern: ".*step.*",
+          expectedRecurringFrequencyInSeconds: 5,
+          stopPattern: ".*done.*",
+        },
+        { name: "oom", logPattern: ".*out of memory.*", faultOnMatch: true },
+      ],
+    });
+    const quiet = dryRun({ runPolicy, logText: "step 1\ndone\n", startAt: T0 });
+    expect(quiet.fault).toBeNull();
+    expect(quiet.rules[0]?.finalState).toBe("HEALTHY");
+    const oom = dryRun({ runPolicy, logText: "step 1\nCUDA out of memory\nstep 2\n", startAt: T0 });
+    expect(oom.fault).toMatchObject({ rule: "oom", state: "FAULTED", lineNumber: 2, reason: "LogFault_oom" });
+  });
+
+  it("runs a catastrophic-backtracking pattern on a 100,000-character line in linear time", () => {
+    const runPolicy = policy({
+      logMonitoringConfiguration: [
+        { name: "nested", logPattern: "(a+)+$", faultOnMatch: true },
+        { name: "pairs", logPattern: "(x+x+)+y", faultOnMatch: true },
+      ],
+    });
+    const line = `${"a".repeat(50_000)}${"x".repeat(49_999)}!`;
+    const started = performance.now();
+    const result = dryRun({ runPolicy, logText: line });
+    const ms = performance.now() - started;
+    console.log(`[policy bad input] catastrophic patterns on a 100,000-character line: ${ms.toFixed(1)} ms`);
+    expect(result.lines).toBe(1);
+    expect(result.fault).toBeNull();
+  });
+
+  it("bounds the input: at most MAX_DRY_RUN_LINES lines, at most 2 MB", () => {
+    const runPolicy = policy({});
+    const many = dryRun({ runPolicy, logText: "x\n".repeat(MAX_DRY_RUN_LINES + 5) });
+    expect(many.lines).toBe(MAX_DRY_RUN_LINES);
+    expect(many.notes.join(" ")).toMatch(/only the first 20000 of 20005 lines/);
+    expect(() => dryRun({ runPolicy, logText: "y".repeat(3 * 1024 * 1024) })).toThrow(
+      /3\.0 MB; a dry-run takes at most 2 MB/,
+    );
+  });
+});
+
+describe("lineTimestamp", () => {
+  it.each([
+    ["2026-03-01T12:00:01.500Z step", T0 + 1500],
+    ["[2026-03-01 12:00:01,250] INFO step", T0 + 1250],
+    ["2026-03-01 13:00:01+01:00 step", T0 + 1000],
+    ["1772366401.5 step", Date.UTC(2026, 2, 1, 12, 0, 1, 500)],
+    ["step 1 at 12:00", null],
+  ])("%s", (line, at) => {
+    expect(lineTimestamp(line)).toBe(at);
+  });
+});
+
+describe("explainPolicy and diffPolicyYaml", () => {
+  it("says each rule in words", () => {
+    const runPolicy = policy({
+      restartPolicy: { evalPeriodSeconds: 600, numRestartBeforeFullJobRestart: 2 },
+      logMonitoringConfiguration: [
+        { name: "hang", logPattern: ".*step.*", expectedRecurringFrequencyInSeconds: 30 },
+        {
+          name: "slow",
+          logPattern: ".*tps: ([0-9]+).*",
+          metricThreshold: 100,
+          operator: "lt",
+          metricEvaluationDataPoints: 3,
+        },
+      ],
+    });
+    const explained = explainPolicy(runPolicy);
+    expect(explained.rules[0]?.text).toBe(
+      "Faults the job (hang) when no line matches `.*step.*` for 30 s after the last match.",
+    );
+    expect(explained.rules[1]?.text).toMatch(/below 100 on 3 matching lines in a row/);
+    expect(explained.restart[0]).toMatch(
+      /Within a 600 s window, the first 2 fault\(s\) restart processes in place/,
+    );
+  });
+
+  it("diffs two versions line by line, numbered on both sides", () => {
+    const lines = diffPolicyYaml("a: 1\nb: 2\nc: 3\n", "a: 1\nb: 20\nc: 3\nd: 4\n");
+    expect(lines).toEqual([
+      { kind: "same", text: "a: 1", fromLine: 1, toLine: 1 },
+      { kind: "removed", text: "b: 2", fromLine: 2, toLine: null },
+      { kind: "added", text: "b: 20", fromLine: null, toLine: 2 },
+      { kind: "same", text: "c: 3", fromLine: 3, toLine: 3 },
+      { kind: "added", text: "d: 4", fromLine: null, toLine: 4 },
+    ]);
+  });
+});
