@@ -175,6 +175,16 @@ const mutating = [
   })),
   { method: "POST", route: `${job}/actions`, body: action("restart-rank", { rank: 0 }) },
   { method: "POST", route: `${job}/actions`, body: action("restart-pod", { pod: `${JOB}-workers-0` }) },
+  {
+    method: "PUT",
+    route: `${job}/run-policy`,
+    body: JSON.stringify({ runPolicy: {}, expectedVersion: "1", policy: null, by: "it@rebound.local" }),
+  },
+  {
+    method: "PUT",
+    route: `${job}/shadow-policy`,
+    body: JSON.stringify({ rules: null, policy: null, by: "it@rebound.local" }),
+  },
 ];
 
 async function theJob() {

@@ -2,7 +2,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it, vi } from "vitest";
 import type { ClusterJob } from "@/server/cluster/types";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
-import { buildPod, toClusterPod } from "./objects";
+import { buildPod, jobUpdatePatch, replacementMergePatch, toClusterPod } from "./objects";
 
 const YAML = `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
@@ -142,5 +142,49 @@ describe("buildPod: nothing of the operator's reaches the pod", () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe("the merge patch of a runPolicy update", () => {
+  it("removes at every depth what the new runPolicy drops, replacing lists whole", () => {
+    const from = {
+      jobMaxRetryCount: 100,
+      restartPolicy: { evalPeriodSeconds: 3600, maxFullJobRestarts: 5 },
+      logMonitoringConfiguration: [{ name: "A" }, { name: "B" }],
+      suspend: false,
+    };
+    const to = {
+      restartPolicy: { evalPeriodSeconds: 600 },
+      logMonitoringConfiguration: [{ name: "C" }],
+      suspend: false,
+    };
+    expect(replacementMergePatch(from, to)).toEqual({
+      jobMaxRetryCount: null,
+      restartPolicy: { evalPeriodSeconds: 600, maxFullJobRestarts: null },
+      logMonitoringConfiguration: [{ name: "C" }],
+      suspend: false,
+    });
+  });
+
+  it("carries the expected version (else the one read) and annotations; spec only with a runPolicy", () => {
+    const object = { metadata: { resourceVersion: "42" }, spec: { runPolicy: { jobMaxRetryCount: 1 } } };
+    expect(
+      jobUpdatePatch(object, {
+        annotations: { "rebound.dev/shadow-log-monitoring": null },
+        expectedVersion: null,
+      }),
+    ).toEqual({
+      metadata: { resourceVersion: "42", annotations: { "rebound.dev/shadow-log-monitoring": null } },
+    });
+    expect(
+      jobUpdatePatch(object, {
+        runPolicy: { cleanPodPolicy: "All" },
+        annotations: { "rebound.dev/policy": "t/p v1" },
+        expectedVersion: "40",
+      }),
+    ).toEqual({
+      metadata: { resourceVersion: "40", annotations: { "rebound.dev/policy": "t/p v1" } },
+      spec: { runPolicy: { jobMaxRetryCount: null, cleanPodPolicy: "All" } },
+    });
   });
 });

@@ -134,6 +134,7 @@ export async function startLocalOperator(opts: {
     async stop() {
       tracker.sample();
       tracker.stop();
+      deps.shadow?.stop();
       backend.pods.stopAll();
       try {
         await controller.stop();
