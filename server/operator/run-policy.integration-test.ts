@@ -215,10 +215,14 @@ describe("a shadow rule set", () => {
     });
     expect(verdict.line).toMatch(/step=\d+/);
     expect(verdict.wouldAction).toMatch(/^restarted rank 0 in place|replaced pod|restarted the whole job/);
-    const events = await operator.backend.listEvents(ref);
-    const event = events.find((found) => found.reason === "ShadowWouldRestart");
-    expect(event?.type).toBe("Normal");
-    expect(event?.message).toMatch(/^would have .+: rule AnyStep FAULTED at \d\d:\d\d:\d\dZ$/);
+    const event = await operator.waitFor(
+      "the ShadowWouldRestart event",
+      async () =>
+        (await operator.backend.listEvents(ref)).find((found) => found.reason === "ShadowWouldRestart"),
+      10_000,
+    );
+    expect(event.type).toBe("Normal");
+    expect(event.message).toMatch(/^would have .+: rule AnyStep FAULTED at \d\d:\d\d:\d\dZ$/);
 
     // Watched for a while longer: still running, never restarted for the shadow's fault.
     await new Promise((resolve) => setTimeout(resolve, 4000));
