@@ -7,6 +7,9 @@ import { type JobDetailResponse, jobDetailResponseSchema } from "@/server/domain
 import { handleRequest } from "@/server/operator/api/routes";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
+import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
+import { SourceError } from "@/server/services/jobs/gateway/types";
+import { jobPage } from "@/server/services/jobs/queries";
 import { createSeededTestDatabase } from "@/test/database";
 
 /**
@@ -246,5 +249,62 @@ describe("a shadow rule set", () => {
     expect(after.policy?.verdicts).toHaveLength(1);
     const audits = await operator.db.auditLog.count({ where: { action: "operator.job.shadow-policy" } });
     expect(audits).toBe(2);
+  });
+});
+
+describe("the console through the operator gateway", () => {
+  const source = () => createOperatorSource({ baseUrl: base, mode: "local", token: () => operator.token });
+
+  it("reads the policy state, and a stale apply comes back as a 409 with the operator's sentence", async () => {
+    const detail = await source().job(ref);
+    expect(detail?.policy?.runPolicy).toEqual(applied);
+    expect(detail?.policy?.applied).toEqual(label);
+    const current = detail?.policy?.resourceVersion ?? "";
+    const error = await source()
+      .applyRunPolicy(ref, {
+        runPolicy: applied,
+        expectedVersion: "1",
+        policy: label,
+        by: "eng@rebound.local",
+      })
+      .then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as SourceError).status).toBe(409);
+    expect((error as SourceError).message).toBe(
+      `the job changed since you loaded it (resourceVersion 1, now ${current}); reload`,
+    );
+  });
+
+  it("applies and shadows through the gateway; the job page shows version, policy, shadow and verdicts", async () => {
+    const before = await source().job(ref);
+    const next = { ...applied, jobMaxRetryCount: 40 };
+    const label3 = { ...label, version: 3 };
+    const written = await source().applyRunPolicy(ref, {
+      runPolicy: next,
+      expectedVersion: before?.policy?.resourceVersion ?? "",
+      policy: label3,
+      by: "eng@rebound.local",
+    });
+    const rules = [{ name: "Quiet", logPattern: ".*never printed.*", faultOnMatch: true }];
+    await source().setShadowPolicy(ref, { rules, policy: null, by: "eng@rebound.local" });
+    const page = await operator.waitFor(
+      "the job page with the shadow",
+      async () => {
+        const found = await jobPage(operator.db, source(), ref);
+        return found.shadow ? found : null;
+      },
+      10_000,
+    );
+    expect(Number(page.resourceVersion)).toBeGreaterThan(Number(written.resourceVersion));
+    expect(page.appliedPolicy).toEqual(label3);
+    expect(page.shadow?.rules).toEqual(rules);
+    // The earlier shadow's verdict stays on the run's timeline as its own kind of entry.
+    expect(page.verdicts.map((verdict) => verdict.rule)).toEqual(["AnyStep"]);
+    expect(page.verdicts[0]?.message).toMatch(/^would have .+: rule AnyStep FAULTED at /);
+    expect(page.pendingRestart).toBe(false);
+    expect(page.timeline.at(-1)?.policy).toBe("llm-research/stall v2");
   });
 });
