@@ -9,6 +9,7 @@ import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
+import { createVerdictStore } from "@/server/operator/shadow/verdict-store";
 import { createShadowWatcher, type ShadowWatcher } from "@/server/operator/shadow/watcher";
 import { createJobRunStore, type JobRunStore } from "@/server/services/job-runs/store";
 import { createRestartEventStore, type RestartEventStore } from "@/server/services/restart-events/store";
@@ -85,7 +86,11 @@ export function createOperatorDeps(opts: {
     config,
     log: opts.log,
     admission: opts.admission ?? null,
-    shadow: createShadowWatcher({ backend: opts.backend, db: opts.db, log: opts.log }),
+    shadow: createShadowWatcher({
+      backend: opts.backend,
+      verdicts: createVerdictStore(opts.db),
+      log: opts.log,
+    }),
   };
 }
 

@@ -1,6 +1,5 @@
 import type { ClusterBackend, ClusterJob, JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
-import type { Db } from "@/server/db/client";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import { aggregateRanks, isFaultState, type RankLogState } from "@/server/domain/log-rules/aggregate";
 import { createRankLogMonitor, type RankLogMonitor } from "@/server/domain/log-rules/rank-monitor";
@@ -8,6 +7,7 @@ import type { ClusterView, RestartRecord } from "@/server/domain/recovery/types"
 import type { Logger } from "@/server/log";
 import { policyLabelText, rulesFingerprint, type ShadowRules, shadowRules } from "./marks";
 import { isWatched, lastLines, linesAfter, parseRankLine, watchesAllRanks } from "./output";
+import type { VerdictStore } from "./verdict-store";
 import { type ShadowFault, verdictMessage, wouldDo } from "./would-do";
 
 /**
@@ -37,12 +37,13 @@ export type ShadowWatcher = {
   stop(): void;
 };
 
-/** Verdict rows kept per job run, and the part of a line kept with one. */
-export const VERDICTS_KEPT = 200;
+/** The part of a line kept with a verdict. */
 const LINE_CHARS = 1000;
 /** Lines of a pod's output read per pass (the back ends give a tail). */
 const TAIL_LINES = 2000;
 const TICK_MS = 1000;
+/** How long a watch may read no watched rank line before it says so. */
+const SILENT_MS = 60_000;
 
 type PodWatch = {
   name: string;
@@ -58,6 +59,10 @@ type JobWatch = {
   shadow: ShadowRules;
   observation: ShadowObservation;
   pods: Map<string, PodWatch>;
+  /** Epoch ms the watch began; whether any watched rank line was read since, and whether that was told. */
+  since: number;
+  heard: boolean;
+  toldSilent: boolean;
 };
 
 const splitLines = (text: string) => {
@@ -67,8 +72,8 @@ const splitLines = (text: string) => {
 };
 
 export function createShadowWatcher(deps: {
-  backend: ClusterBackend;
-  db: Db;
+  backend: Pick<ClusterBackend, "podLogs" | "recordEvent">;
+  verdicts: VerdictStore;
   log: Logger;
   clock?: () => number;
   tickMs?: number;
@@ -102,7 +107,15 @@ export function createShadowWatcher(deps: {
       current.observation = observation;
       return current;
     }
-    return { identity, shadow, observation, pods: new Map() };
+    return {
+      identity,
+      shadow,
+      observation,
+      pods: new Map(),
+      since: clock(),
+      heard: false,
+      toldSilent: false,
+    };
   };
 
   const observe = (observation: ShadowObservation) => {
@@ -134,32 +147,22 @@ export function createShadowWatcher(deps: {
     });
     const rule = fault.rules[0]?.rule ?? "";
     const ref = observation.job.ref;
-    await deps.db.shadowVerdict.create({
-      data: {
-        jobUid: observation.job.uid,
-        namespace: ref.namespace,
-        jobName: ref.name,
-        pod: fault.pod,
-        rank: fault.rank,
-        rule,
-        state: fault.state,
-        reason: would.reason,
-        line: fault.rules[0]?.line?.slice(0, LINE_CHARS) ?? null,
-        wouldAction: would.action,
-        policy: shadow.policy ? policyLabelText(shadow.policy) : null,
-        at: new Date(fault.at),
-      },
+    await deps.verdicts.save({
+      jobUid: observation.job.uid,
+      namespace: ref.namespace,
+      jobName: ref.name,
+      pod: fault.pod,
+      rank: fault.rank,
+      rule,
+      state: fault.state,
+      reason: would.reason,
+      line: fault.rules[0]?.line?.slice(0, LINE_CHARS) ?? null,
+      wouldAction: would.action,
+      policy: shadow.policy ? policyLabelText(shadow.policy) : null,
+      at: new Date(fault.at),
     });
     const message = verdictMessage({ action: would.action, rule, state: fault.state, at: fault.at });
     await deps.backend.recordEvent(ref, { type: "Normal", reason: "ShadowWouldRestart", message });
-    const stale = await deps.db.shadowVerdict.findMany({
-      where: { jobUid: observation.job.uid },
-      orderBy: { at: "desc" },
-      skip: VERDICTS_KEPT,
-      select: { id: true },
-    });
-    if (stale.length > 0)
-      await deps.db.shadowVerdict.deleteMany({ where: { id: { in: stale.map((row) => row.id) } } });
   };
 
   /** Feeds the pod's new watched lines to its monitors; the pod's combined state after them. */
@@ -174,6 +177,7 @@ export function createShadowWatcher(deps: {
     for (const line of fresh) {
       const parsed = parseRankLine(line);
       if (!parsed || !isWatched(parsed.localRank, allRanks)) continue;
+      job.heard = true;
       monitorFor(job, pod, parsed.localRank)?.onLine(parsed.text);
     }
     const states = [...pod.monitors.entries()].map(([localRank, monitor]) => ({
@@ -201,8 +205,23 @@ export function createShadowWatcher(deps: {
     pod.faulted = faulted;
   };
 
+  /**
+   * The agent puts its ranks' lines in the pod's output only when it tees them (`--tee 3`); without them a
+   * shadow has nothing to judge, which is said once per attempt rather than left to look like a quiet job.
+   */
+  const tellIfSilent = async (job: JobWatch) => {
+    if (job.heard || job.toldSilent || clock() - job.since < SILENT_MS) return;
+    job.toldSilent = true;
+    await deps.backend.recordEvent(job.observation.job.ref, {
+      type: "Warning",
+      reason: "ShadowNoRankOutput",
+      message: `the shadow rules read no rank output in ${SILENT_MS / 1000}s: the pods' output carries the ranks' lines only when the agent tees them (--tee 3)`,
+    });
+  };
+
   const pass = async () => {
     for (const job of [...jobs.values()]) {
+      await tellIfSilent(job).catch(() => undefined);
       for (const pod of job.pods.values()) {
         await watchPod(job, pod).catch((error: unknown) =>
           deps.log.warn("shadow rules: reading a pod failed", {
