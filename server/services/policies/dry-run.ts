@@ -86,6 +86,6 @@ export async function dryRunPolicy(
     runPolicy: args.runPolicy,
     logText,
     ...(input.kind === "text" && input.intervalMs !== undefined ? { intervalMs: input.intervalMs } : {}),
-    ...(rows ? { history: historyOf(rows, Date.now()) } : {}),
+    ...(rows ? { history: historyOf(rows) } : {}),
   });
 }

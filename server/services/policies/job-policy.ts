@@ -46,6 +46,12 @@ async function jobPolicyState(source: ClusterSource, ref: JobRef): Promise<JobPo
   });
   if (!detail) throw new AppError("NOT_FOUND", `job ${ref.namespace}/${ref.name} not found`);
   const policy = detail.policy;
+  if (!policy) {
+    throw new AppError(
+      "UNAVAILABLE",
+      `job ${ref.namespace}/${ref.name}: its policy cannot be read or changed here (the cluster's own operator runs it, or Rebound's operator is older than policies)`,
+    );
+  }
   return {
     yaml: policyToYaml(policy.runPolicy),
     resourceVersion: policy.resourceVersion,
@@ -92,7 +98,7 @@ async function versionToApply(
     );
   }
   return {
-    ref: { id: args.policyId, name: policy.name, version: args.version },
+    ref: { id: args.policyId, name: policy.name, version: args.version, team: team.name },
     runPolicy: parsed.runPolicy,
   };
 }

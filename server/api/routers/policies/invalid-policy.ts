@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { ZodError, type z } from "zod";
+import { ZodRealError, type z } from "zod";
 import { fieldPath } from "@/server/api/trpc";
 import type { JobSpecError } from "@/server/domain/job-spec/job-spec-errors";
 
@@ -22,5 +22,6 @@ export function invalidPolicy(errors: readonly JobSpecError[]): TRPCError {
     input: undefined,
   }));
   const message = issues.map((issue) => `${fieldPath(issue.path)}: ${issue.message}`).join("; ");
-  return new TRPCError({ code: "BAD_REQUEST", message, cause: new ZodError(issues) });
+  // ZodRealError: zod 4's ZodError that is an Error (tRPC wraps any other cause, hiding it from the formatter).
+  return new TRPCError({ code: "BAD_REQUEST", message, cause: new ZodRealError(issues) });
 }

@@ -179,7 +179,8 @@ export const promoteShadowInputSchema = jobRefSchema.extend({ expectedVersion: r
 export type PromoteShadowInput = z.input<typeof promoteShadowInputSchema>;
 
 // ── answers ────────────────────────────────────────────────────────────────────────────────────────────
-export type PolicyRef = { id: string; name: string; version: number };
+/** A library version as a job names it; `team`: the policy's team. */
+export type PolicyRef = { id: string; name: string; version: number; team?: string };
 export type VersionSummary = { version: number; author: string; createdAt: Date; message: string };
 
 export type PolicyListItem = {

@@ -58,7 +58,7 @@ beforeAll(async () => {
   stack = await startConsoleStack({ prefix: "it_policies", nodes: 1, gpusPerNode: 1 });
   db = stack.db;
   llmTeamId = (await db.team.findUniqueOrThrow({ where: { name: "llm-research" } })).id;
-  await stack.operator.submit(demoJobYaml({ name: job.name, nodes: 1, ranks: 1, gpusPerPod: 1 }));
+  await stack.operator.submit(demoJobYaml({ name: job.name, nodes: 1, ranks: 1, gpusPerPod: 1, tee: true }));
   await stack.operator.waitFor("the job running", () => stack.operator.live(job)?.ranksRunning === 1, 60_000);
 }, 120_000);
 
@@ -221,7 +221,15 @@ describe("bad input", () => {
         () =>
           engineer.policies
             .validate({ yaml: bad.yaml })
-            .then((r) => (r.ok ? r : Promise.reject(new Error(JSON.stringify(r.errors))))),
+            .then((r) =>
+              r.ok
+                ? r
+                : Promise.reject(
+                    new Error(
+                      r.errors.map((e) => `line ${e.line}, column ${e.column}: ${e.message}`).join("; "),
+                    ),
+                  ),
+            ),
       ]) {
         const started = performance.now();
         const refused = await failure(attempt());
@@ -250,9 +258,9 @@ describe("bad input", () => {
     expect(trpc.code).toBe("BAD_REQUEST");
     expect(trpc.cause).toBeInstanceOf(ZodError);
     const issues = (trpc.cause as ZodError).issues.map((issue) => fieldPath(issue.path));
-    expect(issues).toEqual(["yaml.restartPolicy.evalPeriodSeconds", "yaml.restartPolicy"]);
+    expect(issues).toEqual(["yaml.restartPolicy.evalPeriodSeconds", "yaml.restartPolicy.bogus"]);
     expect(trpc.message).toMatch(
-      /^yaml\.restartPolicy\.evalPeriodSeconds: line 2, column \d+: .*; yaml\.restartPolicy: line 3, column \d+: .*bogus/,
+      /^yaml\.restartPolicy\.evalPeriodSeconds: line 2, column \d+: .*; yaml\.restartPolicy\.bogus: line 3, column 3: .*bogus/,
     );
   });
 });
@@ -299,7 +307,10 @@ describe("dry-run", () => {
     const source = { kind: "rank" as const, ...job, rank: 0, tail: 50 };
     const result = await engineer.policies.dryRun({ yaml: HANG_AND_NAN, source });
     expect(result.rules.find((rule) => rule.name === "hang")?.matches.length).toBeGreaterThan(0);
-    expect(result.fault).toBeNull();
+    expect(result.lines).toBeGreaterThan(0);
+    // The trainer prints no NaN: only the hang rule can fire (its window runs out after the last line read).
+    expect(result.rules.find((rule) => rule.name === "nan-loss")?.matchCount).toBe(0);
+    expect(result.fault?.rule ?? "hang").toBe("hang");
     const vision = await caller("vision@rebound.local");
     expect(await codeOf(vision.policies.dryRun({ yaml: HANG_AND_NAN, source }))).toBe("NOT_FOUND");
     expect(
