@@ -331,3 +331,71 @@ describe("dry-run", () => {
     expect(ms).toBeLessThan(1000);
   });
 });
+
+describe("a job's policy", () => {
+  /** forJob until `done` holds (the operator takes a change in within a moment). */
+  async function forJobUntil(done: (view: Awaited<ReturnType<typeof read>>) => boolean) {
+    let view = await read();
+    for (let tries = 0; !done(view) && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      view = await read();
+    }
+    return view;
+  }
+  const read = async () => (await caller("engineer@rebound.local")).policies.forJob(job);
+
+  it("applies a version under optimistic concurrency, refuses a stale one and others, and audits it", async () => {
+    const id = await created("for-the-job", HANG_AND_NAN);
+    const engineer = await caller("engineer@rebound.local");
+    const before = await engineer.policies.forJob(job);
+    expect(before).toMatchObject({ canApply: true, teamId: llmTeamId, ranks: 1 });
+    expect(before.yaml).toContain("JobHang");
+    expect((await (await caller("viewer@rebound.local")).policies.forJob(job)).canApply).toBe(false);
+    const input = { ...job, policyId: id, version: 1, expectedVersion: before.resourceVersion };
+    expect(await codeOf((await caller("viewer@rebound.local")).policies.applyPolicy(input))).toBe(
+      "FORBIDDEN",
+    );
+    expect(await codeOf((await caller("vision@rebound.local")).policies.applyPolicy(input))).toBe(
+      "NOT_FOUND",
+    );
+    const applied = await engineer.policies.applyPolicy(input);
+    expect(applied.resourceVersion).not.toBe(before.resourceVersion);
+    expect(applied.takesEffect).toMatch(/next/);
+    const after = await forJobUntil((view) => view.appliedPolicy !== null);
+    expect(after.appliedPolicy).toMatchObject({ id, name: "for-the-job", version: 1 });
+    expect(after.yaml).toContain("nan-loss");
+    // The version read before the apply is stale now: refused, nothing changes.
+    expect(await codeOf(engineer.policies.applyPolicy(input))).toBe("CONFLICT");
+    const audit = await db.auditLog.findMany({
+      where: { action: "policy.apply", target: `${job.namespace}/${job.name}` },
+      select: { details: true, user: { select: { name: true } } },
+    });
+    expect(audit).toMatchObject([
+      { user: { name: "ML Engineer" }, details: { policy: { id, version: 1 }, after: { policy: { id } } } },
+    ]);
+  });
+
+  it("attaches a shadow and promotes it to enforcing, audited as a promotion", async () => {
+    const id = await created("shadowed");
+    const engineer = await caller("engineer@rebound.local");
+    expect(
+      await codeOf((await caller("viewer@rebound.local")).policies.setShadow({ ...job, shadow: null })),
+    ).toBe("FORBIDDEN");
+    await engineer.policies.setShadow({ ...job, shadow: { policyId: id, version: 1 } });
+    const shadowed = await forJobUntil((view) => view.shadow?.policy?.id === id);
+    expect(shadowed.shadow?.policy).toMatchObject({ id, version: 1 });
+    await engineer.policies.promoteShadow({ ...job, expectedVersion: shadowed.resourceVersion });
+    const promoted = await forJobUntil((view) => view.shadow === null && view.appliedPolicy?.id === id);
+    expect(promoted).toMatchObject({ shadow: null, appliedPolicy: { id, version: 1 } });
+    const actions = await db.auditLog.findMany({
+      where: { target: `${job.namespace}/${job.name}`, action: { in: ["policy.shadow", "policy.promote"] } },
+      orderBy: { createdAt: "asc" },
+      select: { action: true },
+    });
+    expect(actions.map((row) => row.action)).toEqual(["policy.shadow", "policy.promote"]);
+    const listed = await engineer.policies.audit({ job });
+    expect(listed.map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(["policy.promote", "policy.shadow", "policy.apply"]),
+    );
+  });
+});
