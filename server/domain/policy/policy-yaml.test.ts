@@ -121,7 +121,7 @@ describe("parsePolicyYaml: oversized and hostile input", () => {
   it("refuses a 10 MB paste before reading it", () => {
     const text = `# ${"x".repeat(10 * 1024 * 1024)}\n`;
     const [error] = timed("10 MB paste", () => errorsOf(text));
-    expect(error?.message).toMatch(/10\.0 MB; at most 256\.0 KiB/);
+    expect(error?.message).toMatch(/10\.0 MB; at most 64\.0 KiB/);
   });
 
   it("refuses an alias bomb", () => {

@@ -23,7 +23,7 @@ import type { PolicyParse } from "./types";
  * (hyperpodrun runs two rules of one name, and its reports cannot tell them apart; a submitted job keeps
  * HyperPod's acceptance). A pattern the linear-time engine cannot run is refused with what to write instead.
  */
-export const MAX_POLICY_YAML_BYTES = 256 * 1024;
+export const MAX_POLICY_YAML_BYTES = 64 * 1024;
 const MAX_ALIAS_COUNT = 100;
 
 const failure = (message: string, at?: { line: number; column: number }): PolicyParse => ({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jobRefSchema } from "@/server/api/routers/jobs/jobs.schema";
+import { MAX_POLICY_YAML_BYTES } from "@/server/domain/policy";
 
 /**
  * The policies router's inputs (issue 12: the policy library, dry-run, apply and shadow mode) with messages
@@ -13,7 +14,7 @@ import { jobRefSchema } from "@/server/api/routers/jobs/jobs.schema";
  * A policy is a runPolicy mapping: 32 rules of a few hundred characters each fit in 16 KiB, so 64 KiB
  * leaves room for comments and a pasted whole job YAML while keeping a parse cheap.
  */
-export const MAX_POLICY_YAML_CHARS = 64 * 1024;
+export const MAX_POLICY_YAML_CHARS = MAX_POLICY_YAML_BYTES;
 /** Log text for a dry-run: a few thousand lines, or one 100,000-character line, under the 1 MiB body bound. */
 export const MAX_DRY_RUN_LOG_CHARS = 512 * 1024;
 /** Lines read back from a rank for a dry-run (as the logs view's bound). */
