@@ -26,8 +26,11 @@ export type ClusterJob = {
   /** Deletion was requested; the operator cleans up, then calls finalizeDeletion. */
   deleting: boolean;
   /**
-   * The object's version for optimistic concurrency (Kubernetes' metadata.resourceVersion; the local back
-   * end's generation, bumped by every change of spec or annotations). Absent where a caller built the job.
+   * The version of the job a client edits its spec against, for optimistic concurrency: Kubernetes'
+   * metadata.generation (it moves with the spec; status writes and annotations leave it alone, so an edit
+   * loaded a moment ago is not stale at once; the patch itself still carries the resourceVersion just read),
+   * the local back end's generation (bumped by every change of spec or annotations). Absent where a caller
+   * built the job.
    */
   resourceVersion?: string;
 };

@@ -331,24 +331,29 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     }
   };
 
+  /** The conflict when the caller's expected version is not the job's spec version now. */
+  const staleVersion = (object: JobObject, update: JobObjectUpdate): JobObjectUpdateResult | null => {
+    const generation = String(object.metadata?.generation ?? 1);
+    if (update.expectedVersion === null || update.expectedVersion === generation) return null;
+    return { ok: false, reason: "conflict", expected: update.expectedVersion, current: generation };
+  };
+
   /**
-   * One merge patch carrying the resourceVersion the caller read: the API server applies it only while the
-   * object is still at that version and answers 409 otherwise (optimistic concurrency, as `kubectl apply`).
-   * Without an expected version the version just read is sent, and a conflict is tried again.
+   * One try of an update (issue 12's apply and shadow): the job must still be at the spec version the caller
+   * read (metadata.generation, which status writes leave alone), else a conflict naming the version now;
+   * then one merge patch carrying the resourceVersion just read, so the API server refuses it (409) if
+   * anything wrote in between. Null after such a 409: read again and check again.
    */
-  /** One try: the result, or null after a 409 that is to be tried again (no expected version given). */
   const tryUpdate = async (ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult | null> => {
     const object = await readJob(ref);
     if (!object) return { ok: false, reason: "not-found" };
+    const stale = staleVersion(object, update);
+    if (stale) return stale;
     const patched = await tolerateGone(() => patchAt(ref, jobUpdatePatch(object, update)));
     if (patched === "gone") return { ok: false, reason: "not-found" };
-    if (patched) {
-      jobs.upsert(patched);
-      return { ok: true, resourceVersion: patched.metadata?.resourceVersion ?? "" };
-    }
-    if (update.expectedVersion === null) return null;
-    const current = (await readJob(ref))?.metadata?.resourceVersion ?? "";
-    return { ok: false, reason: "conflict", expected: update.expectedVersion, current };
+    if (!patched) return null;
+    jobs.upsert(patched);
+    return { ok: true, resourceVersion: String(patched.metadata?.generation ?? 1) };
   };
 
   const updateJobObject = async (ref: JobRef, update: JobObjectUpdate): Promise<JobObjectUpdateResult> => {

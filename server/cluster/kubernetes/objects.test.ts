@@ -166,7 +166,7 @@ describe("the merge patch of a runPolicy update", () => {
     });
   });
 
-  it("carries the expected version (else the one read) and annotations; spec only with a runPolicy", () => {
+  it("carries the resourceVersion just read and the annotations; spec only with a runPolicy", () => {
     const object = { metadata: { resourceVersion: "42" }, spec: { runPolicy: { jobMaxRetryCount: 1 } } };
     expect(
       jobUpdatePatch(object, {
@@ -183,7 +183,7 @@ describe("the merge patch of a runPolicy update", () => {
         expectedVersion: "40",
       }),
     ).toEqual({
-      metadata: { resourceVersion: "40", annotations: { "rebound.dev/policy": "t/p v1" } },
+      metadata: { resourceVersion: "42", annotations: { "rebound.dev/policy": "t/p v1" } },
       spec: { runPolicy: { jobMaxRetryCount: null, cleanPodPolicy: "All" } },
     });
   });

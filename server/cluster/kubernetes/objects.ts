@@ -90,7 +90,9 @@ export function toClusterJob(
       job: parsed.job,
       status: object.status ?? {},
       deleting: object.metadata?.deletionTimestamp !== undefined,
-      resourceVersion: object.metadata?.resourceVersion,
+      // The version a client edits the spec against: metadata.generation moves with spec changes only, so
+      // the operator's frequent status writes do not make an edit loaded a moment ago stale.
+      resourceVersion: String(object.metadata?.generation ?? 1),
     },
   };
 }
@@ -117,11 +119,12 @@ export function replacementMergePatch(from: unknown, to: unknown): unknown {
 }
 
 /**
- * The merge patch of an update (issue 12): the version it must still be at (the caller's, else the one
- * just read), annotations set or removed (null), and spec.runPolicy replaced when the update carries one.
+ * The merge patch of an update (issue 12): the resourceVersion just read (the API server applies it only
+ * while the object is still at it), annotations set or removed (null), and spec.runPolicy replaced when the
+ * update carries one. The caller's expected version (a generation) is checked before the patch is built.
  */
 export function jobUpdatePatch(object: JobObject, update: JobObjectUpdate): Record<string, unknown> {
-  const resourceVersion = update.expectedVersion ?? object.metadata?.resourceVersion;
+  const resourceVersion = object.metadata?.resourceVersion;
   const patch: Record<string, unknown> = { metadata: { resourceVersion, annotations: update.annotations } };
   if (update.runPolicy !== undefined) {
     const current = (object.spec as { runPolicy?: unknown } | undefined)?.runPolicy;

@@ -9,10 +9,11 @@ import { createKubernetesBackend, type KubernetesBackend } from "./backend";
 import { type KubeEnv, startKubeEnv, waitUntil } from "./testing/kube-env";
 
 /**
- * Issue 12's apply on a real kube-apiserver: spec.runPolicy is replaced by one merge patch carrying the
- * resourceVersion the caller read. With a stale one the apiserver answers 409 and nothing changes; with
- * the current one the new runPolicy lands whole (keys it drops are gone, not merged) with the policy's
- * annotation, and a shadow's annotations come and go without touching spec.
+ * Issue 12's apply on a real kube-apiserver: the caller's version is the spec's (metadata.generation); a
+ * stale one is refused with the version now and nothing changes; with the current one the new runPolicy
+ * lands whole (keys it drops are gone, not merged) with the policy's annotation, by one merge patch
+ * carrying the resourceVersion just read, even after the operator wrote the status meanwhile; a shadow's
+ * annotations come and go without touching spec.
  */
 const NAMESPACE = "hyperpod-ns-llm-research";
 const JOB = "it-run-policy";
@@ -24,7 +25,7 @@ let backend: KubernetesBackend;
 let custom: CustomObjectsApi;
 
 type Stored = {
-  metadata: { resourceVersion: string; annotations?: Record<string, string> };
+  metadata: { resourceVersion: string; generation: number; annotations?: Record<string, string> };
   spec: { runPolicy: Record<string, unknown> };
 };
 const stored = async () =>
@@ -58,9 +59,9 @@ afterAll(async () => {
 }, 60_000);
 
 describe("updating a job's runPolicy on Kubernetes", () => {
-  it("refuses a stale resourceVersion with the version now, and changes nothing", async () => {
+  it("refuses a stale version with the version now, and changes nothing", async () => {
     const before = await stored();
-    const stale = String(Number(before.metadata.resourceVersion) - 1);
+    const stale = String(before.metadata.generation - 1);
     const result = await backend.updateJobObject(ref, {
       runPolicy: newPolicy,
       annotations: { "rebound.dev/policy": "llm/stall v2" },
@@ -70,7 +71,7 @@ describe("updating a job's runPolicy on Kubernetes", () => {
       ok: false,
       reason: "conflict",
       expected: stale,
-      current: before.metadata.resourceVersion,
+      current: String(before.metadata.generation),
     });
     const after = await stored();
     expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
@@ -78,17 +79,22 @@ describe("updating a job's runPolicy on Kubernetes", () => {
     expect(after.metadata.annotations?.["rebound.dev/policy"]).toBeUndefined();
   });
 
-  it("lands with the current resourceVersion: the runPolicy replaced whole, the annotation set", async () => {
+  it("lands with the current version after a status write: the runPolicy replaced whole, the annotation set", async () => {
     const before = await stored();
     expect(before.spec.runPolicy.jobMaxRetryCount).toBe(100);
+    // The operator writes the status between the page's read and the apply: the resourceVersion moves on,
+    // the spec's version does not, and the apply still lands.
+    await backend.updateJobStatus(ref, { rebound: { phase: "Running" } } as never);
+    const written = await stored();
+    expect(written.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
     const result = await backend.updateJobObject(ref, {
       runPolicy: newPolicy,
       annotations: { "rebound.dev/policy": "llm/stall v2" },
-      expectedVersion: before.metadata.resourceVersion,
+      expectedVersion: String(before.metadata.generation),
     });
     const after = await stored();
-    expect(result).toEqual({ ok: true, resourceVersion: after.metadata.resourceVersion });
-    expect(after.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
+    expect(result).toEqual({ ok: true, resourceVersion: String(after.metadata.generation) });
+    expect(after.metadata.generation).toBe(before.metadata.generation + 1);
     expect(after.metadata.annotations?.["rebound.dev/policy"]).toBe("llm/stall v2");
     // Merged key by key, the old restartPolicy's maxFullJobRestarts and jobMaxRetryCount would have stayed.
     expect(after.spec.runPolicy).toEqual(newPolicy);
