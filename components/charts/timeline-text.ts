@@ -32,5 +32,6 @@ export function recoveryText(entry: TimelineEntry, now: number): string {
 
 /** One sentence per fault, for the accessible list. */
 export function entrySentence(entry: TimelineEntry, now: number): string {
-  return `${formatClock(entry.faultAt)}: ${entry.reason} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}.`;
+  const policy = entry.policy ? ` (under ${entry.policy})` : "";
+  return `${formatClock(entry.faultAt)}: ${entry.reason} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}.`;
 }

@@ -113,3 +113,33 @@ function worstUntil(segments: readonly StateSegment[], cursor: { index: number }
   }
   return worst;
 }
+
+/** One matching line of a rule: where, when (simulated), the value group 1 captured (metric rules). */
+export type MatchView = { lineNumber: number; at: number; text: string; value: number | null };
+export type RuleRunView = {
+  name: string;
+  /** The matches the domain kept (it may keep fewer than matched). */
+  matches: readonly MatchView[];
+  /** How many lines matched in all. */
+  matchCount: number;
+  changes: readonly StateChange[];
+};
+export type FaultView = {
+  rule: string;
+  state: LogState;
+  at: number;
+  lineNumber: number | null;
+  reason: string;
+};
+/** What the restart policy would do next: a short name and the reason in words. */
+export type NextActionView = { action: string; reason: string };
+/** A dry-run as the panel draws it: the simulated span, each rule's run, the first fault and what next. */
+export type DryRunView = {
+  start: number;
+  end: number;
+  lines: number;
+  rules: readonly RuleRunView[];
+  fault: FaultView | null;
+  nextAction: NextActionView | null;
+  notes: readonly string[];
+};

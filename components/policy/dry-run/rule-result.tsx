@@ -10,14 +10,15 @@ import { RuleStateStrip } from "./rule-state-strip";
 export function RuleResult(props: { rule: RuleRunView; start: number; end: number }) {
   const { rule } = props;
   const matches = capped(rule.matches);
+  const notShown = Math.max(matches.hidden, rule.matchCount - matches.shown.length);
   const hasValues = rule.matches.some((match) => match.value !== null);
   const headingId = `dry-run-rule-${rule.name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   return (
     <section className={styles.rule} aria-label={`Rule ${rule.name}`}>
       <h3 id={headingId}>{rule.name}</h3>
       <p className="muted">
-        {rule.matches.length === 1 ? "1 matching line" : `${rule.matches.length} matching lines`}
-        {matches.hidden > 0 ? ` (showing the first ${matches.shown.length})` : ""}
+        {rule.matchCount === 1 ? "1 matching line" : `${rule.matchCount} matching lines`}
+        {notShown > 0 ? ` (showing ${matches.shown.length})` : ""}
       </p>
       <RuleStateStrip changes={rule.changes} start={props.start} end={props.end} />
       {matches.shown.length > 0 ? (

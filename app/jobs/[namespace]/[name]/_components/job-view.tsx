@@ -56,6 +56,17 @@ function JobHeader(props: { page: JobPage; now: number; state: LiveState; action
           <li>
             Age <strong>{formatDuration(now - page.createdAt)}</strong>
           </li>
+          <li>
+            Policy{" "}
+            <strong data-testid="job-policy">
+              {page.appliedPolicy
+                ? `${page.appliedPolicy.name} v${page.appliedPolicy.version}`
+                : "its own runPolicy"}
+            </strong>
+            {page.shadow?.policy
+              ? ` (shadow: ${page.shadow.policy.name} v${page.shadow.policy.version})`
+              : ""}
+          </li>
           {page.recovering ? (
             <li>
               Recovering <strong>{page.recovering}</strong>
@@ -138,7 +149,12 @@ export function JobView(props: { namespace: string; name: string }) {
 
       <section className="card" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Restart timeline</h2>
-        <RestartTimeline entries={page.timeline} totals={page.totals} now={now} />
+        {page.pendingRestart ? (
+          <p role="status" className="muted">
+            New rules take effect at the next restart: the running agents keep the rules they started with.
+          </p>
+        ) : null}
+        <RestartTimeline entries={page.timeline} totals={page.totals} now={now} shadow={page.verdicts} />
       </section>
 
       <div className="grid-2">

@@ -29,7 +29,14 @@ export function JobPolicyPage(props: { namespace: string; name: string }) {
     <JobPolicyWorkspace
       job={job}
       current={current.data}
-      live={live.page}
+      live={
+        live.page
+          ? {
+              pendingRestart: live.page.pendingRestart,
+              verdicts: live.page.shadow?.verdicts ?? live.page.verdicts,
+            }
+          : null
+      }
       onJobChanged={() => queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() })}
     />
   );
