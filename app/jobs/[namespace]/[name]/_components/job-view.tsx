@@ -87,6 +87,21 @@ function JobHeader(props: { page: JobPage; now: number; state: LiveState; action
   );
 }
 
+/** Faults and recoveries (each naming the policy it ran under), a shadow's verdicts, rules awaiting a restart. */
+function JobTimeline({ page, now }: { page: JobPage; now: number }) {
+  return (
+    <section className="card" aria-labelledby="timeline-heading">
+      <h2 id="timeline-heading">Restart timeline</h2>
+      {page.pendingRestart ? (
+        <p role="status" className="muted">
+          New rules take effect at the next restart: the running agents keep the rules they started with.
+        </p>
+      ) : null}
+      <RestartTimeline entries={page.timeline} totals={page.totals} now={now} shadow={page.verdicts} />
+    </section>
+  );
+}
+
 export function JobView(props: { namespace: string; name: string }) {
   const ref = { namespace: props.namespace, name: props.name };
   const { page, access, state, streamError } = useLiveJob(ref);
@@ -147,15 +162,7 @@ export function JobView(props: { namespace: string; name: string }) {
         />
       </section>
 
-      <section className="card" aria-labelledby="timeline-heading">
-        <h2 id="timeline-heading">Restart timeline</h2>
-        {page.pendingRestart ? (
-          <p role="status" className="muted">
-            New rules take effect at the next restart: the running agents keep the rules they started with.
-          </p>
-        ) : null}
-        <RestartTimeline entries={page.timeline} totals={page.totals} now={now} shadow={page.verdicts} />
-      </section>
+      <JobTimeline page={page} now={now} />
 
       <div className="grid-2">
         <section className="card" aria-label="Loss">
