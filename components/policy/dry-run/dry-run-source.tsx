@@ -71,9 +71,10 @@ export function DryRunSource(props: {
       </fieldset>
       {value.kind === "rank" ? (
         <div className={styles.fields}>
-          <label className={styles.field}>
-            Rank
+          <div className={styles.field}>
+            <label htmlFor="dry-run-rank">Rank</label>
             <select
+              id="dry-run-rank"
               value={value.rank}
               onChange={(event) => onChange({ ...value, rank: Number(event.target.value) })}
             >
@@ -83,10 +84,11 @@ export function DryRunSource(props: {
                 </option>
               ))}
             </select>
-          </label>
-          <label className={styles.field}>
-            Last lines
+          </div>
+          <div className={styles.field}>
+            <label htmlFor="dry-run-tail">Last lines</label>
             <select
+              id="dry-run-tail"
               value={value.tail}
               onChange={(event) => onChange({ ...value, tail: Number(event.target.value) })}
             >
@@ -96,7 +98,7 @@ export function DryRunSource(props: {
                 </option>
               ))}
             </select>
-          </label>
+          </div>
         </div>
       ) : (
         <>
