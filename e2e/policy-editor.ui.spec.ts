@@ -110,6 +110,9 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
   const job = new JobPagePo(page);
   await job.goto(NAMESPACE, JOB);
   await expect(page.getByTestId("ranks-healthy")).toHaveText("8/8", { timeout: 60_000 });
+  // Rank 2 has printed steps (its log, as the job page reads it), so a dry-run on its output has lines.
+  await job.selectRank(2);
+  await expect(page.getByRole("log", { name: "Log of rank 2" })).toContainText("step=", { timeout: 30_000 });
   await page.getByRole("link", { name: "Policy", exact: true }).click();
   const policy = new JobPolicyPage(page);
   await policy.expectLoaded(JOB);
