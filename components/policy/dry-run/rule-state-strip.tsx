@@ -10,6 +10,12 @@ import {
   stripSegments,
 } from "./dry-run-model";
 
+/** The strip runs a little past the last change, so a state entered at the very end still shows. */
+function stripEnd(props: { changes: readonly StateChange[]; start: number; end: number }): number {
+  const last = props.changes.at(-1)?.at ?? props.start;
+  return Math.max(props.end, last + Math.max(1000, (props.end - props.start) * 0.03));
+}
+
 const STATES: readonly LogState[] = ["WAITING", "HEALTHY", "SLOW", "HANGING", "FAULTED"];
 
 /**
@@ -18,7 +24,7 @@ const STATES: readonly LogState[] = ["WAITING", "HEALTHY", "SLOW", "HANGING", "F
  * in buckets and their list cut, so a flapping rule over 20,000 lines stays a few hundred elements.
  */
 export function RuleStateStrip(props: { changes: readonly StateChange[]; start: number; end: number }) {
-  const segments = stripSegments(stateSegments(props.changes, { start: props.start, end: props.end }));
+  const segments = stripSegments(stateSegments(props.changes, { start: props.start, end: stripEnd(props) }));
   const listed = capped(props.changes);
   const used = STATES.filter((state) => segments.some((segment) => segment.state === state));
   return (
