@@ -61,9 +61,10 @@ export function SaveVersionPanel(props: {
       <h2 id="save-version-heading">Save to the team's library</h2>
       {list.isError ? <p role="alert">Could not list the team's policies: {list.error.message}</p> : null}
       <div className={styles.fields}>
-        <label className={styles.field}>
-          Policy
+        <div className={styles.field}>
+          <label htmlFor="save-policy-target">Policy</label>
           <select
+            id="save-policy-target"
             value={target}
             onChange={(event) => setPicked(event.target.value)}
             disabled={list.isPending}
@@ -77,7 +78,7 @@ export function SaveVersionPanel(props: {
               <option value={NEW}>New policy: {ownName}</option>
             )}
           </select>
-        </label>
+        </div>
         <label className={styles.field}>
           Message
           <input

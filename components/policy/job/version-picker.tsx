@@ -22,9 +22,10 @@ export function VersionPicker(props: {
   const policies = list.data ?? [];
   return (
     <div className={styles.fields}>
-      <label className={styles.field}>
-        Library policy
+      <div className={styles.field}>
+        <label htmlFor="deploy-policy">Library policy</label>
         <select
+          id="deploy-policy"
           value={policyId}
           disabled={list.isPending}
           onChange={(event) => {
@@ -41,10 +42,11 @@ export function VersionPicker(props: {
             </option>
           ))}
         </select>
-      </label>
-      <label className={styles.field}>
-        Version
+      </div>
+      <div className={styles.field}>
+        <label htmlFor="deploy-version">Version</label>
         <select
+          id="deploy-version"
           value={props.value?.version ?? ""}
           disabled={!props.value || !detail.data}
           onChange={(event) =>
@@ -61,7 +63,7 @@ export function VersionPicker(props: {
             </option>
           ))}
         </select>
-      </label>
+      </div>
     </div>
   );
 }
