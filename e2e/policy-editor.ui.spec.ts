@@ -135,18 +135,21 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
   await expect(policy.formRule("Rule 5: StepStall")).toBeVisible();
   await expect(policy.formRule("Rule 5: StepStall")).not.toContainText("Explained once the policy is valid");
 
-  // The demo trainer's own lines (no timestamps: 1 s apart). A rank's recent output is the other source;
-  // in this stack the agents' per-rank output reads back empty (the job page's rank log says "No output
-  // from this rank yet" too), so this step pastes what a rank prints.
-  await policy.dryRunSection.getByLabel("Pasted text").check();
-  await policy.dryRunSection.getByLabel("Log lines").fill(TRAINER_LINES);
+  // A running rank's recent output (the demo job tees every rank's lines into its pod's output): its step
+  // lines match StepStall, and once they end the simulated clock runs on until a window fires.
+  await policy.dryRunSection.getByLabel("A rank of this job").check();
   await policy.dryRunSection.getByRole("button", { name: "Dry-run" }).click();
   const verdict = policy.dryRunSection.getByRole("status", { name: "Dry-run verdict" });
   await expect(verdict).toContainText("Predicted fault", { timeout: 20_000 });
-  await expect(verdict).toContainText("StepStall");
+  await expect(verdict).toContainText("The restart policy would do next");
   await expect(policy.dryRunSection.getByRole("region", { name: "Rule StepStall" })).toContainText(
-    /matching line/,
+    /[1-9][0-9]* matching line/,
   );
+  // Pasted text too: a rank's lines, then silence, and StepStall (5 s) fires first.
+  await policy.dryRunSection.getByLabel("Pasted text").check();
+  await policy.dryRunSection.getByLabel("Log lines").fill(TRAINER_LINES);
+  await policy.dryRunSection.getByRole("button", { name: "Dry-run" }).click();
+  await expect(verdict).toContainText("StepStall", { timeout: 20_000 });
   await expectNoSeriousA11yViolations(page);
   await screenshot(page, testInfo, "policy-dry-run");
 });
