@@ -1,6 +1,7 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
+import { readAudit } from "@/server/services/audit/queries";
 
 /** The audit actions of task governance; team-scoped ones target `team/<name>` or `team/<name>/…`. */
 export const GOVERNANCE_ACTIONS = ["team.create", "quota.update", "scheduler.update", "member.setRole"];
@@ -22,25 +23,5 @@ export async function listGovernanceAudit(
     action: { in: GOVERNANCE_ACTIONS },
     ...(query.teams === null ? {} : { OR: query.teams.flatMap(teamTargets) }),
   };
-  const rows = await db.auditLog.findMany({
-    where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: query.limit,
-    select: {
-      id: true,
-      createdAt: true,
-      action: true,
-      target: true,
-      details: true,
-      user: { select: { id: true, name: true } },
-    },
-  });
-  return rows.map((row) => ({
-    id: row.id,
-    at: row.createdAt,
-    actor: row.user,
-    action: row.action,
-    target: row.target,
-    details: row.details,
-  }));
+  return readAudit(db, where, query.limit);
 }

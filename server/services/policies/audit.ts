@@ -1,6 +1,7 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
+import { readAudit } from "@/server/services/audit/queries";
 
 /**
  * The policy audit, newest first (issue 12: "the audit log shows who did what"): creates and saves of a
@@ -35,25 +36,5 @@ export async function listPolicyAudit(
     OR: query.teams.flatMap(teamTargets),
     ...(query.job ? { target: `${query.job.namespace}/${query.job.name}` } : {}),
   };
-  const rows = await db.auditLog.findMany({
-    where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: query.limit,
-    select: {
-      id: true,
-      createdAt: true,
-      action: true,
-      target: true,
-      details: true,
-      user: { select: { id: true, name: true } },
-    },
-  });
-  return rows.map((row) => ({
-    id: row.id,
-    at: row.createdAt,
-    actor: row.user,
-    action: row.action,
-    target: row.target,
-    details: row.details,
-  }));
+  return readAudit(db, where, query.limit);
 }
