@@ -59,7 +59,7 @@ describe("example jobs parse with the project's parser", () => {
     expect(job.spec.replicaSpecs[0]).toMatchObject({ name: "workers", replicas: 2, spares: 1 });
     expect(agentArgv(job).join(" ")).toBe(
       "npx rebound-agent --nproc-per-node 4 --server-port 8080 --log-dir /tmp/hyperpod " +
-        "--log-rules-all-ranks examples/trainer/dist/demo-trainer.mjs --steps 0 --startup-ms 1500",
+        "--log-rules-all-ranks --tee 3 examples/trainer/dist/demo-trainer.mjs --steps 0 --startup-ms 1500",
     );
     expect(job.spec.runPolicy).toMatchObject({
       jobMaxRetryCount: 50,
