@@ -1,9 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { VersionDiff as DiffOf } from "@/components/policy/library/version-diff";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
-import { DiffLines } from "./diff-lines";
 import type { VersionChoice } from "./types";
 
 /** What a saved version changed against the one before it (version 1 has nothing before it). */
@@ -26,7 +26,7 @@ export function VersionDiff(props: { saved: VersionChoice }) {
       ) : diff.isError ? (
         <ErrorState title="Could not load the diff" message={diff.error.message} />
       ) : (
-        <DiffLines lines={diff.data.lines} label={`Diff ${title}`} />
+        <DiffOf from={version - 1} to={version} lines={diff.data.lines} label={`Diff ${title}`} />
       )}
     </section>
   );

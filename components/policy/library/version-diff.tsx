@@ -1,12 +1,5 @@
+import type { DiffLine } from "@/server/domain/policy";
 import styles from "./library.module.css";
-
-/** One line of a diff as diffPolicyYaml gives it. */
-export type DiffLine = {
-  kind: "same" | "added" | "removed";
-  text: string;
-  fromLine: number | null;
-  toLine: number | null;
-};
 
 const SPOKEN: Record<DiffLine["kind"], string> = { same: "unchanged", added: "added", removed: "removed" };
 const SIGN: Record<DiffLine["kind"], string> = { same: " ", added: "+", removed: "−" };
@@ -15,10 +8,10 @@ const SIGN: Record<DiffLine["kind"], string> = { same: " ", added: "+", removed:
  * A unified diff between two versions: line numbers on both sides, added lines green with "+", removed
  * red with "−", and each line's kind said in words for screen readers (colour is not the only cue).
  */
-export function VersionDiff(props: { from: number; to: number; lines: readonly DiffLine[] }) {
+export function VersionDiff(props: { from: number; to: number; lines: readonly DiffLine[]; label?: string }) {
   const added = props.lines.filter((line) => line.kind === "added").length;
   const removed = props.lines.filter((line) => line.kind === "removed").length;
-  const label = `Changes from version ${props.from} to version ${props.to}`;
+  const label = props.label ?? `Changes from version ${props.from} to version ${props.to}`;
   return (
     <figure style={{ margin: 0 }}>
       <figcaption className="muted">
