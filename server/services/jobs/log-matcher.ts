@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { MAX_LINE_CHARS } from "@/server/domain/log-rules/pattern";
 import { rootLogger } from "@/server/log";
+import { bundleWorkerSource } from "@/server/services/worker-bundle";
 import type { MatchRequest, MatchResponse } from "./log-match-worker";
 
 /**
@@ -38,25 +38,7 @@ const state: MatcherState = { worker: null, code: null, nextId: 1, waiting: new 
 
 const unmarked = (count: number): string[][] => Array.from({ length: count }, () => []);
 
-async function bundleWorker(): Promise<string> {
-  const entry = path.join(process.cwd(), WORKER_SOURCE);
-  if (!existsSync(entry)) throw new Error(`${entry} not found (the console runs from the repository root)`);
-  // Loaded at run time from node_modules, not bundled into the console.
-  const esbuild: typeof import("esbuild") = await import(
-    /* webpackIgnore: true */ /* turbopackIgnore: true */ "esbuild"
-  );
-  const built = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    write: false,
-    logLevel: "silent",
-    absWorkingDir: process.cwd(),
-  });
-  return built.outputFiles[0]?.text ?? "";
-}
+const bundleWorker = () => bundleWorkerSource(WORKER_SOURCE);
 
 function settleAll(): void {
   for (const [id, waiting] of state.waiting) {

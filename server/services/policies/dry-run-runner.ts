@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { DryRunResult } from "@/server/domain/policy";
 import { AppError } from "@/server/errors";
+import { bundleWorkerSource } from "@/server/services/worker-bundle";
 import type { DryRunRequest, DryRunResponse } from "./dry-run-worker";
 
 /**
@@ -19,25 +19,7 @@ const WORKER_SOURCE = path.join("server", "services", "policies", "dry-run-worke
 let code: Promise<string> | null = null;
 let running = 0;
 
-async function bundle(): Promise<string> {
-  const entry = path.join(process.cwd(), WORKER_SOURCE);
-  if (!existsSync(entry)) throw new Error(`${entry} not found (the console runs from the repository root)`);
-  // Loaded at run time from node_modules, not bundled into the console.
-  const esbuild: typeof import("esbuild") = await import(
-    /* webpackIgnore: true */ /* turbopackIgnore: true */ "esbuild"
-  );
-  const built = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    write: false,
-    logLevel: "silent",
-    absWorkingDir: process.cwd(),
-  });
-  return built.outputFiles[0]?.text ?? "";
-}
+const bundle = () => bundleWorkerSource(WORKER_SOURCE);
 
 async function workerCode(): Promise<string> {
   code ??= bundle();
