@@ -1,27 +1,17 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { type Column, DataTable } from "@/components/ui/data-table";
+import { auditColumns } from "@/components/governance/audit/audit-columns";
+import { DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
-import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import { describeDetails } from "./audit-details";
 
-const columns: ReadonlyArray<Column<AuditEntry>> = [
-  {
-    id: "at",
-    header: "When",
-    cell: (entry) => (
-      <time dateTime={entry.at.toISOString()}>
-        {entry.at.toLocaleString("en-US", { dateStyle: "medium", timeStyle: "medium" })}
-      </time>
-    ),
-  },
-  { id: "actor", header: "Who", cell: (entry) => entry.actor?.name ?? "—" },
-  { id: "action", header: "Action", cell: (entry) => <code>{entry.action}</code> },
-  { id: "target", header: "Target", cell: (entry) => entry.target },
-  { id: "details", header: "Change", cell: (entry) => describeDetails(entry.details) },
-];
+const columns = auditColumns({
+  id: "details",
+  header: "Change",
+  describe: (entry) => describeDetails(entry.details),
+});
 
 /** Governance changes, newest first (cluster admins see all; team admins their team's). Read only. */
 export function AuditList() {

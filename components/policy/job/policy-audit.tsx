@@ -1,27 +1,17 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { type Column, DataTable } from "@/components/ui/data-table";
+import { auditColumns } from "@/components/governance/audit/audit-columns";
+import { DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
-import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import { policyAuditText } from "./policy-audit-text";
 
-const columns: ReadonlyArray<Column<AuditEntry>> = [
-  {
-    id: "at",
-    header: "When",
-    cell: (entry) => (
-      <time dateTime={entry.at.toISOString()}>
-        {entry.at.toLocaleString("en-US", { dateStyle: "medium", timeStyle: "medium" })}
-      </time>
-    ),
-  },
-  { id: "actor", header: "Who", cell: (entry) => entry.actor?.name ?? "—" },
-  { id: "action", header: "Action", cell: (entry) => <code>{entry.action}</code> },
-  { id: "target", header: "Target", cell: (entry) => entry.target },
-  { id: "what", header: "What", cell: (entry) => policyAuditText(entry.action, entry.details) },
-];
+const columns = auditColumns({
+  id: "what",
+  header: "What",
+  describe: (entry) => policyAuditText(entry.action, entry.details),
+});
 
 /**
  * Who did what with the team's policies, newest first: saves into the library and the applies, shadows
