@@ -1,15 +1,22 @@
 import type { Db } from "@/server/db/client";
+import type { ShareGrant } from "@/server/domain/access/share";
 import type { Logger } from "@/server/log";
 import { rootLogger } from "@/server/log";
 import { SESSION_COOKIE, type SessionUser, userForToken } from "@/server/services/auth/sessions";
 import { getClusterSource } from "@/server/services/jobs/gateway";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
+import { SHARE_COOKIE, SHARE_HEADER, shareGrantForToken } from "@/server/services/share-tokens/grants";
 
 /** What every procedure gets. Built per request by the route handler, or directly by tests. */
 export type Context = {
   db: Db;
   user: SessionUser | null;
   sessionToken: string | undefined;
+  /**
+   * A TV share token's read-only grant, only where no one is signed in (a token never adds to a user's
+   * rights). A request carrying only this is refused every mutation (server/api/trpc.ts).
+   */
+  share: ShareGrant | null;
   log: Logger;
   /** Appends a Set-Cookie header to the response (a no-op for server-side callers). */
   setCookie: (cookie: string) => void;
@@ -54,10 +61,13 @@ export async function createRequestContext(opts: {
   url?: string;
 }): Promise<Context> {
   const sessionToken = readCookie(opts.headers, SESSION_COOKIE);
+  const user = await userForToken(opts.db, sessionToken);
+  const shareToken = opts.headers.get(SHARE_HEADER) ?? readCookie(opts.headers, SHARE_COOKIE);
   return {
     db: opts.db,
-    user: await userForToken(opts.db, sessionToken),
+    user,
     sessionToken,
+    share: user ? null : await shareGrantForToken(opts.db, shareToken),
     log: rootLogger.child({ requestId: crypto.randomUUID() }),
     setCookie: (cookie) => opts.resHeaders.append("set-cookie", cookie),
     cluster: getClusterSource,

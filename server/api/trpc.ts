@@ -3,7 +3,9 @@ import superjson from "superjson";
 import { ZodError, z } from "zod";
 import type { Context } from "@/server/api/context";
 import { isClusterAdmin } from "@/server/domain/access/roles";
+import type { ShareGrant } from "@/server/domain/access/share";
 import { AppError, type AppErrorCode, toTrpcCode } from "@/server/errors";
+import type { SessionUser } from "@/server/services/auth/sessions";
 
 /** A zod path as a form names it: `resources[1].guaranteed`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -67,11 +69,41 @@ const errorMapping = t.middleware(async ({ ctx, path, type, next }) => {
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.use(errorMapping);
+/**
+ * A TV share token is read-only, whatever the procedure: every mutation of a request that carries only a share
+ * token is refused here, before any procedure's own check (so a new mutation is covered without a line of its
+ * own; server/api/share-guard.integration-test.ts enumerates the router to prove it).
+ */
+const shareTokensReadOnly = t.middleware(({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.share && !ctx.user)
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message:
+        "a TV share token is read-only: sign in to change anything (open /tv/forget to drop the token)",
+    });
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(errorMapping).use(shareTokensReadOnly);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
   return next({ ctx: { user: ctx.user } });
+});
+
+/** Who is looking at a read-only view: a signed-in user, or a TV with a share token (reads its grant only). */
+export type Viewer = { kind: "user"; user: SessionUser } | { kind: "share"; grant: ShareGrant };
+
+/** Read-only views a TV may open (the TV dashboards): a signed-in user, or a share token. Queries and subscriptions only. */
+export const viewerProcedure = publicProcedure.use(({ ctx, next }) => {
+  const viewer: Viewer | null = ctx.user
+    ? { kind: "user", user: ctx.user }
+    : ctx.share
+      ? { kind: "share", grant: ctx.share }
+      : null;
+  if (!viewer)
+    throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in, or open this view with a share token" });
+  return next({ ctx: { viewer } });
 });
 
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {

@@ -42,6 +42,7 @@ function caller(db: Db, user: SessionUser | null = null) {
     db,
     user,
     sessionToken: undefined,
+    share: null,
     log: createLogger({ test: "production-passwords" }),
     setCookie: () => undefined,
     cluster: () => Promise.reject(new Error("no cluster in this test")),

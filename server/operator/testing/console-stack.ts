@@ -72,6 +72,7 @@ export async function startConsoleStack(opts: {
         db,
         user: result.user,
         sessionToken: result.token,
+        share: null,
         log: createLogger({ test: opts.prefix }),
         setCookie: () => undefined,
         cluster: async () => cluster(),

@@ -34,6 +34,7 @@ async function caller() {
     db,
     user: result.user,
     sessionToken: result.token,
+    share: null,
     log: createLogger({ test: "job-runs" }),
     setCookie: () => undefined,
     cluster: async () => source,

@@ -265,6 +265,7 @@ describe("bad input over HTTP", () => {
       db,
       user,
       sessionToken: token,
+      share: null,
       log: createLogger({ test: "governance-http" }),
       setCookie: () => undefined,
       cluster: async () => stack.source,

@@ -19,6 +19,7 @@ function callerAs(user: SessionUser | null) {
     db,
     user,
     sessionToken: undefined,
+    share: null,
     log: createLogger({ test: "teams" }),
     setCookie: (cookie) => cookies.push(cookie),
     cluster: () => Promise.reject(new Error("the teams router reads no cluster")),

@@ -1,0 +1,186 @@
+/**
+ * Server push for every live view (issue 13): one shared loop per data source, whatever the number of viewers.
+ *
+ * A *source* is a key, an interval, a `load` and a `diff`. The first viewer of a key starts its loop; the loop
+ * loads every `intervalMs`, diffs against the last value once, and hands the same patch to every viewer; the
+ * last viewer leaving stops it. A viewer gets the latest whole value first (`snapshot`), then patches. A viewer
+ * that falls behind (more than MAX_QUEUED messages waiting, a stalled connection) gets one fresh snapshot
+ * instead of the backlog, so a slow TV never holds memory for the others.
+ *
+ * Several sources reading the same thing (the jobs list per readable-namespace set, the TV views per share
+ * scope) share the read with `cached`: concurrent and recent callers of one key get one promise.
+ */
+export type LiveSource<T, P> = {
+  /** One loop per key: put everything that changes the value (scope, view, job) in it. */
+  key: string;
+  intervalMs: number;
+  load: () => Promise<T>;
+  /** What changed from `previous` to `next`; null when a viewer would see no difference. */
+  diff: (previous: T, next: T) => P | null;
+};
+
+export type LiveMessage<T, P> =
+  | { kind: "snapshot"; value: T }
+  | { kind: "patch"; patch: P }
+  /** The last load failed; viewers keep the last value they have and show `message`. */
+  | { kind: "unavailable"; message: string };
+
+/** Messages a viewer may have waiting before it is sent a snapshot instead. */
+export const MAX_QUEUED = 16;
+
+type Viewer<T, P> = {
+  queue: Array<LiveMessage<T, P>>;
+  wake: (() => void) | null;
+};
+
+type Loop<T, P> = {
+  source: LiveSource<T, P>;
+  viewers: Set<Viewer<T, P>>;
+  value: { current: T } | null;
+  failed: string | null;
+  timer: ReturnType<typeof setTimeout> | null;
+  stopped: boolean;
+};
+
+export type LiveHub = {
+  stream<T, P>(source: LiveSource<T, P>, signal?: AbortSignal): AsyncGenerator<LiveMessage<T, P>, void>;
+  cached<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  /** Loops running now and viewers attached (for tests, the benchmark and /metrics). */
+  stats(): { loops: number; viewers: number };
+};
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export function createLiveHub(): LiveHub {
+  // biome-ignore lint/suspicious/noExplicitAny: one map holds loops of every value type; each is used with its own
+  const loops = new Map<string, Loop<any, any>>();
+  const memo = new Map<string, { at: number; value: Promise<unknown> }>();
+
+  const deliver = <T, P>(loop: Loop<T, P>, message: LiveMessage<T, P>) => {
+    for (const viewer of loop.viewers) {
+      if (viewer.queue.length >= MAX_QUEUED && loop.value) {
+        viewer.queue = [{ kind: "snapshot", value: loop.value.current }];
+      } else {
+        viewer.queue.push(message);
+      }
+      viewer.wake?.();
+    }
+  };
+
+  /** A fresh value: the first goes out whole, later ones as the diff (whole again after a failure). */
+  const received = <T, P>(loop: Loop<T, P>, next: T) => {
+    const previous = loop.value;
+    loop.value = { current: next };
+    if (previous === null || loop.failed !== null) {
+      deliver(loop, { kind: "snapshot", value: next });
+    } else {
+      const patch = loop.source.diff(previous.current, next);
+      if (patch !== null) deliver(loop, { kind: "patch", patch });
+    }
+    loop.failed = null;
+  };
+
+  /** A failed load: said once per distinct message; viewers keep what they have. */
+  const failed = <T, P>(loop: Loop<T, P>, error: unknown) => {
+    const message = errorText(error);
+    if (loop.failed !== message) deliver(loop, { kind: "unavailable", message });
+    loop.failed = message;
+  };
+
+  const tick = async <T, P>(loop: Loop<T, P>) => {
+    loop.timer = null;
+    if (loop.stopped) return;
+    const outcome = await loop.source.load().then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    if (loop.stopped) return;
+    if (outcome.ok) received(loop, outcome.value);
+    else failed(loop, outcome.error);
+    loop.timer = setTimeout(() => void tick(loop), loop.source.intervalMs);
+  };
+
+  const attach = <T, P>(source: LiveSource<T, P>, viewer: Viewer<T, P>): Loop<T, P> => {
+    const running = loops.get(source.key) as Loop<T, P> | undefined;
+    if (running) {
+      running.viewers.add(viewer);
+      if (running.value) viewer.queue.push({ kind: "snapshot", value: running.value.current });
+      if (running.failed !== null) viewer.queue.push({ kind: "unavailable", message: running.failed });
+      return running;
+    }
+    const loop: Loop<T, P> = {
+      source,
+      viewers: new Set([viewer]),
+      value: null,
+      failed: null,
+      timer: null,
+      stopped: false,
+    };
+    loops.set(source.key, loop);
+    void tick(loop);
+    return loop;
+  };
+
+  const detach = <T, P>(loop: Loop<T, P>, viewer: Viewer<T, P>) => {
+    loop.viewers.delete(viewer);
+    if (loop.viewers.size > 0) return;
+    loop.stopped = true;
+    if (loop.timer) clearTimeout(loop.timer);
+    if (loops.get(loop.source.key) === loop) loops.delete(loop.source.key);
+  };
+
+  async function* stream<T, P>(
+    source: LiveSource<T, P>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<LiveMessage<T, P>, void> {
+    const viewer: Viewer<T, P> = { queue: [], wake: null };
+    const loop = attach(source, viewer);
+    const onAbort = () => viewer.wake?.();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      while (!signal?.aborted) {
+        const message = viewer.queue.shift();
+        if (message) {
+          yield message;
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          viewer.wake = resolve;
+        });
+        viewer.wake = null;
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      detach(loop, viewer);
+    }
+  }
+
+  async function cached<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = memo.get(key);
+    if (hit && now - hit.at < ttlMs) return hit.value as Promise<T>;
+    const value = load();
+    memo.set(key, { at: now, value });
+    // A failed read is not kept: the next caller tries again.
+    value.catch(() => {
+      if (memo.get(key)?.value === value) memo.delete(key);
+    });
+    return value;
+  }
+
+  return {
+    stream,
+    cached,
+    stats: () => ({
+      loops: loops.size,
+      viewers: [...loops.values()].reduce((sum, loop) => sum + loop.viewers.size, 0),
+    }),
+  };
+}
+
+/** The console process's hub (one per process; the Next server reuses modules across requests). */
+const globalHub = globalThis as unknown as { reboundLiveHub?: LiveHub };
+export function liveHub(): LiveHub {
+  globalHub.reboundLiveHub ??= createLiveHub();
+  return globalHub.reboundLiveHub;
+}
