@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { GPU, type TeamCapacity } from "@/server/domain/governance/types";
+import { jobCounts, teamGpuRows } from "./cluster";
+
+const cell = (team: string, over: Partial<TeamCapacity>): TeamCapacity => ({
+  team,
+  flavor: "default",
+  resource: GPU,
+  guaranteed: 0,
+  used: 0,
+  borrowed: 0,
+  lent: 0,
+  borrowLimit: 0,
+  available: 0,
+  lendable: 0,
+  ...over,
+});
+
+const teams = [
+  { id: "t1", name: "vision", displayName: "Vision" },
+  { id: "t2", name: "nlp", displayName: "NLP" },
+  { id: "t3", name: "speech", displayName: "" },
+];
+
+describe("teamGpuRows", () => {
+  it("sums GPUs over flavors per team, other resources ignored, teams without quota at 0", () => {
+    const rows = teamGpuRows({
+      teams,
+      scope: { all: true },
+      capacities: [
+        cell("vision", { guaranteed: 16, used: 20, borrowed: 4 }),
+        cell("vision", { flavor: "h100", guaranteed: 8, used: 2 }),
+        cell("vision", { resource: "cpu", guaranteed: 999, used: 999 }),
+        cell("nlp", { guaranteed: 8, used: 3 }),
+      ],
+    });
+    expect(rows).toEqual([
+      { team: "nlp", displayName: "NLP", used: 3, quota: 8, borrowed: 0 },
+      { team: "speech", displayName: "speech", used: 0, quota: 0, borrowed: 0 },
+      { team: "vision", displayName: "Vision", used: 22, quota: 24, borrowed: 4 },
+    ]);
+  });
+
+  it("shows only the teams in scope", () => {
+    const rows = teamGpuRows({
+      teams,
+      scope: { all: false, teamIds: ["t2"] },
+      capacities: [cell("vision", { used: 1 }), cell("nlp", { used: 2 })],
+    });
+    expect(rows.map((row) => row.team)).toEqual(["nlp"]);
+  });
+});
+
+describe("jobCounts", () => {
+  it("counts starting and recovering jobs as running; finished and suspended ones not at all", () => {
+    const phases = [
+      "Running",
+      "Starting",
+      "Recovering",
+      "Pending",
+      "Pending",
+      "Failed",
+      "Succeeded",
+      "Suspended",
+    ];
+    expect(jobCounts(phases.map((phase) => ({ phase })))).toEqual({ running: 3, pending: 2, failed: 1 });
+  });
+});
