@@ -33,6 +33,11 @@ type Viewer<T, P> = {
   wake: (() => void) | null;
 };
 
+/** A shared read: `expiresAt` null while it is in flight. */
+type MemoEntry = { expiresAt: number | null; value: Promise<unknown> };
+/** Past this many remembered reads, settled and expired ones are dropped. */
+const SWEEP_AT = 64;
+
 type Loop<T, P> = {
   source: LiveSource<T, P>;
   viewers: Set<Viewer<T, P>>;
@@ -51,18 +56,24 @@ export type LiveHub = {
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** A viewer past MAX_QUEUED gets the latest value whole instead of its backlog (an outage still said after it). */
+function enqueue<T, P>(viewer: Viewer<T, P>, message: LiveMessage<T, P>, latest: { current: T } | null) {
+  if (viewer.queue.length < MAX_QUEUED || latest === null) {
+    viewer.queue.push(message);
+    return;
+  }
+  viewer.queue = [{ kind: "snapshot", value: latest.current }];
+  if (message.kind === "unavailable") viewer.queue.push(message);
+}
+
 export function createLiveHub(): LiveHub {
   // biome-ignore lint/suspicious/noExplicitAny: one map holds loops of every value type; each is used with its own
   const loops = new Map<string, Loop<any, any>>();
-  const memo = new Map<string, { at: number; value: Promise<unknown> }>();
+  const memo = new Map<string, MemoEntry>();
 
   const deliver = <T, P>(loop: Loop<T, P>, message: LiveMessage<T, P>) => {
     for (const viewer of loop.viewers) {
-      if (viewer.queue.length >= MAX_QUEUED && loop.value) {
-        viewer.queue = [{ kind: "snapshot", value: loop.value.current }];
-      } else {
-        viewer.queue.push(message);
-      }
+      enqueue(viewer, message, loop.value);
       viewer.wake?.();
     }
   };
@@ -70,14 +81,16 @@ export function createLiveHub(): LiveHub {
   /** A fresh value: the first goes out whole, later ones as the diff (whole again after a failure). */
   const received = <T, P>(loop: Loop<T, P>, next: T) => {
     const previous = loop.value;
-    loop.value = { current: next };
     if (previous === null || loop.failed !== null) {
+      loop.value = { current: next };
+      loop.failed = null;
       deliver(loop, { kind: "snapshot", value: next });
-    } else {
-      const patch = loop.source.diff(previous.current, next);
-      if (patch !== null) deliver(loop, { kind: "patch", patch });
+      return;
     }
-    loop.failed = null;
+    // Diffed before the value moves on, so a diff that throws leaves viewers and loop agreeing.
+    const patch = loop.source.diff(previous.current, next);
+    loop.value = { current: next };
+    if (patch !== null) deliver(loop, { kind: "patch", patch });
   };
 
   /** A failed load: said once per distinct message; viewers keep what they have. */
@@ -90,13 +103,21 @@ export function createLiveHub(): LiveHub {
   const tick = async <T, P>(loop: Loop<T, P>) => {
     loop.timer = null;
     if (loop.stopped) return;
-    const outcome = await loop.source.load().then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
+    // A load that throws before returning its promise, or a diff that throws, is a failed load: the loop
+    // goes on (a loop that died here would leave its viewers waiting forever).
+    const outcome = await Promise.resolve()
+      .then(() => loop.source.load())
+      .then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
     if (loop.stopped) return;
-    if (outcome.ok) received(loop, outcome.value);
-    else failed(loop, outcome.error);
+    try {
+      if (outcome.ok) received(loop, outcome.value);
+      else failed(loop, outcome.error);
+    } catch (error) {
+      failed(loop, error);
+    }
     loop.timer = setTimeout(() => void tick(loop), loop.source.intervalMs);
   };
 
@@ -155,16 +176,29 @@ export function createLiveHub(): LiveHub {
     }
   }
 
-  async function cached<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+  /** Drops reads that are settled and past their time (keys that nobody asks for any more). */
+  const sweep = (now: number) => {
+    for (const [key, entry] of memo) if (entry.expiresAt !== null && entry.expiresAt <= now) memo.delete(key);
+  };
+
+  function cached<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
     const now = Date.now();
     const hit = memo.get(key);
-    if (hit && now - hit.at < ttlMs) return hit.value as Promise<T>;
-    const value = load();
-    memo.set(key, { at: now, value });
-    // A failed read is not kept: the next caller tries again.
-    value.catch(() => {
-      if (memo.get(key)?.value === value) memo.delete(key);
-    });
+    // A read in flight is shared however long it takes; a settled one for ttlMs after it settled.
+    if (hit && (hit.expiresAt === null || now < hit.expiresAt)) return hit.value as Promise<T>;
+    if (memo.size >= SWEEP_AT) sweep(now);
+    const value = Promise.resolve().then(load);
+    const entry: MemoEntry = { expiresAt: null, value };
+    memo.set(key, entry);
+    value.then(
+      () => {
+        entry.expiresAt = Date.now() + ttlMs;
+      },
+      // A failed read is not kept: the next caller tries again.
+      () => {
+        if (memo.get(key) === entry) memo.delete(key);
+      },
+    );
     return value;
   }
 
