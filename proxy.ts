@@ -1,6 +1,22 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
 import { pageContentSecurityPolicy, pageFrameHeaders } from "@/server/http/security-headers";
+import { shareTokenHandoff } from "@/server/services/share-tokens/handoff";
+
+/**
+ * A TV's share link (`/tv/<view>?token=…`) is answered here: the token goes into its HttpOnly cookie and the
+ * browser is sent to the same page without it (server/services/share-tokens/handoff.ts).
+ */
+function handOffShareToken(request: NextRequest): NextResponse | null {
+  const handoff = shareTokenHandoff(request.nextUrl, request.headers);
+  if (!handoff) return null;
+  const response = new NextResponse(null, {
+    status: 303,
+    headers: { location: handoff.location, "cache-control": "no-store" },
+  });
+  if (handoff.setCookie) response.headers.append("set-cookie", handoff.setCookie);
+  return response;
+}
 
 /**
  * Every page gets a CSP with a fresh script nonce (Next reads it from the request's CSP header and puts it
@@ -8,6 +24,8 @@ import { pageContentSecurityPolicy, pageFrameHeaders } from "@/server/http/secur
  * matched: they get their headers from next.config.ts, and their bodies are not cloned for a proxy.
  */
 export function proxy(request: NextRequest) {
+  const handoff = handOffShareToken(request);
+  if (handoff) return handoff;
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = pageContentSecurityPolicy({
     nonce,

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import type { Db } from "@/server/db/client";
 import { isTvView, type ShareGrant } from "@/server/domain/access/share";
 
-/** The TV's credential: an HttpOnly cookie set from `/tv/<view>?token=…` or by pairing (proxy.ts). */
-export const SHARE_COOKIE = "rebound_share";
+/** The TV's credential: an HttpOnly cookie set from `/tv/<view>?token=…` or by pairing (cookie.ts). */
+export { SHARE_COOKIE } from "./cookie";
 /** The same credential for a non-browser client (curl, a kiosk script). */
 export const SHARE_HEADER = "x-rebound-share-token";
 
