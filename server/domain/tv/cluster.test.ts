@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GPU, type TeamCapacity } from "@/server/domain/governance/types";
-import { jobCounts, teamGpuRows } from "./cluster";
+import { gpusInUse, jobCounts, teamGpuRows } from "./cluster";
 
 const cell = (team: string, over: Partial<TeamCapacity>): TeamCapacity => ({
   team,
@@ -64,5 +64,17 @@ describe("jobCounts", () => {
       "Suspended",
     ];
     expect(jobCounts(phases.map((phase) => ({ phase })))).toEqual({ running: 3, pending: 2, failed: 1 });
+  });
+});
+
+describe("gpusInUse", () => {
+  it("sums the GPUs of running, starting and recovering jobs", () => {
+    const jobs = [
+      { phase: "Running", gpus: 8 },
+      { phase: "Recovering", gpus: 4 },
+      { phase: "Pending", gpus: 16 },
+      { phase: "Failed", gpus: 2 },
+    ];
+    expect(gpusInUse(jobs)).toBe(12);
   });
 });

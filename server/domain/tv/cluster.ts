@@ -21,6 +21,11 @@ export function jobCounts(jobs: ReadonlyArray<{ phase: string }>): JobCounts {
   return counts;
 }
 
+/** GPUs held by running jobs (starting and recovering ones keep theirs). */
+export function gpusInUse(jobs: ReadonlyArray<{ phase: string; gpus: number }>): number {
+  return jobs.reduce((sum, job) => (RUNNING.has(job.phase) ? sum + job.gpus : sum), 0);
+}
+
 const round = (value: number) => Math.round(value * 100) / 100;
 
 /**
