@@ -7,7 +7,7 @@ import { z } from "zod";
 import { subscribe } from "./sse";
 
 /** The bench's SSE reader against a real tRPC 11 server speaking httpSubscriptionLink's wire format. */
-const t = initTRPC.create({ transformer: superjson });
+const t = initTRPC.context<{ token: string }>().create({ transformer: superjson });
 const router = t.router({
   frames: t.procedure
     .input(z.object({ count: z.number(), fail: z.boolean() }))
