@@ -1,10 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { type Column, DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
+import { LiveNote } from "@/lib/live/live-note";
+import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
+import { nodeRowList } from "@/server/domain/live/lists";
 import type { ClusterNodeRow } from "@/server/services/jobs/cluster";
 
 const columns: ReadonlyArray<Column<ClusterNodeRow>> = [
@@ -36,23 +38,27 @@ const columns: ReadonlyArray<Column<ClusterNodeRow>> = [
   },
 ];
 
+/** The cluster's nodes, kept live by push (cluster.nodesWatch): no polling from the browser. */
 export function ClusterNodes() {
   const trpc = useTRPC();
-  const nodes = useQuery({ ...trpc.cluster.nodes.queryOptions(), refetchInterval: 2000 });
-  if (nodes.isPending) return <LoadingState label="nodes" />;
-  if (nodes.isError)
+  const nodes = useLive(trpc.cluster.nodesWatch.subscriptionOptions(), nodeRowList.apply);
+  if (nodes.data === null) {
+    if (nodes.status === "unavailable")
+      return <ErrorState title="Could not load nodes" message={nodes.error ?? "the stream ended"} />;
+    return <LoadingState label="nodes" />;
+  }
+  if (nodes.data.length === 0)
     return (
-      <ErrorState
-        title="Could not load nodes"
-        message={nodes.error.message}
-        onRetry={() => nodes.refetch()}
-      />
+      <>
+        <LiveNote status={nodes.status} error={nodes.error} />
+        <EmptyState>No nodes.</EmptyState>
+      </>
     );
-  if (nodes.data.length === 0) return <EmptyState>No nodes.</EmptyState>;
   const gpus = nodes.data.reduce((sum, node) => sum + node.gpus, 0);
   const used = nodes.data.reduce((sum, node) => sum + node.gpusUsed, 0);
   return (
     <section className="card" aria-label="Nodes">
+      <LiveNote status={nodes.status} error={nodes.error} />
       <p className="muted">
         {nodes.data.length} nodes · {used} of {gpus} GPUs in use ·{" "}
         {nodes.data.filter((node) => !node.healthy).length} unhealthy

@@ -1,12 +1,14 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { formatDuration } from "@/components/jobs/format";
 import { type Column, DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
+import { LiveNote } from "@/lib/live/live-note";
+import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
+import { jobRowList } from "@/server/domain/live/lists";
 import type { JobRow } from "@/server/services/jobs/queries";
 import { filterJobs, type JobFilters, statusTone } from "./jobs-filter";
 
@@ -51,17 +53,18 @@ const columns: ReadonlyArray<Column<JobRow>> = [
 const unique = (values: Array<string | null>) =>
   [...new Set(values.filter((v): v is string => v !== null))].sort();
 
+/** Every job the user may read, kept live by push (jobs.listWatch): no polling from the browser. */
 export function JobsList() {
   const trpc = useTRPC();
-  const jobs = useQuery({ ...trpc.jobs.list.queryOptions(), refetchInterval: 2000 });
+  const jobs = useLive(trpc.jobs.listWatch.subscriptionOptions(), jobRowList.apply);
   const [filters, setFilters] = useState<JobFilters>({ team: "", status: "", namespace: "" });
   const rows = useMemo(() => filterJobs(jobs.data ?? [], filters), [jobs.data, filters]);
 
-  if (jobs.isPending) return <LoadingState label="jobs" />;
-  if (jobs.isError)
-    return (
-      <ErrorState title="Could not load jobs" message={jobs.error.message} onRetry={() => jobs.refetch()} />
-    );
+  if (jobs.data === null) {
+    if (jobs.status === "unavailable")
+      return <ErrorState title="Could not load jobs" message={jobs.error ?? "the stream ended"} />;
+    return <LoadingState label="jobs" />;
+  }
   const options = {
     team: unique(jobs.data.map((job) => job.team)),
     status: unique(jobs.data.map((job) => job.status)),
@@ -69,6 +72,7 @@ export function JobsList() {
   };
   return (
     <section className="card" aria-label="Jobs">
+      <LiveNote status={jobs.status} error={jobs.error} />
       <div className="filters">
         {(["team", "status", "namespace"] as const).map((key) => (
           <label key={key}>

@@ -1,43 +1,22 @@
-import { TRPCError } from "@trpc/server";
 import { env } from "@/env";
-import { createTRPCRouter, protectedProcedure, toTrpcError } from "@/server/api/trpc";
-import { diffPage } from "@/server/domain/jobs/patch";
-import { AppError } from "@/server/errors";
-import { createPrometheusSource } from "@/server/metrics/prometheus";
-import { readableNamespaces, requireReadable, stillReadable } from "@/server/services/access/job-access";
+import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
+import { readableNamespaces, requireReadable } from "@/server/services/access/job-access";
 import { runJobAction } from "@/server/services/jobs/actions";
 import { resolveLogTarget } from "@/server/services/jobs/log-target";
 import { listPastRuns, pastRun } from "@/server/services/jobs/past-runs";
-import { type JobPage, jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
+import { jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
+import { watchJobPage, watchJobRows, watchRankLog } from "@/server/services/live/job-streams";
 import {
   jobAccessOutputSchema,
   jobActInputSchema,
   jobActOutputSchema,
   jobLogsInputSchema,
-  jobMetricsInputSchema,
-  jobMetricsOutputSchema,
   jobRefSchema,
   jobRowSchema,
   logLineSchema,
 } from "./jobs.schema";
+import { opening, withTrpcErrors } from "./live-errors";
 import { pastRunInputSchema } from "./runs.schema";
-
-/** How often a watched job page is looked at; changes within one interval go out as one diff. */
-const WATCH_INTERVAL_MS = 250;
-/** How often a live stream asks again whether its session may still read the job. */
-const RECHECK_ACCESS_MS = 2000;
-
-/** Waits `ms`, or less if the subscription ends; leaves no listener behind on the long-lived signal. */
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 
 /**
  * Every procedure reads only jobs the signed-in user may see (server/services/access/job-access.ts): another
@@ -49,6 +28,16 @@ export const jobsRouter = createTRPCRouter({
     .query(async ({ ctx }) =>
       listJobRows(ctx.db, await ctx.cluster(), await readableNamespaces(ctx.db, ctx.user)),
     ),
+
+  /**
+   * The jobs list, live (SSE): the rows the user may read whole, then keyed diffs, from one loop per
+   * readable scope (server/services/live/job-streams.ts). Ends (UNAUTHORIZED) within RECHECK_ACCESS_MS of
+   * the session being revoked; a team joined or left starts it again on the new scope.
+   */
+  listWatch: protectedProcedure.subscription(async function* ({ ctx, signal }) {
+    const session = { db: ctx.db, user: ctx.user, sessionToken: ctx.sessionToken, signal };
+    yield* withTrpcErrors(watchJobRows({ ...session, source: await ctx.cluster() }));
+  }),
 
   /** What the signed-in user may do on this job's page (the page itself comes over `watch`). */
   access: protectedProcedure
@@ -63,20 +52,6 @@ export const jobsRouter = createTRPCRouter({
       };
     }),
 
-  /** Loss and throughput history from Prometheus; null without one (the page keeps its own live history). */
-  metrics: protectedProcedure
-    .input(jobMetricsInputSchema)
-    .output(jobMetricsOutputSchema)
-    .query(async ({ ctx, input }) => {
-      await requireReadable(ctx.db, ctx.user, input.job);
-      if (!env.PROMETHEUS_URL) return null;
-      return createPrometheusSource({ url: env.PROMETHEUS_URL })
-        .jobMetrics(input.job, { windowMs: input.windowMs, rank: input.rank })
-        .catch((error: unknown) => {
-          throw new AppError("UNAVAILABLE", error instanceof Error ? error.message : String(error));
-        });
-    }),
-
   page: protectedProcedure.input(jobRefSchema).query(async ({ ctx, input }) => {
     const access = await requireReadable(ctx.db, ctx.user, input);
     const source = await ctx.cluster();
@@ -84,32 +59,16 @@ export const jobsRouter = createTRPCRouter({
   }),
 
   /**
-   * Live updates (SSE): the page first, then small diffs, at most one per WATCH_INTERVAL_MS. The stream ends
-   * (UNAUTHORIZED) within RECHECK_ACCESS_MS of its session being revoked or its right to the job removed.
+   * Live updates (SSE): the page first, then small diffs (server/domain/jobs/patch.ts diffPage), at most one
+   * per PAGE_INTERVAL_MS, from one loop per job however many watch it. The stream ends (UNAUTHORIZED) within
+   * RECHECK_ACCESS_MS of its session being revoked or its right to the job removed.
    */
   watch: protectedProcedure.input(jobRefSchema).subscription(async function* ({ ctx, input, signal }) {
-    // A subscription's errors pass no middleware once it has started: AppErrors become TRPCErrors here.
-    await requireReadable(ctx.db, ctx.user, input).catch((error: unknown) => {
-      throw toTrpcError(error);
-    });
+    await opening(requireReadable(ctx.db, ctx.user, input));
     const source = await ctx.cluster();
-    let previous: JobPage | null = null;
-    let checkedAt = Date.now();
-    while (!signal?.aborted) {
-      if (Date.now() - checkedAt >= RECHECK_ACCESS_MS) {
-        if (!(await stillReadable(ctx.db, { token: ctx.sessionToken, ref: input })))
-          throw new TRPCError({
-            code: "UNAUTHORIZED",
-            message: "the session ended or lost access to this job: sign in again",
-          });
-        checkedAt = Date.now();
-      }
-      const next = await jobPage(ctx.db, source, input);
-      const patch = diffPage(previous, next);
-      previous = next;
-      if (patch) yield patch;
-      await sleep(WATCH_INTERVAL_MS, signal);
-    }
+    yield* withTrpcErrors(
+      watchJobPage({ db: ctx.db, source, sessionToken: ctx.sessionToken, ref: input, signal }),
+    );
   }),
 
   /** A rank's log, named by rank or by one of the job's pods; anything else is refused before the operator is asked. */
@@ -123,6 +82,23 @@ export const jobsRouter = createTRPCRouter({
       const target = resolveLogTarget(page, input);
       return rankLogs(source, input.job, { ...target, tail: input.tail, rules: page.logRules });
     }),
+
+  /**
+   * A rank's log tail, live (SSE): whole first, then the lines that arrived (server/domain/live/tail-diff.ts),
+   * from one loop per job, pod and rank. Refused as `logs` is, before any log is read.
+   */
+  logsWatch: protectedProcedure.input(jobLogsInputSchema).subscription(async function* ({
+    ctx,
+    input,
+    signal,
+  }) {
+    await opening(requireReadable(ctx.db, ctx.user, input.job));
+    const source = await ctx.cluster();
+    await opening(jobPage(ctx.db, source, input.job).then((page) => resolveLogTarget(page, input)));
+    yield* withTrpcErrors(
+      watchRankLog({ db: ctx.db, source, sessionToken: ctx.sessionToken, input, signal }),
+    );
+  }),
 
   act: protectedProcedure
     .input(jobActInputSchema)

@@ -1,9 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { formatLoss, formatNumber } from "@/components/jobs/format";
+import { LiveNote } from "@/lib/live/live-note";
+import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
 import type { RankView } from "@/server/domain/jobs/view-model";
+import { applyTail } from "@/server/domain/live/tail-diff";
+import type { LogLine } from "@/server/services/jobs/queries";
 import { ConfirmButton } from "./confirm-button";
 import { useJobAction } from "./job-actions";
 
@@ -16,24 +19,14 @@ const FAULTS = [
   { kind: "slow", label: "Inject slowdown", what: "slows this rank down" },
 ] as const;
 
-function RankLogs(props: { job: Ref; rank: RankView }) {
-  const trpc = useTRPC();
-  const logs = useQuery({
-    ...trpc.jobs.logs.queryOptions({
-      job: props.job,
-      pod: props.rank.pod,
-      localRank: props.rank.localRank,
-      tail: 200,
-    }),
-    refetchInterval: 2000,
-  });
-  if (logs.isPending) return <p className="muted">Loading logs…</p>;
-  if (logs.isError) return <p role="alert">Logs unavailable: {logs.error.message}</p>;
-  if (logs.data.length === 0) return <p className="muted">No output from this rank yet.</p>;
+const applyLines = applyTail<LogLine>;
+
+function LogView(props: { rank: number; lines: LogLine[] }) {
+  if (props.lines.length === 0) return <p className="muted">No output from this rank yet.</p>;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling log must be reachable by keyboard (WCAG 2.1.1)
-    <pre className="log-view" role="log" aria-label={`Log of rank ${props.rank.rank}`} tabIndex={0}>
-      {logs.data.map((line, index) =>
+    <pre className="log-view" role="log" aria-label={`Log of rank ${props.rank}`} tabIndex={0}>
+      {props.lines.map((line, index) =>
         line.matches.length > 0 ? (
           // biome-ignore lint/suspicious/noArrayIndexKey: log lines have no identity but their position
           <mark key={index} title={`matches ${line.matches.join(", ")}`}>
@@ -49,6 +42,30 @@ function RankLogs(props: { job: Ref; rank: RankView }) {
         ),
       )}
     </pre>
+  );
+}
+
+/** The rank's log tail, pushed as lines arrive (jobs.logsWatch): no polling from the browser. */
+function RankLogs(props: { job: Ref; rank: RankView }) {
+  const trpc = useTRPC();
+  const logs = useLive(
+    trpc.jobs.logsWatch.subscriptionOptions({
+      job: props.job,
+      pod: props.rank.pod,
+      localRank: props.rank.localRank,
+      tail: 200,
+    }),
+    applyLines,
+  );
+  if (logs.data === null) {
+    if (logs.status === "unavailable") return <p role="alert">Logs unavailable: {logs.error}</p>;
+    return <p className="muted">Loading logs…</p>;
+  }
+  return (
+    <>
+      <LiveNote status={logs.status} error={logs.error} />
+      <LogView rank={props.rank.rank} lines={logs.data} />
+    </>
   );
 }
 

@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { liveState } from "./use-live-job";
+import { pageState } from "./use-live-job";
 
 describe("the job page's live indicator", () => {
   it.each([
-    ["pending", false, "live"],
-    ["pending", true, "live"],
+    ["live", true, "live"],
+    ["unavailable", true, "reconnecting"],
+    ["unavailable", false, "connecting"],
+    ["reconnecting", true, "reconnecting"],
     ["connecting", false, "connecting"],
-    ["connecting", true, "reconnecting"],
-    ["error", true, "reconnecting"],
-    ["idle", true, "reconnecting"],
-  ] as const)("stream %s with a page %s → %s", (status, hasPage, shown) => {
-    expect(liveState(status, hasPage)).toBe(shown);
+  ] as const)("live view %s with a page %s → %s", (status, hasPage, shown) => {
+    expect(pageState(status, hasPage)).toBe(shown);
   });
 });
