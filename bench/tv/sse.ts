@@ -1,8 +1,9 @@
+import { get, type IncomingMessage } from "node:http";
 import superjson from "superjson";
 
 /**
  * One tRPC 11 subscription over SSE, as httpSubscriptionLink opens it (GET /api/trpc/<path>?input=<superjson
- * JSON>, Accept: text/event-stream), read with fetch: Node 20 has no EventSource and the bench adds no
+ * JSON>, Accept: text/event-stream), read with node:http: Node 20 has no EventSource and the bench adds no
  * polyfill. Each data event is handed over deserialized with the time its last byte arrived. The stream never
  * reconnects: an ended stream is a dropped viewer, and `ended` says why.
  */
@@ -51,25 +52,48 @@ function readEvent(event: SseEvent): { value: unknown } | { end: string } | null
   }
 }
 
-async function pump(input: {
-  body: ReadableStream<Uint8Array>;
-  onValue: (value: unknown, at: number) => void;
-}): Promise<string> {
-  const decoder = new TextDecoder();
-  const reader = input.body.getReader();
-  let buffer = "";
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    const at = Date.now();
-    buffer += decoder.decode(chunk.value, { stream: true });
-    const { events, rest } = takeEvents(buffer);
-    buffer = rest;
-    for (const event of events) {
-      const read = readEvent(event);
-      if (read && "end" in read) return read.end;
-      if (read) input.onValue(read.value, at);
-    }
+/** Hands each event's value over; the end's reason when an event ends the stream, else null. */
+function handOver(
+  events: SseEvent[],
+  onValue: (value: unknown, at: number) => void,
+  at: number,
+): string | null {
+  for (const event of events) {
+    const read = readEvent(event);
+    if (read && "end" in read) return read.end;
+    if (read) onValue(read.value, at);
   }
-  return "the connection closed";
+  return null;
+}
+
+/** Feeds the response's text to `onValue` event by event; resolves with why the stream ended. */
+function pump(response: IncomingMessage, onValue: (value: unknown, at: number) => void): Promise<string> {
+  return new Promise((resolve) => {
+    let buffer = "";
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      const { events, rest } = takeEvents(buffer + chunk);
+      buffer = rest;
+      const end = handOver(events, onValue, Date.now());
+      if (end === null) return;
+      response.destroy();
+      resolve(end);
+    });
+    response.on("end", () => resolve("the connection closed"));
+    response.on("error", (error) => resolve(`the connection failed: ${error.message}`));
+  });
+}
+
+/** A refused request's status and the start of its body. */
+function refusal(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let body = "";
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      body += chunk;
+    });
+    response.on("close", () => resolve(`refused: ${response.statusCode} ${body.slice(0, 300)}`));
+  });
 }
 
 export function subscribe(opts: {
@@ -79,15 +103,24 @@ export function subscribe(opts: {
   headers: Record<string, string>;
   onValue: (value: unknown, at: number) => void;
 }): Subscription {
-  const abort = new AbortController();
+  let closed = false;
   const input = encodeURIComponent(JSON.stringify(superjson.serialize(opts.input)));
-  const ended = (async () => {
-    const response = await fetch(`${opts.baseUrl}/api/trpc/${opts.path}?input=${input}`, {
-      headers: { ...opts.headers, accept: "text/event-stream" },
-      signal: abort.signal,
+  // node:http rather than fetch: no body timeout (a quiet TV stream may send nothing for minutes).
+  const request = get(`${opts.baseUrl}/api/trpc/${opts.path}?input=${input}`, {
+    headers: { ...opts.headers, accept: "text/event-stream" },
+  });
+  const ended = new Promise<string>((resolve) => {
+    request.on("response", (response) => {
+      const ok = response.statusCode === 200;
+      void (ok ? pump(response, opts.onValue) : refusal(response)).then(resolve);
     });
-    if (!response.ok || !response.body) return `refused: ${response.status} ${await response.text()}`;
-    return pump({ body: response.body, onValue: opts.onValue });
-  })().catch((error: unknown) => (abort.signal.aborted ? "closed" : `failed: ${String(error)}`));
-  return { ended, close: () => abort.abort() };
+    request.on("error", (error) => resolve(`failed: ${error.message}`));
+  }).then((reason) => (closed ? "closed" : reason));
+  return {
+    ended,
+    close() {
+      closed = true;
+      request.destroy();
+    },
+  };
 }
