@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
+import { TV_VIEWS, type TvView } from "@/server/domain/access/share";
 import { integerReader, stringOptions } from "../lib/flags";
+import type { ChangeKind } from "./changes";
 
 /**
  * `npm run bench:tv` knobs (defaults: the issue's run):
@@ -8,7 +10,9 @@ import { integerReader, stringOptions } from "../lib/flags";
  *   --changes 20           changes timed on the viewers (alternately a quota change and a node fault)
  *   --change-gap-s 3       pause between one change reaching every viewer and the next change
  *   --tab-minutes 60       one Chromium tab on /tv/jobs measured this long after a 1 minute warm-up; 0 skips it
- *   --quiet-s 10           viewers connected and idle before the first change (frames per second measured)
+ *   --quiet-s 10           viewers connected and idle before the first change
+ *   --tab-view jobs        the view the tab opens
+ *   --kinds quota,fault    the kinds of change made, in turn (bench/tv/changes.ts)
  */
 export type TvBenchConfig = {
   nodes: number;
@@ -17,7 +21,17 @@ export type TvBenchConfig = {
   changeGapMs: number;
   tabMinutes: number;
   quietMs: number;
+  tabView: TvView;
+  kinds: ChangeKind[];
 };
+
+const KINDS = ["quota", "fault"] as const satisfies readonly ChangeKind[];
+
+function oneOf<T extends string>(flag: string, allowed: readonly T[], text: string): T {
+  if (!(allowed as readonly string[]).includes(text))
+    throw new Error(`--${flag}: expected one of ${allowed.join(", ")}, got ${text}`);
+  return text as T;
+}
 
 const DEFAULTS = {
   nodes: "256",
@@ -31,7 +45,12 @@ const DEFAULTS = {
 type Flag = keyof typeof DEFAULTS;
 
 export function parseTvConfig(argv: string[]): TvBenchConfig {
-  const { values } = parseArgs({ args: argv, options: stringOptions<Flag>(DEFAULTS) });
+  const options = {
+    ...stringOptions<Flag>(DEFAULTS),
+    "tab-view": { type: "string" as const, default: "jobs" },
+    kinds: { type: "string" as const, default: KINDS.join(",") },
+  };
+  const { values } = parseArgs({ args: argv, options });
   const int = integerReader<Flag>(DEFAULTS, values);
   return {
     nodes: int("nodes", 1),
@@ -40,5 +59,7 @@ export function parseTvConfig(argv: string[]): TvBenchConfig {
     changeGapMs: int("change-gap-s", 0) * 1000,
     tabMinutes: int("tab-minutes", 0),
     quietMs: int("quiet-s", 0) * 1000,
+    tabView: oneOf("tab-view", TV_VIEWS, values["tab-view"]),
+    kinds: values.kinds.split(",").map((kind) => oneOf("kinds", KINDS, kind.trim())),
   };
 }

@@ -17,7 +17,7 @@ import {
 } from "../k8s/environment";
 import { JOB_NAME, startJob } from "../k8s/job";
 import { sampleProc, watchProc } from "../k8s/proc";
-import { changeMaker, type MadeChange } from "./changes";
+import { type ChangeKind, changeMaker, type MadeChange } from "./changes";
 import { parseTvConfig } from "./config";
 import { tvFrameReader, tvFrameTarget } from "./frames";
 import { type ConsoleSession, signIn } from "./http";
@@ -40,6 +40,7 @@ const began = Date.now();
 const log = (line: string) =>
   process.stderr.write(`[bench:tv +${((Date.now() - began) / 1000).toFixed(1)}s] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The viewers' views, split evenly; the token opens these (and the tab's). */
 const VIEWS: TvView[] = ["jobs", "cluster"];
 const SETTLE_MS = 30_000;
 const TEAM = "llm-research";
@@ -57,7 +58,7 @@ function consoleGuard(consoleProcess: ConsoleProcess, logFile: string) {
 async function shareToken(admin: ConsoleSession): Promise<string> {
   const created = await admin.mutate<{ kind: string; secret?: string }>("shareTokens.create", {
     label: "bench:tv",
-    views: VIEWS,
+    views: [...new Set([...VIEWS, config.tabView])],
     allTeams: true,
     teamIds: [],
   });
@@ -83,7 +84,7 @@ async function runChanges(input: {
   try {
     while (made.length < config.changes || input.keepGoing()) {
       input.guard.check();
-      const kind = made.length % 2 === 0 ? "quota" : "fault";
+      const kind = config.kinds[made.length % config.kinds.length] as ChangeKind;
       const change = await maker.make(kind, 120_000);
       await input.pool.settle(change.change, SETTLE_MS);
       made.push(change);
@@ -140,7 +141,8 @@ async function measure(env: BenchEnvironment, life: Lifecycle, dir: string) {
       ? Promise.resolve(null)
       : measureTab({
           baseUrl: consoleProcess.url,
-          path: `/tv/jobs?token=${encodeURIComponent(token)}`,
+          view: config.tabView,
+          token,
           minutes: config.tabMinutes,
           log,
           alive: guard.alive,

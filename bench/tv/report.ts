@@ -62,7 +62,7 @@ const met = (ok: boolean) => (ok ? "met" : "MISSED");
 function tabRows(tab: TabResult): string[] {
   return [
     row(
-      `tab /tv/jobs: JS heap after GC, MB: start / end (${tab.minutes} min)`,
+      `tab /tv/${tab.view}: JS heap after GC, MB: start / end (${tab.minutes} min)`,
       `${tab.start.heapMb} / ${tab.end.heapMb}`,
     ),
     row("tab heap growth, MB", String(tab.heapGrowthMb)),

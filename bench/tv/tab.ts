@@ -11,6 +11,7 @@ import { CHROMIUM_ARGS, chromiumExecutablePath } from "@/e2e/chromium";
 export type TabSample = { atS: number; heapMb: number; domNodes: number; elements: number; messages: number };
 
 export type TabResult = {
+  view: string;
   minutes: number;
   start: TabSample;
   end: TabSample;
@@ -42,7 +43,8 @@ async function sample(cdp: CDPSession, page: Page, since: number, messages: numb
 
 export async function measureTab(input: {
   baseUrl: string;
-  path: string;
+  view: string;
+  token: string;
   minutes: number;
   log: (line: string) => void;
   /** Stops the run early (the console died): the tab's figures are then not reported. */
@@ -61,8 +63,9 @@ export async function measureTab(input: {
     cdp.on("Network.eventSourceMessageReceived", () => {
       messages += 1;
     });
-    await page.goto(input.path);
-    input.log(`tab: ${input.path} loaded; warming up for ${WARM_UP_MS / 1000} s`);
+    // A wall screen's link: the console moves the token into its cookie and drops it from the address.
+    await page.goto(`/tv/${input.view}?token=${encodeURIComponent(input.token)}`);
+    input.log(`tab: /tv/${input.view} loaded; warming up for ${WARM_UP_MS / 1000} s`);
     await sleep(WARM_UP_MS);
     const began = Date.now();
     const start = await sample(cdp, page, began, messages);
@@ -82,6 +85,7 @@ export async function measureTab(input: {
       .catch(() => false);
     const spanS = Math.max(1, end.atS);
     return {
+      view: input.view,
       minutes: input.minutes,
       start,
       end,
