@@ -60,15 +60,12 @@ describe("who sees which jobs", () => {
     expect(await names("admin@rebound.local")).toEqual([llm.name, vision.name].sort());
   });
 
-  it("answers another team's job page, access, logs, metrics and stream as not found", async () => {
+  it("answers another team's job page, access, logs and stream as not found", async () => {
     const { caller } = await callerFor("vision@rebound.local");
     const pod = operator.live(llm)?.pods[0]?.name ?? "";
     expect(await refusedWith(caller.jobs.page(llm))).toBe("NOT_FOUND");
     expect(await refusedWith(caller.jobs.access(llm))).toBe("NOT_FOUND");
     expect(await refusedWith(caller.jobs.logs({ job: llm, pod, localRank: 0, tail: 10 }))).toBe("NOT_FOUND");
-    expect(await refusedWith(caller.jobs.metrics({ job: llm, rank: null, windowMs: 60_000 }))).toBe(
-      "NOT_FOUND",
-    );
     const stream = await caller.jobs.watch(llm);
     expect(await refusedWith(stream[Symbol.asyncIterator]().next())).toBe("NOT_FOUND");
     expect(await refusedWith(caller.jobs.act({ job: llm, input: { action: "suspend" } }))).toBe("NOT_FOUND");
