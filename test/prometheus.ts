@@ -5,25 +5,43 @@ import path from "node:path";
 import { findFreePort } from "@/server/db/embedded";
 
 /**
- * A real Prometheus server (Debian's `prometheus` package, which .ci/run installs) scraping file_sd targets
- * every second, on loopback, for metrics tests. No mock: the queries run against real TSDB data.
+ * A real Prometheus server (Debian's `prometheus` package, which .ci/run installs) on loopback, for metrics
+ * tests: it scrapes every second the local back end's agents (its file_sd targets file, labelled namespace
+ * / job_name / pod / node) and, when given, the operator's /metrics (with honor_labels, so the job's own
+ * `namespace` and `job_name` labels stay as the operator wrote them, as deploy/prometheus does). No mock:
+ * the queries run against real TSDB data. `stop()` may be called mid-test (a Prometheus that goes away);
+ * it is idempotent.
  */
-export type TestPrometheus = { url: string; stop(): Promise<void> };
+export type TestPrometheus = { url: string; port: number; stop(): Promise<void> };
 
-export async function startPrometheus(opts: { targetsFile: string }): Promise<TestPrometheus> {
+export function prometheusConfig(opts: { targetsFile: string; operator?: string }): string {
+  return [
+    "global: { scrape_interval: 1s, evaluation_interval: 1s }",
+    "scrape_configs:",
+    "  - job_name: rebound-agents",
+    `    file_sd_configs: [{ files: [${JSON.stringify(opts.targetsFile)}], refresh_interval: 1s }]`,
+    ...(opts.operator
+      ? [
+          "  - job_name: rebound-operator",
+          "    honor_labels: true",
+          `    static_configs: [{ targets: [${JSON.stringify(opts.operator)}] }]`,
+        ]
+      : []),
+    "",
+  ].join("\n");
+}
+
+export async function startPrometheus(opts: {
+  targetsFile: string;
+  /** host:port of the operator's /metrics (OPERATOR_PORT on one machine). */
+  operator?: string;
+  /** Default: a free one. */
+  port?: number;
+}): Promise<TestPrometheus> {
   const dir = await mkdtemp(path.join(tmpdir(), "rebound-prometheus-"));
-  const port = await findFreePort();
+  const port = opts.port ?? (await findFreePort());
   const config = path.join(dir, "prometheus.yml");
-  await writeFile(
-    config,
-    [
-      "global: { scrape_interval: 1s, evaluation_interval: 1s }",
-      "scrape_configs:",
-      "  - job_name: rebound-agents",
-      `    file_sd_configs: [{ files: [${JSON.stringify(opts.targetsFile)}], refresh_interval: 1s }]`,
-      "",
-    ].join("\n"),
-  );
+  await writeFile(config, prometheusConfig(opts));
   const child: ChildProcess = spawn(
     "prometheus",
     [
@@ -39,9 +57,10 @@ export async function startPrometheus(opts: { targetsFile: string }): Promise<Te
   });
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
+      await exited;
     }
     await rm(dir, { recursive: true, force: true });
   };
@@ -55,6 +74,8 @@ export async function startPrometheus(opts: { targetsFile: string }): Promise<Te
     );
     child.once("exit", (code) => reject(new Error(`prometheus exited (${code}):\n${stderr}`)));
   });
+  // Once started, an exit is a stop (ours, or the test's), not a failure to report.
+  failed.catch(() => undefined);
   const deadline = Date.now() + 30_000;
   try {
     while (Date.now() < deadline) {
@@ -65,7 +86,7 @@ export async function startPrometheus(opts: { targetsFile: string }): Promise<Te
         ),
         failed,
       ]);
-      if (ready) return { url, stop };
+      if (ready) return { url, port, stop };
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     throw new Error(`prometheus did not become ready:\n${stderr}`);

@@ -1,82 +1,71 @@
 import type { JobRef } from "@/server/cluster/types";
+import { createPrometheusClient, type PrometheusClient } from "./prometheus-api";
+import { clusterQueries, jobQueries, type SeriesQuery } from "./promql";
+import type {
+  ClusterSeriesName,
+  JobSeriesName,
+  MetricSeries,
+  MetricsResult,
+  MetricsScope,
+  MetricsSource,
+  MetricsWindow,
+} from "./source";
+import { alignWindow, chooseStepSeconds } from "./step";
 
 /**
- * Loss and throughput history from a real Prometheus that scrapes the agents' `/metrics`
- * (`rebound_agent_rank_loss`, `rebound_agent_rank_throughput`), with the scrape config labelling each target
- * `namespace` and `job_name` (the pod's HPJob label): deploy/prometheus/scrape-config.yaml on Kubernetes,
- * the local back end's file_sd targets file on one machine (README, Metrics).
+ * The metrics source on a real Prometheus that scrapes the agents' and the operator's /metrics
+ * (deploy/prometheus/scrape-config.yaml on Kubernetes; on one machine the local back end's file_sd targets
+ * file and the operator's port: README, Metrics). Range queries with a step chosen from the window
+ * (step.ts); every answer validated (prometheus-api.ts); any failure is `unavailable` with the reason.
  */
-export type MetricPoint = { t: number; value: number };
-export type MetricSeries = { name: string; points: MetricPoint[] };
-export type JobMetrics = { loss: MetricSeries[]; throughput: MetricSeries[] };
+export { jobSelector, quote } from "./promql";
 
-type RangeResponse = {
-  status: "success" | "error";
-  error?: string;
-  data?: { result: Array<{ metric: Record<string, string>; values: Array<[number, string]> }> };
-};
-
-/** PromQL label matchers accept any string in double quotes; escape what would end it. */
-const quote = (value: string) => `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-
-export function jobSelector(ref: JobRef, rank?: number): string {
-  const rankMatcher = rank === undefined ? "" : `,rank=${quote(String(rank))}`;
-  return `{namespace=${quote(ref.namespace)},job_name=${quote(ref.name)}${rankMatcher}}`;
+async function run(
+  client: PrometheusClient,
+  queries: readonly SeriesQuery[],
+  window: MetricsWindow & { stepSeconds: number },
+): Promise<MetricSeries[]> {
+  const answers = await Promise.all(queries.map((one) => client.range(one.query, window)));
+  return queries.flatMap((one, index) =>
+    (answers[index] ?? []).map((series) => ({
+      name: (one.nameBy ? series.labels[one.nameBy] : undefined) ?? one.name,
+      points: series.samples,
+    })),
+  );
 }
 
-export function createPrometheusSource(opts: { url: string; fetch?: typeof fetch; timeoutMs?: number }) {
-  const fetchImpl = opts.fetch ?? fetch;
-  const base = opts.url.replace(/\/$/, "");
-
-  const range = async (query: string, window: { start: number; end: number; stepSeconds: number }) => {
-    const params = new URLSearchParams({
-      query,
-      start: String(window.start / 1000),
-      end: String(window.end / 1000),
-      step: String(window.stepSeconds),
-    });
-    const response = await fetchImpl(`${base}/api/v1/query_range?${params}`, {
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 5000),
-    });
-    const body = (await response.json()) as RangeResponse;
-    if (body.status !== "success") throw new Error(`Prometheus at ${base}: ${body.error ?? response.status}`);
-    const first = body.data?.result[0];
-    return (first?.values ?? [])
-      .map(([t, value]) => ({ t: t * 1000, value: Number(value) }))
-      .filter((point) => Number.isFinite(point.value));
-  };
-
-  return {
-    kind: "prometheus" as const,
-    /** The job's mean loss and total throughput over the window, and one rank's when asked. */
-    async jobMetrics(
-      ref: JobRef,
-      query: { windowMs: number; rank: number | null; now?: number },
-    ): Promise<JobMetrics> {
-      const end = query.now ?? Date.now();
-      const window = {
-        start: end - query.windowMs,
-        end,
-        stepSeconds: Math.max(1, Math.round(query.windowMs / 1000 / 300)),
-      };
-      const job = jobSelector(ref);
-      const rank = query.rank === null ? null : jobSelector(ref, query.rank);
-      const [loss, throughput, rankLoss, rankThroughput] = await Promise.all([
-        range(`avg(rebound_agent_rank_loss${job})`, window),
-        range(`sum(rebound_agent_rank_throughput${job})`, window),
-        rank ? range(`max(rebound_agent_rank_loss${rank})`, window) : null,
-        rank ? range(`max(rebound_agent_rank_throughput${rank})`, window) : null,
-      ]);
-      const named = (name: string, points: MetricPoint[] | null) => (points ? [{ name, points }] : []);
+export function createPrometheusMetricsSource(opts: {
+  url: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}): MetricsSource & { client: PrometheusClient } {
+  const client = createPrometheusClient(opts);
+  const answer = async (
+    window: MetricsWindow,
+    queriesFor: (stepSeconds: number) => SeriesQuery[] | null,
+  ): Promise<MetricsResult> => {
+    try {
+      if (!(window.end > window.start))
+        return { status: "unavailable", source: "prometheus", reason: "the window ends before it starts" };
+      const stepSeconds = chooseStepSeconds(window.end - window.start);
+      const queries = queriesFor(stepSeconds);
+      if (queries === null) return { status: "ok", source: "prometheus", series: [] };
+      const series = await run(client, queries, { ...alignWindow(window, stepSeconds), stepSeconds });
+      return { status: "ok", source: "prometheus", series };
+    } catch (error) {
       return {
-        loss: [{ name: "job mean", points: loss }, ...named(`rank ${query.rank}`, rankLoss)],
-        throughput: [
-          { name: "job total", points: throughput },
-          ...named(`rank ${query.rank}`, rankThroughput),
-        ],
+        status: "unavailable",
+        source: "prometheus",
+        reason: error instanceof Error ? error.message : String(error),
       };
-    },
+    }
+  };
+  return {
+    kind: "prometheus",
+    client,
+    job: (ref: JobRef, series: JobSeriesName, window: MetricsWindow, options?: { rank?: number }) =>
+      answer(window, (stepSeconds) => jobQueries(ref, series, { rank: options?.rank, stepSeconds })),
+    cluster: (series: ClusterSeriesName, window: MetricsWindow, scope: MetricsScope) =>
+      answer(window, (stepSeconds) => clusterQueries(series, scope, stepSeconds)),
   };
 }
-
-export type PrometheusSource = ReturnType<typeof createPrometheusSource>;

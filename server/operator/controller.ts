@@ -9,10 +9,26 @@ import { createWorkQueue, type WorkQueue } from "./workqueue";
  */
 export type Controller = { queue: WorkQueue; start(): Promise<void>; stop(): Promise<void> };
 
+/**
+ * HyperPod's per-namespace job counters (created, deleted, successful, failed) exported from 0 once a
+ * namespace has a job, so Prometheus' increase() and rate() see the first event of each (a series that
+ * appears at 1 has no earlier sample to grow from) and every chart of them has a line from the start.
+ */
+function zeroNamespaceCounters(metrics: OperatorDeps["metrics"]) {
+  const seen = new Set<string>();
+  return (namespace: string) => {
+    if (seen.has(namespace)) return;
+    seen.add(namespace);
+    for (const counter of [metrics.created, metrics.deleted, metrics.successful, metrics.failed])
+      counter.inc({ namespace }, 0);
+  };
+}
+
 export function createController(
   deps: OperatorDeps,
   opts: { workers: number; resyncMs: number },
 ): Controller {
+  const zeroCounters = zeroNamespaceCounters(deps.metrics);
   const queue = createWorkQueue({
     workers: opts.workers,
     handler: async (key) => {
@@ -41,6 +57,7 @@ export function createController(
       : (await backend.listJobs()).map((job) => job.ref);
     deps.metrics.activeJobs.set({}, refs.length);
     for (const ref of refs) {
+      zeroCounters(ref.namespace);
       const key = jobKey(ref);
       if (!resync || !deps.admission?.sleeping?.(key)) queue.add(key);
     }
@@ -54,8 +71,10 @@ export function createController(
       // Ahead of a resync's keys: a freed GPU waits on this reconcile.
       unsubscribeAdmission = deps.admission?.onWake?.((key) => queue.addFirst(key));
       unsubscribe = deps.backend.onChange((ref) => {
-        if (ref) queue.add(jobKey(ref));
-        else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);
+        if (ref) {
+          zeroCounters(ref.namespace);
+          queue.add(jobKey(ref));
+        } else for (const job of deps.live.list()) queue.add(`${job.namespace}/${job.name}`);
       });
       await queueAll(false);
       resync = setInterval(() => {

@@ -2,6 +2,7 @@ import type { ClusterEvent, ClusterJob, ClusterNode } from "@/server/cluster/typ
 import { workloadOf } from "@/server/domain/governance";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import type { LiveAdmission, LiveJob, LivePod, LiveRecovery } from "@/server/domain/operator-api/contract";
+import { createHistory, type OperatorHistory } from "./history";
 import type { JobPhase, Recovery } from "./reconcilers/job-state";
 import type { Observation, PodView } from "./reconcilers/observe";
 import { podRankCount } from "./reconcilers/ranks";
@@ -61,8 +62,10 @@ function requestOf(job: ClusterJob): Record<string, number> | undefined {
   }
 }
 
-export function createLiveState() {
+/** `history`: the embedded metrics history every update feeds (history.ts); one of its own by default. */
+export function createLiveState(opts: { history?: OperatorHistory } = {}) {
   const jobs = new Map<string, LiveJob>();
+  const history = opts.history ?? createHistory();
   let nodes: ClusterNode[] = [];
   return {
     update(
@@ -83,7 +86,7 @@ export function createLiveState() {
       nodes = entry.obs.nodes;
       const { job } = entry.obs;
       const labels = job.job.metadata.labels ?? {};
-      jobs.set(key, {
+      const live: LiveJob = {
         namespace: job.ref.namespace,
         name: job.ref.name,
         uid: job.uid,
@@ -102,12 +105,16 @@ export function createLiveState() {
         updatedAt: entry.obs.now,
         admission: entry.admission ?? null,
         request: requestOf(job),
-      });
+      };
+      jobs.set(key, live);
+      // Wall-clock time, read after the reconcile: a restart that ended in it ended by now.
+      history.observe(live, Date.now());
     },
     forget: (key: string) => jobs.delete(key),
     get: (key: string) => jobs.get(key),
     list: () => [...jobs.values()],
     nodes: () => nodes,
+    history,
   };
 }
 

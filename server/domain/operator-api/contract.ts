@@ -239,6 +239,49 @@ export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 export type NodeListResponse = z.infer<typeof nodeListResponseSchema>;
 export type LogsResponse = z.infer<typeof logsResponseSchema>;
 
+// ── metrics history (the operator's embedded history, server/operator/history.ts) ─────────────────────
+/** The job series a chart asks for (server/metrics/source.ts's JobSeriesName). */
+export const historyJobSeriesSchema = z.enum([
+  "loss",
+  "throughput",
+  "heartbeat_age",
+  "ranks",
+  "detection_latency",
+  "restart_latency",
+  "restarts",
+]);
+/** The cluster-wide series (summed or merged over the jobs of the namespaces asked for). */
+export const historyClusterSeriesSchema = z.enum([
+  "throughput",
+  "restarts",
+  "detection_latency",
+  "restart_latency",
+]);
+const epochMs = z.coerce.number().int().min(0);
+/** GET /api/v1/jobs/:ns/:name/history?series=&start=&end= (epoch ms; at most 24 h apart). */
+export const jobHistoryQuerySchema = z.object({
+  series: historyJobSeriesSchema,
+  start: epochMs,
+  end: epochMs,
+});
+/** GET /api/v1/history?series=&start=&end=[&namespace=a&namespace=b] (no namespace: every one the caller may list). */
+export const clusterHistoryQuerySchema = z.object({
+  series: historyClusterSeriesSchema,
+  start: epochMs,
+  end: epochMs,
+  namespaces: z.array(z.string().min(1).max(63)).max(500).optional(),
+});
+export const historyResponseSchema = z.object({
+  /** The step the points were averaged to (server/metrics/step.ts). */
+  stepSeconds: z.number(),
+  series: z.array(
+    z.object({ name: z.string(), points: z.array(z.object({ t: z.number(), value: z.number() })) }),
+  ),
+});
+export type HistoryResponse = z.infer<typeof historyResponseSchema>;
+export type HistoryJobSeries = z.infer<typeof historyJobSeriesSchema>;
+export type HistoryClusterSeries = z.infer<typeof historyClusterSeriesSchema>;
+
 // ── requests ───────────────────────────────────────────────────────────────────────────────────────────
 /** `by`: the person the caller acts for (the console sends its signed-in user), for the audit log. */
 const by = z.string().min(1);

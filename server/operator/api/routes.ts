@@ -5,15 +5,18 @@ import { jobKey } from "@/server/cluster/types";
 import { checksFor, faultGrants, type OperatorApiRoute } from "@/server/domain/access/operator-api";
 import { formatJobSpecErrors } from "@/server/domain/job-spec/job-spec-errors";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
-import type {
-  ActionResponse,
-  DeleteResponse,
-  HealthResponse,
-  JobDetailResponse,
-  JobListResponse,
-  LogsResponse,
-  NodeListResponse,
-  SubmitResponse,
+import {
+  type ActionResponse,
+  clusterHistoryQuerySchema,
+  type DeleteResponse,
+  type HealthResponse,
+  type HistoryResponse,
+  type JobDetailResponse,
+  type JobListResponse,
+  jobHistoryQuerySchema,
+  type LogsResponse,
+  type NodeListResponse,
+  type SubmitResponse,
 } from "@/server/domain/operator-api/contract";
 import { AppError } from "@/server/errors";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
@@ -176,6 +179,55 @@ async function logs(ctx: CallContext, ref: JobRef): Promise<Reply> {
   return { status: 200, body };
 }
 
+/** A history window: at most a day (what the embedded history keeps), ending after it starts. */
+const MAX_HISTORY_MS = 24 * 3600 * 1000 + 60_000;
+
+function historyParams(ctx: CallContext) {
+  const url = new URL(ctx.req.url ?? "/", "http://operator");
+  const namespaces = url.searchParams.getAll("namespace");
+  return {
+    series: url.searchParams.get("series") ?? undefined,
+    start: url.searchParams.get("start") ?? undefined,
+    end: url.searchParams.get("end") ?? undefined,
+    ...(namespaces.length > 0 ? { namespaces } : {}),
+  };
+}
+
+function checkWindow(window: { start: number; end: number }): void {
+  if (!(window.end > window.start) || window.end - window.start > MAX_HISTORY_MS)
+    throw new HttpError(400, "start must be before end, at most 24 h apart");
+}
+
+/** One job's embedded metrics history (server/operator/history.ts). */
+async function jobHistory(ctx: CallContext, ref: JobRef): Promise<Reply> {
+  const parsed = jobHistoryQuerySchema.safeParse(historyParams(ctx));
+  if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
+  checkWindow(parsed.data);
+  const body = ctx.deps.live.history.job(ref, parsed.data.series, parsed.data);
+  if (!body) throw new HttpError(404, `no metrics history of job ${jobKey(ref)} in this operator`);
+  return { status: 200, body: body satisfies HistoryResponse };
+}
+
+/** A cluster-wide series over the namespaces asked for, narrowed to those the caller may list jobs in. */
+async function clusterHistory(ctx: CallContext): Promise<Reply> {
+  const parsed = clusterHistoryQuerySchema.safeParse(historyParams(ctx));
+  if (!parsed.success) throw new HttpError(400, describeIssues(parsed.error.issues));
+  const { series, namespaces } = parsed.data;
+  checkWindow(parsed.data);
+  const everywhere = checksFor("jobs.list");
+  const decisions = await Promise.all(everywhere.map((check) => ctx.auth.allowed(ctx.caller, check)));
+  let scope: ReadonlySet<string> | "all" = namespaces ? new Set(namespaces) : "all";
+  if (!decisions.every((decision) => decision.allowed)) {
+    const asked = namespaces ?? [...new Set(ctx.deps.live.list().map((job) => job.namespace))];
+    scope = await allowedNamespaces(ctx.auth, ctx.caller, {
+      namespaces: asked,
+      checksIn: (namespace) => everywhere.map((check) => ({ ...check, namespace })),
+    });
+  }
+  const body = ctx.deps.live.history.cluster(series, parsed.data, scope);
+  return { status: 200, body: body satisfies HistoryResponse };
+}
+
 export const routes: Route[] = [
   {
     method: "GET",
@@ -237,6 +289,19 @@ export const routes: Route[] = [
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/logs$`),
     access: "jobs.logs",
     handle: (ctx, params) => logs(ctx, refOf(params)),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/history$`),
+    access: "jobs.get",
+    handle: (ctx, params) => jobHistory(ctx, refOf(params)),
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/history$/,
+    access: "jobs.list",
+    authorizesItself: true,
+    handle: clusterHistory,
   },
   {
     method: "PUT",

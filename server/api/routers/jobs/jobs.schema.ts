@@ -54,16 +54,6 @@ export const jobLogsInputSchema = z
     }
   });
 
-export const jobMetricsInputSchema = z.strictObject({
-  job: jobRefSchema,
-  rank: z.int().min(0).nullable(),
-  windowMs: z
-    .int()
-    .min(60_000)
-    .max(7 * 24 * 3600 * 1000)
-    .default(15 * 60 * 1000),
-});
-
 // ── outputs ────────────────────────────────────────────────────────────────────────────────────────────
 const restartCountsSchema = z.object({ plr: z.int(), podReplacement: z.int(), jlr: z.int() });
 
@@ -88,13 +78,5 @@ export const jobAccessOutputSchema = z.object({
 });
 
 export const logLineSchema = z.object({ text: z.string(), matches: z.array(z.string()) });
-
-const metricSeriesSchema = z.object({
-  name: z.string(),
-  points: z.array(z.object({ t: z.number(), value: z.number() })),
-});
-export const jobMetricsOutputSchema = z
-  .object({ loss: z.array(metricSeriesSchema), throughput: z.array(metricSeriesSchema) })
-  .nullable();
 
 export const jobActOutputSchema = z.object({ ok: z.literal(true) });

@@ -78,6 +78,12 @@ export function createConsoleOnlySource(
     },
     injectFault: async () => notHere(),
     applyRunPolicy: async () => readOnly(),
+    history: async () => {
+      throw new SourceError(
+        501,
+        "console-only mode keeps no metrics history (the cluster's own operator runs the jobs): set PROMETHEUS_URL",
+      );
+    },
     setShadowPolicy: async () => readOnly(),
     delete: (ref) => backend.requestDeletion(ref),
   };

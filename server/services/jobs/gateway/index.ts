@@ -40,6 +40,7 @@ function unavailable(): ClusterSource {
     delete: fail,
     applyRunPolicy: fail,
     setShadowPolicy: fail,
+    history: fail,
   };
 }
 

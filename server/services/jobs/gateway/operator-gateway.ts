@@ -7,6 +7,7 @@ import {
   actionResponseSchema,
   deleteResponseSchema,
   errorResponseSchema,
+  historyResponseSchema,
   injectFaultResponseSchema,
   type JobDetailResponse,
   jobDetailResponseSchema,
@@ -18,7 +19,13 @@ import {
   runPolicyUpdateResponseSchema,
   shadowPolicyUpdateResponseSchema,
 } from "@/server/domain/operator-api/contract";
-import { type ClusterSource, type JobPolicyView, SourceError, type SourceMode } from "./types";
+import {
+  type ClusterSource,
+  type HistoryQuery,
+  type JobPolicyView,
+  SourceError,
+  type SourceMode,
+} from "./types";
 
 /** A 4xx/5xx answer as a SourceError with the operator's own sentence. */
 function refusalOf(status: number, body: unknown, what: string): SourceError {
@@ -33,6 +40,19 @@ function refusalOf(status: number, body: unknown, what: string): SourceError {
 function policyOf(detail: JobDetailResponse): JobPolicyView | null {
   const runPolicy = runPolicySchema.safeParse(detail.job.spec.runPolicy ?? {});
   return detail.policy && runPolicy.success ? { ...detail.policy, runPolicy: runPolicy.data } : null;
+}
+
+/** The history route and query string of a history read. */
+function historyPath(query: HistoryQuery, jobPath: (ref: JobRef) => string): string {
+  const params = new URLSearchParams({
+    series: query.series,
+    start: String(Math.round(query.start)),
+    end: String(Math.round(query.end)),
+  });
+  if (query.scope === "job") return `${jobPath(query.ref)}/history?${params}`;
+  if (query.namespaces !== "all")
+    for (const namespace of query.namespaces) params.append("namespace", namespace);
+  return `/api/v1/history?${params}`;
 }
 
 /**
@@ -124,6 +144,7 @@ export function createOperatorSource(opts: {
     setShadowPolicy: async (ref, input) => {
       await sendJson("PUT", shadowPolicyUpdateResponseSchema, `${jobPath(ref)}/shadow-policy`, input);
     },
+    history: (query) => call(historyResponseSchema, historyPath(query, jobPath)),
     delete: async (ref, by) => {
       const query = by ? `?by=${encodeURIComponent(by)}` : "";
       await call(deleteResponseSchema, `${jobPath(ref)}${query}`, { method: "DELETE" });

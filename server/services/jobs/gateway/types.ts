@@ -3,6 +3,9 @@ import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
 import type { LogMonitoringRule } from "@/server/domain/log-rules/log-rule.schema";
 import type {
   FaultKind,
+  HistoryClusterSeries,
+  HistoryJobSeries,
+  HistoryResponse,
   JobAction,
   JobPolicyState,
   LiveJob,
@@ -47,6 +50,18 @@ export type ShadowPolicySet = {
   by: string;
 };
 
+/** A read of the operator's embedded metrics history (epoch ms window). */
+export type HistoryQuery =
+  | { scope: "job"; ref: JobRef; series: HistoryJobSeries; start: number; end: number }
+  | {
+      scope: "cluster";
+      /** "all": every namespace the console may list. */
+      namespaces: string[] | "all";
+      series: HistoryClusterSeries;
+      start: number;
+      end: number;
+    };
+
 export type ClusterSource = {
   readonly mode: SourceMode;
   jobs(): Promise<LiveJob[]>;
@@ -61,6 +76,11 @@ export type ClusterSource = {
   /** Replaces spec.runPolicy; SourceError 409 when `expectedVersion` is no longer the job's. */
   applyRunPolicy(ref: JobRef, input: RunPolicyApply): Promise<{ resourceVersion: string }>;
   setShadowPolicy(ref: JobRef, input: ShadowPolicySet): Promise<void>;
+  /**
+   * The operator's embedded metrics history (charts without Prometheus). SourceError where there is none:
+   * console-only mode (the cluster's own operator keeps no history for us), or a job it has no history of.
+   */
+  history(query: HistoryQuery): Promise<HistoryResponse>;
 };
 
 export type SourceAction = JobAction;
