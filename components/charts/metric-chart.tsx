@@ -1,7 +1,7 @@
 "use client";
 
 import { formatNumber } from "@/components/jobs/format";
-import { EmptyState } from "@/components/ui/query-state";
+import { EmptyState, LoadingState } from "@/components/ui/query-state";
 import type { ChartSeries } from "./chart-data";
 import styles from "./charts.module.css";
 import { MetricLines, SERIES_COLORS } from "./metric-lines";
@@ -15,6 +15,10 @@ export type MetricChartProps = {
   /** series[0] is the aggregate (drawn thicker); the rest are selected ranks. Points are epoch-ms times. */
   series: readonly ChartSeries[];
   height?: number;
+  /** Why there is no data to chart (the metrics source is down): said in the chart's place, never drawn empty. */
+  unavailable?: string | null;
+  /** The first result has not arrived yet. */
+  loading?: boolean;
 };
 
 /** Changes when a series gains, loses or shifts points: cheap (O(series)), and enough for append-only data. */
@@ -30,23 +34,39 @@ function seriesKeyOf(series: readonly ChartSeries[]): string {
  * (the page re-renders every second with fresh arrays), and recharts renders them paced, in a task of
  * their own after the rank topology and table have updated (see use-paced-value.ts).
  */
-export function MetricChart({ title, unit, series, height = 220 }: MetricChartProps) {
+/** What stands in for the chart: the reason it has no data, loading, or no points yet; null: draw it. */
+function ChartState(props: {
+  title: string;
+  series: readonly ChartSeries[];
+  unavailable?: string | null;
+  loading?: boolean;
+}) {
+  if (props.unavailable)
+    return (
+      <div className="state" role="status">
+        Metrics unavailable — {props.unavailable}
+      </div>
+    );
+  if (props.loading) return <LoadingState label={props.title.toLowerCase()} />;
+  if (props.series.every((one) => one.points.length === 0)) return <EmptyState>No data yet.</EmptyState>;
+  return null;
+}
+
+export function MetricChart({ title, unit, series, height = 220, unavailable, loading }: MetricChartProps) {
   const stable = useStableValue(series, seriesKeyOf(series));
   const paced = usePacedValue(stable);
   const suffix = unit ? ` ${unit}` : "";
-  const empty = series.every((one) => one.points.length === 0);
   const latest = series.map(
     (one) => `${one.name} ${formatNumber(one.points.at(-1)?.value ?? null, 4)}${suffix}`,
   );
+  const state = ChartState({ title, series, unavailable, loading });
   return (
     <figure className={styles.metric}>
       <figcaption className={styles.metricTitle}>
         {title}
         {unit ? <span className="muted"> ({unit})</span> : null}
       </figcaption>
-      {empty ? (
-        <EmptyState>No data yet.</EmptyState>
-      ) : (
+      {state ?? (
         <>
           <p className={styles.srOnly}>Latest: {latest.join("; ")}.</p>
           <ul className={styles.seriesLegend} aria-hidden="true">

@@ -2,7 +2,6 @@
 
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
-import { MetricChart } from "@/components/charts/metric-chart";
 import { RestartTimeline } from "@/components/charts/restart-timeline";
 import { formatDuration } from "@/components/jobs/format";
 import { RankTable } from "@/components/jobs/rank-table";
@@ -12,7 +11,7 @@ import { useNow } from "@/components/jobs/use-now";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import type { JobPage } from "@/server/services/jobs/queries";
 import { JobActions } from "./job-actions";
-import { useJobMetrics } from "./metric-history";
+import { JobCharts } from "./job-charts";
 import { RankPanel } from "./rank-panel";
 import { type LiveState, useLiveJob } from "./use-live-job";
 import { WhyPendingPanel } from "./why-pending-panel";
@@ -107,12 +106,6 @@ export function JobView(props: { namespace: string; name: string }) {
   const { page, access, state, streamError } = useLiveJob(ref);
   const [selected, setSelected] = useState<number | null>(null);
   const now = useNow();
-  const history = useJobMetrics({
-    job: ref,
-    ranks: page?.topology.ranks,
-    selected,
-    source: access.data?.metrics,
-  });
 
   if (!page) {
     if (streamError)
@@ -164,14 +157,7 @@ export function JobView(props: { namespace: string; name: string }) {
 
       <JobTimeline page={page} now={now} />
 
-      <div className="grid-2">
-        <section className="card" aria-label="Loss">
-          <MetricChart title="Loss" unit="" series={history.loss} />
-        </section>
-        <section className="card" aria-label="Throughput">
-          <MetricChart title="Throughput" unit="samples/s" series={history.throughput} />
-        </section>
-      </div>
+      <JobCharts job={ref} selected={selected} />
 
       <section className="card" aria-labelledby="past-runs-heading">
         <h2 id="past-runs-heading">Past runs</h2>
