@@ -14,7 +14,7 @@ export const JOB_CHARTS: ReadonlyArray<{ series: JobSeriesName; title: string; u
   { series: "throughput", title: "Throughput", unit: "samples/s" },
   { series: "loss", title: "Loss", unit: "" },
   { series: "heartbeat_age", title: "Heartbeat age", unit: "s" },
-  { series: "ranks", title: "Ranks", unit: "" },
+  { series: "ranks", title: "Ranks running", unit: "" },
   { series: "detection_latency", title: "Detection latency", unit: "s" },
   { series: "restart_latency", title: "Restart latency", unit: "s" },
   { series: "restarts", title: "Restarts", unit: "" },

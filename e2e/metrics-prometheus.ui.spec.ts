@@ -1,0 +1,173 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import {
+  type APIRequestContext,
+  type Browser,
+  expect,
+  type Locator,
+  type Page,
+  test,
+} from "@playwright/test";
+import { startPrometheus, type TestPrometheus } from "../test/prometheus";
+import { signIn } from "./pages/job-page";
+
+/**
+ * Charts from a real Prometheus (Debian's package, on loopback) scraping a running operator and its agents:
+ * a SECOND console stack (npm start's launcher, its own ports and data dir) with PROMETHEUS_URL, the demo
+ * job submitted to it. The job page's throughput chart and the TV's (/tv/reliability) draw points; then
+ * Prometheus is stopped and both say "Metrics unavailable" while the rank table keeps updating.
+ */
+const PORT = Number(process.env.E2E_PORT ?? 3210) + 10;
+const OPERATOR_PORT = PORT + 1;
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+const OPERATOR = `http://127.0.0.1:${OPERATOR_PORT}`;
+const DATA_DIR = path.resolve(process.env.E2E_DATA_DIR ?? ".data/e2e", "..", "e2e-prometheus");
+const NAMESPACE = "hyperpod-ns-llm-research";
+const JOB = "demo-llm";
+
+test.describe.configure({ mode: "serial" });
+
+let prometheus: TestPrometheus;
+let stack: ChildProcess;
+let stackLog = "";
+
+const operatorHeaders = () => ({
+  authorization: `Bearer ${readFileSync(path.join(DATA_DIR, "operator-token"), "utf8").trim()}`,
+});
+
+async function waitForConsole(): Promise<void> {
+  const deadline = Date.now() + 280_000;
+  while (Date.now() < deadline) {
+    if (stack.exitCode !== null) throw new Error(`the second stack exited (${stack.exitCode}):\n${stackLog}`);
+    const ok = await fetch(`${BASE_URL}/api/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  throw new Error(`the second stack did not answer on ${BASE_URL}:\n${stackLog}`);
+}
+
+async function submitDemoJob(request: APIRequestContext) {
+  const url = `${OPERATOR}/api/v1/jobs/${NAMESPACE}/${JOB}`;
+  const headers = operatorHeaders();
+  if ((await request.get(url, { headers })).status() === 200) {
+    await request.delete(url, { headers });
+    await expect
+      .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
+      .toBe(404);
+  }
+  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
+    data: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
+    headers: { ...headers, "content-type": "application/yaml" },
+  });
+  expect(submitted.status(), await submitted.text()).toBe(201);
+}
+
+test.beforeAll(async ({ request }) => {
+  test.setTimeout(360_000);
+  prometheus = await startPrometheus({
+    targetsFile: path.join(DATA_DIR, "local", "prometheus-targets.json"),
+    operator: `127.0.0.1:${OPERATOR_PORT}`,
+  });
+  stack = spawn(path.resolve("node_modules/.bin/tsx"), ["scripts/start.ts"], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      HOSTNAME: "127.0.0.1",
+      OPERATOR_PORT: String(OPERATOR_PORT),
+      REBOUND_DATA_DIR: DATA_DIR,
+      REBOUND_DEMO: "never",
+      PROMETHEUS_URL: prometheus.url,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  });
+  const keep = (chunk: Buffer) => {
+    stackLog = (stackLog + chunk.toString()).slice(-6000);
+  };
+  stack.stdout?.on("data", keep);
+  stack.stderr?.on("data", keep);
+  await waitForConsole();
+  await submitDemoJob(request);
+});
+
+test.afterAll(async () => {
+  test.setTimeout(60_000);
+  await prometheus?.stop();
+  if (stack?.pid !== undefined && stack.exitCode === null) {
+    const exited = new Promise((resolve) => stack.once("exit", resolve));
+    process.kill(-stack.pid, "SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 40_000))]);
+  }
+});
+
+/** The line a recharts chart draws, as its number of points (a path "M x,y L x,y …"). */
+async function pointsDrawn(chart: Locator): Promise<number> {
+  const lines = chart.locator("path.recharts-line-curve");
+  if ((await lines.count()) === 0) return 0;
+  const d = (await lines.first().getAttribute("d")) ?? "";
+  return d.split(/[LC]/).length;
+}
+
+async function openTv(browser: Browser): Promise<Page> {
+  const admin = await browser.newContext({ baseURL: BASE_URL });
+  const signedIn = await admin.request.post("/api/trpc/auth.signIn", {
+    data: { json: { email: "admin@rebound.local", password: "rebound-demo" } },
+  });
+  expect(signedIn.status()).toBe(200);
+  const created = await admin.request.post("/api/trpc/shareTokens.create", {
+    data: {
+      json: { label: "e2e metrics TV", views: ["reliability"], allTeams: true, teamIds: [], pairing: false },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(200);
+  const { secret } = ((await created.json()) as { result: { data: { json: { secret: string } } } }).result
+    .data.json;
+  await admin.close();
+  const tv = await browser.newContext({ baseURL: BASE_URL, viewport: { width: 1920, height: 1080 } });
+  const page = await tv.newPage();
+  await page.goto(`/tv/reliability?token=${secret}`);
+  await expect(page).toHaveURL(/\/tv\/reliability$/);
+  return page;
+}
+
+test("charts from a real Prometheus on the job page and the TV; 'Metrics unavailable' once it stops, the rest live", async ({
+  browser,
+}, testInfo) => {
+  test.setTimeout(240_000);
+  const context = await browser.newContext({ baseURL: BASE_URL });
+  const page = await context.newPage();
+  await signIn(page, "engineer@rebound.local");
+  await page.goto(`/jobs/${NAMESPACE}/${JOB}`);
+  await expect(page.getByTestId("ranks-healthy")).toHaveText("8/8", { timeout: 90_000 });
+
+  // The throughput chart draws the demo job's total from Prometheus' scrapes of its agents (a point per 5 s step).
+  const throughput = page.getByRole("region", { name: "Throughput", exact: true });
+  await expect.poll(() => pointsDrawn(throughput), { timeout: 90_000 }).toBeGreaterThanOrEqual(3);
+  await expect(throughput).not.toContainText("Metrics unavailable");
+
+  const tv = await openTv(browser);
+  const tvChart = tv.getByTestId("tv-throughput");
+  await expect.poll(() => pointsDrawn(tvChart), { timeout: 60_000 }).toBeGreaterThanOrEqual(3);
+  await page.screenshot({ path: testInfo.outputPath("job-page-prometheus.png"), fullPage: true });
+  await tv.screenshot({ path: testInfo.outputPath("tv-reliability-prometheus.png") });
+
+  await prometheus.stop();
+  await expect(throughput).toContainText("Metrics unavailable —", { timeout: 30_000 });
+  await expect(throughput).toContainText("does not answer");
+  await expect(page.getByRole("region", { name: "Loss", exact: true })).toContainText("Metrics unavailable");
+  await expect(tv.getByText("Metrics unavailable")).toBeVisible({ timeout: 30_000 });
+
+  // The rest of the page keeps updating: rank 0's row (step, last line, age) changes without a reload.
+  const firstRank = page.getByRole("region", { name: "Ranks", exact: true }).getByRole("row").nth(1);
+  const before = await firstRank.textContent();
+  await expect.poll(() => firstRank.textContent(), { timeout: 15_000 }).not.toBe(before);
+  await expect(page.getByTestId("ranks-healthy")).toHaveText("8/8");
+  await page.screenshot({ path: testInfo.outputPath("job-page-prometheus-down.png"), fullPage: true });
+  await tv.screenshot({ path: testInfo.outputPath("tv-reliability-prometheus-down.png") });
+  await context.close();
+});
