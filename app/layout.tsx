@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { MainNav, SessionMenu } from "@/components/shell/main-nav";
+import { ConsoleChrome } from "@/components/shell/main-nav";
 import { TRPCReactProvider } from "@/lib/trpc/client";
 import "./globals.css";
 
@@ -17,14 +17,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body>
         <TRPCReactProvider>
-          <header className="shell-header">
-            <a className="shell-brand" href="/">
-              Rebound
-            </a>
-            <MainNav />
-            <SessionMenu />
-          </header>
-          <main className="shell-main">{children}</main>
+          <ConsoleChrome>{children}</ConsoleChrome>
         </TRPCReactProvider>
       </body>
     </html>

@@ -3,7 +3,29 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import type { ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc/client";
+
+/** The TV dashboards (/tv and below) are kiosk screens: no console header, navigation or session menu. */
+export const isKioskPath = (pathname: string) => pathname === "/tv" || pathname.startsWith("/tv/");
+
+/** The console's header and page frame around every page, except on the kiosk paths. */
+export function ConsoleChrome({ children }: { children: ReactNode }) {
+  const pathname = usePathname();
+  if (isKioskPath(pathname)) return children;
+  return (
+    <>
+      <header className="shell-header">
+        <a className="shell-brand" href="/">
+          Rebound
+        </a>
+        <MainNav />
+        <SessionMenu />
+      </header>
+      <main className="shell-main">{children}</main>
+    </>
+  );
+}
 
 /** The sections of the console; policies, governance and TV dashboards join this list as they land. */
 const SECTIONS = [

@@ -1,0 +1,76 @@
+import { formatPercent } from "@/components/jobs/format";
+import type { TvJobRow } from "@/server/domain/tv/jobs";
+import type { JobsFrame } from "@/server/services/tv/frame";
+import { JobCountTiles } from "./job-counts";
+import styles from "./tv.module.css";
+
+function phaseClass(phase: string): string | undefined {
+  if (phase === "Failed") return styles.bad;
+  if (phase === "Recovering" || phase === "Pending") return styles.warn;
+  return undefined;
+}
+
+function goodputClass(goodput: number | null): string | undefined {
+  if (goodput === null) return undefined;
+  return goodput >= 0.95 ? styles.ok : goodput >= 0.8 ? styles.warn : styles.bad;
+}
+
+function JobLine({ job }: { job: TvJobRow }) {
+  return (
+    <tr>
+      <td>{job.name}</td>
+      <td>{job.team ?? job.namespace}</td>
+      <td className={phaseClass(job.phase)}>{job.phase}</td>
+      <td className={`${styles.num} ${job.ranksHealthy < job.ranksTotal ? styles.warn : ""}`}>
+        {job.ranksHealthy} / {job.ranksTotal}
+      </td>
+      <td className={styles.num}>{job.restarts}</td>
+      <td className={`${styles.num} ${goodputClass(job.goodput) ?? ""}`}>{formatPercent(job.goodput)}</td>
+    </tr>
+  );
+}
+
+/** Running, pending and failed jobs, with their ranks' health, restarts and goodput. */
+export function JobsView({ frame }: { frame: JobsFrame }) {
+  return (
+    <>
+      <JobCountTiles counts={frame.counts} />
+      {frame.jobs.length === 0 ? (
+        <p className={styles.allClear}>No running, pending or failed jobs.</p>
+      ) : (
+        <table className={styles.table}>
+          <colgroup>
+            <col style={{ width: "30%" }} />
+            <col style={{ width: "18%" }} />
+            <col style={{ width: "16%" }} />
+            <col style={{ width: "14%" }} />
+            <col style={{ width: "10%" }} />
+            <col style={{ width: "12%" }} />
+          </colgroup>
+          <thead>
+            <tr>
+              <th scope="col">Job</th>
+              <th scope="col">Team</th>
+              <th scope="col">State</th>
+              <th scope="col" className={styles.num}>
+                Ranks healthy
+              </th>
+              <th scope="col" className={styles.num}>
+                Restarts
+              </th>
+              <th scope="col" className={styles.num}>
+                Goodput
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {frame.jobs.map((job) => (
+              <JobLine key={`${job.namespace}/${job.name}`} job={job} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {frame.more > 0 ? <p className={styles.more}>and {frame.more} more jobs</p> : null}
+    </>
+  );
+}
