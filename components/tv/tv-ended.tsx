@@ -13,7 +13,7 @@ export function TvEnded({
 }) {
   const heading =
     code === "UNAUTHORIZED"
-      ? "This screen no longer has access"
+      ? "This screen has no access"
       : code === "FORBIDDEN"
         ? "This view is not shared with this screen"
         : "This view could not be opened";
