@@ -90,6 +90,14 @@ async function deleteJob(request: import("@playwright/test").APIRequestContext) 
     .toBe(404);
 }
 
+async function submitJob(request: import("@playwright/test").APIRequestContext) {
+  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
+    data: jobYaml,
+    headers: { ...operatorHeaders(), "content-type": "application/yaml" },
+  });
+  expect(submitted.status()).toBe(201);
+}
+
 test.beforeAll(async ({ request }) => deleteJob(request));
 test.afterAll(async ({ request }) => deleteJob(request));
 
@@ -109,11 +117,7 @@ test("the jobs list is pushed: no periodic request, a submitted job appears and 
   expectIdle(log, { from: idleFrom, stream: "jobs.listWatch" });
 
   const changedFrom = Date.now();
-  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
-    data: jobYaml,
-    headers: { ...operatorHeaders(), "content-type": "application/yaml" },
-  });
-  expect(submitted.status()).toBe(201);
+  await submitJob(request);
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: JOB, exact: true }) });
   await expect(row).toBeVisible({ timeout: 15_000 });
   await deleteJob(request);
@@ -133,4 +137,41 @@ test("the cluster page is pushed: no periodic request while it is open", async (
   const idleFrom = Date.now();
   await observe(IDLE_WINDOW_MS);
   expectIdle(log, { from: idleFrom, stream: "cluster.nodesWatch" });
+});
+
+test("a dropped list stream keeps the last rows under a Reconnecting note, and comes back", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  // Keep a handle on the page's EventSources, so the test can close the live stream's connection.
+  await page.addInitScript(() => {
+    const Native = window.EventSource;
+    const opened: EventSource[] = [];
+    (window as unknown as { __streams: EventSource[] }).__streams = opened;
+    window.EventSource = class extends Native {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        opened.push(this);
+      }
+    };
+  });
+  await submitJob(request);
+  await signIn(page, "engineer@rebound.local");
+  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: JOB, exact: true }) });
+  await expect(row).toBeVisible({ timeout: 15_000 });
+  const note = page.getByRole("status").filter({ hasText: /^Reconnecting…/ });
+  await expect(note).toHaveCount(0);
+
+  await page.route("**/api/trpc/jobs.listWatch**", (route) => route.abort("connectionrefused"));
+  await page.evaluate(() => {
+    for (const stream of (window as unknown as { __streams: EventSource[] }).__streams) stream.close();
+  });
+  await expect(note).toBeVisible({ timeout: 30_000 });
+  await expect(row).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath("jobs-list-reconnecting.png"), fullPage: true });
+
+  await page.unroute("**/api/trpc/jobs.listWatch**");
+  await expect(note).toHaveCount(0, { timeout: 30_000 });
+  await expect(row).toBeVisible();
 });
