@@ -89,9 +89,9 @@ export function sharedReads(source: ClusterSource): ClusterSource {
   const wrapped = new Proxy(source, {
     get(target, key) {
       if (key === "jobs")
-        return () => liveHub().cached(`cluster.jobs:${id}`, SHARED_READ_TTL_MS, () => target.jobs());
+        return () => liveHub().cached(`source.jobs:${id}`, SHARED_READ_TTL_MS, () => target.jobs());
       if (key === "nodes")
-        return () => liveHub().cached(`cluster.nodes:${id}`, SHARED_READ_TTL_MS, () => target.nodes());
+        return () => liveHub().cached(`source.nodes:${id}`, SHARED_READ_TTL_MS, () => target.nodes());
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
