@@ -9,9 +9,10 @@ import { ClusterView } from "./cluster-view";
 import { IncidentsView } from "./incidents-view";
 import { JobsView } from "./jobs-view";
 import { ReliabilityView } from "./reliability-view";
+import type { TvStreamState } from "./stream-state";
 import styles from "./tv.module.css";
 import { TvEnded } from "./tv-ended";
-import { type TvStreamState, useTvFrame } from "./use-tv-frame";
+import { useTvFrame } from "./use-tv-frame";
 
 function FrameBody({ frame, now }: { frame: TvFrame; now: number }) {
   switch (frame.view) {

@@ -5,16 +5,7 @@ import { useEffect, useState } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import type { TvView } from "@/server/domain/access/share";
 import type { TvFrame } from "@/server/services/tv/frame";
-
-/**
- * Where a TV's stream stands: live, reconnecting (the last good frame stays on screen), or ended for good
- * with the server's reason: the token was revoked or does not include this view, or nobody is signed in.
- */
-export type TvStreamState =
-  | { kind: "connecting" }
-  | { kind: "live" }
-  | { kind: "reconnecting" }
-  | { kind: "ended"; code: "UNAUTHORIZED" | "FORBIDDEN" | "OTHER"; message: string };
+import { isFinalError, tvStreamState } from "./stream-state";
 
 /** The build of the first frame this tab saw: a frame from another build means a deploy, so the TV reloads. */
 let firstBuild: string | null = null;
@@ -24,11 +15,7 @@ function checkBuild(build: string) {
   else if (build !== firstBuild) window.location.reload();
 }
 
-function endedCode(code: string | undefined): "UNAUTHORIZED" | "FORBIDDEN" | "OTHER" {
-  return code === "UNAUTHORIZED" || code === "FORBIDDEN" ? code : "OTHER";
-}
-
-/** Ended streams that may open again at once (the teams in scope changed) or after a pause (a server error). */
+/** A stream that ended with an error that may pass (a server error) is opened again after this long. */
 const REOPEN_AFTER_MS = 5000;
 
 /**
@@ -58,18 +45,18 @@ export function useTvFrame(view: TvView) {
     ),
   );
   const code = stream.error?.data?.code;
-  const transient = stream.status === "error" && endedCode(code) === "OTHER";
+  const passing = stream.status === "error" && !isFinalError(code);
   const { reset } = stream;
   useEffect(() => {
-    if (!transient) return;
-    const timer = setTimeout(reset, code === "CONFLICT" ? 0 : REOPEN_AFTER_MS);
+    if (!passing) return;
+    const timer = setTimeout(reset, REOPEN_AFTER_MS);
     return () => clearTimeout(timer);
-  }, [transient, code, reset]);
-
-  let state: TvStreamState;
-  if (stream.status === "error" && !transient)
-    state = { kind: "ended", code: endedCode(code), message: stream.error?.message ?? "the stream ended" };
-  else if (stream.status === "pending") state = { kind: "live" };
-  else state = frame === null ? { kind: "connecting" } : { kind: "reconnecting" };
+  }, [passing, reset]);
+  const state = tvStreamState({
+    status: stream.status,
+    error: stream.error ? { code, message: stream.error.message } : null,
+    hasFrame: frame !== null,
+  });
+  // Once access has ended, nothing of the last frame stays on screen.
   return { frame: state.kind === "ended" ? null : frame, notice, state };
 }
