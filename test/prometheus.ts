@@ -32,7 +32,9 @@ export function prometheusConfig(opts: { targetsFile: string; operator?: string 
 }
 
 export async function startPrometheus(opts: {
-  targetsFile: string;
+  targetsFile?: string;
+  /** A whole configuration instead of the one built from `targetsFile` and `operator`. */
+  config?: string;
   /** host:port of the operator's /metrics (OPERATOR_PORT on one machine). */
   operator?: string;
   /** Default: a free one. */
@@ -41,7 +43,7 @@ export async function startPrometheus(opts: {
   const dir = await mkdtemp(path.join(tmpdir(), "rebound-prometheus-"));
   const port = opts.port ?? (await findFreePort());
   const config = path.join(dir, "prometheus.yml");
-  await writeFile(config, prometheusConfig(opts));
+  await writeFile(config, opts.config ?? prometheusConfig({ targetsFile: opts.targetsFile ?? "", ...opts }));
   const child: ChildProcess = spawn(
     "prometheus",
     [
