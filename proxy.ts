@@ -10,10 +10,9 @@ import { shareTokenHandoff } from "@/server/services/share-tokens/handoff";
 function handOffShareToken(request: NextRequest): NextResponse | null {
   const handoff = shareTokenHandoff(request.nextUrl, request.headers);
   if (!handoff) return null;
-  const response = new NextResponse(null, {
-    status: 303,
-    headers: { location: handoff.location, "cache-control": "no-store" },
-  });
+  // Next's proxy needs an absolute Location: the same origin the request came to.
+  const response = NextResponse.redirect(new URL(handoff.location, request.nextUrl), 303);
+  response.headers.set("cache-control", "no-store");
   if (handoff.setCookie) response.headers.append("set-cookie", handoff.setCookie);
   return response;
 }
