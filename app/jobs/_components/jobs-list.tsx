@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { formatDuration } from "@/components/jobs/format";
+import { useNow } from "@/components/jobs/use-now";
 import { type Column, DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { LiveNote } from "@/lib/live/live-note";
@@ -12,7 +13,8 @@ import { jobRowList } from "@/server/domain/live/lists";
 import type { JobRow } from "@/server/services/jobs/queries";
 import { filterJobs, type JobFilters, statusTone } from "./jobs-filter";
 
-const columns: ReadonlyArray<Column<JobRow>> = [
+/** The columns at `now` (the age ticks with the page's clock: rows only re-render on a pushed change). */
+const columnsAt = (now: number): ReadonlyArray<Column<JobRow>> => [
   {
     id: "name",
     header: "Job",
@@ -47,7 +49,7 @@ const columns: ReadonlyArray<Column<JobRow>> = [
     numeric: true,
     cell: (job) => `${job.restarts.plr}/${job.restarts.podReplacement}/${job.restarts.jlr}`,
   },
-  { id: "age", header: "Age", numeric: true, cell: (job) => formatDuration(Date.now() - job.createdAt) },
+  { id: "age", header: "Age", numeric: true, cell: (job) => formatDuration(now - job.createdAt) },
 ];
 
 const unique = (values: Array<string | null>) =>
@@ -59,6 +61,8 @@ export function JobsList() {
   const jobs = useLive(trpc.jobs.listWatch.subscriptionOptions(), jobRowList.apply);
   const [filters, setFilters] = useState<JobFilters>({ team: "", status: "", namespace: "" });
   const rows = useMemo(() => filterJobs(jobs.data ?? [], filters), [jobs.data, filters]);
+  const now = useNow();
+  const columns = useMemo(() => columnsAt(now), [now]);
 
   if (jobs.data === null) {
     if (jobs.status === "unavailable")
