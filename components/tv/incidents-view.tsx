@@ -1,4 +1,5 @@
 import { formatDuration } from "@/components/jobs/format";
+import { useNow } from "@/components/jobs/use-now";
 import { lastedMs } from "@/server/domain/tv/incidents";
 import type { IncidentsFrame } from "@/server/services/tv/frame";
 import styles from "./tv.module.css";
@@ -19,8 +20,9 @@ function Lasted({ since, now }: { since: number; now: number }) {
 }
 
 /** Jobs recovering now and nodes unhealthy now, each with how long it has lasted (ticking locally). */
-export function IncidentsView({ frame, now }: { frame: IncidentsFrame; now: number }) {
+export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
   const { incidents } = frame;
+  const now = useNow();
   return (
     <div className={styles.columns}>
       <section aria-labelledby="tv-recovering">

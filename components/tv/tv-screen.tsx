@@ -14,7 +14,17 @@ import styles from "./tv.module.css";
 import { TvEnded } from "./tv-ended";
 import { useTvFrame } from "./use-tv-frame";
 
-function FrameBody({ frame, now }: { frame: TvFrame; now: number }) {
+/** The wall clock, ticking on its own so the view under it re-renders only when a frame arrives. */
+function Clock() {
+  const now = useNow();
+  return (
+    <p className={styles.clock} suppressHydrationWarning>
+      {formatClock(now)}
+    </p>
+  );
+}
+
+function FrameBody({ frame }: { frame: TvFrame }) {
   switch (frame.view) {
     case "cluster":
       return <ClusterView frame={frame} />;
@@ -23,7 +33,7 @@ function FrameBody({ frame, now }: { frame: TvFrame; now: number }) {
     case "reliability":
       return <ReliabilityView frame={frame} />;
     case "incidents":
-      return <IncidentsView frame={frame} now={now} />;
+      return <IncidentsView frame={frame} />;
     default:
       return frame satisfies never;
   }
@@ -49,16 +59,13 @@ function Banner({ state, notice }: { state: TvStreamState; notice: string | null
  */
 export function TvScreen({ view, footer }: { view: TvView; footer?: ReactNode }) {
   const { frame, notice, state } = useTvFrame(view);
-  const now = useNow();
   return (
     <main className={styles.screen} aria-labelledby="tv-title">
       <header className={styles.header}>
         <h1 id="tv-title" className={styles.title}>
           {TV_VIEW_TITLES[view]}
         </h1>
-        <p className={styles.clock} suppressHydrationWarning>
-          {formatClock(now)}
-        </p>
+        <Clock />
       </header>
       <Banner state={state} notice={notice} />
       {state.kind === "ended" ? (
@@ -67,7 +74,7 @@ export function TvScreen({ view, footer }: { view: TvView; footer?: ReactNode })
         <p className={styles.message}>Connecting…</p>
       ) : (
         <div className={styles.body}>
-          <FrameBody frame={frame} now={now} />
+          <FrameBody frame={frame} />
         </div>
       )}
       <footer className={styles.footer}>
