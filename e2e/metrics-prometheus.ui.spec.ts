@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   type APIRequestContext,
@@ -87,7 +87,7 @@ test.beforeAll(async ({ request }) => {
     },
   });
   const keep = (chunk: Buffer) => {
-    stackLog = (stackLog + chunk.toString()).slice(-6000);
+    stackLog = (stackLog + chunk.toString()).slice(-200_000);
   };
   stack.stdout?.on("data", keep);
   stack.stderr?.on("data", keep);
@@ -96,7 +96,11 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async () => {
+  const testInfo = test.info();
   test.setTimeout(60_000);
+  // The second stack's own output (its console and operator), for a failure's post-mortem.
+  mkdirSync(testInfo.outputDir, { recursive: true });
+  writeFileSync(testInfo.outputPath("second-stack.log"), stackLog);
   await prometheus?.stop();
   if (stack?.pid !== undefined && stack.exitCode === null) {
     const exited = new Promise((resolve) => stack.once("exit", resolve));
@@ -149,11 +153,11 @@ test("charts from a real Prometheus on the job page and the TV; 'Metrics unavail
   const throughput = page.getByRole("region", { name: "Throughput", exact: true });
   await expect.poll(() => pointsDrawn(throughput), { timeout: 90_000 }).toBeGreaterThanOrEqual(3);
   await expect(throughput).not.toContainText("Metrics unavailable");
+  await page.screenshot({ path: testInfo.outputPath("job-page-prometheus.png"), fullPage: true });
 
   const tv = await openTv(browser);
   const tvChart = tv.getByTestId("tv-throughput");
   await expect.poll(() => pointsDrawn(tvChart), { timeout: 60_000 }).toBeGreaterThanOrEqual(3);
-  await page.screenshot({ path: testInfo.outputPath("job-page-prometheus.png"), fullPage: true });
   await tv.screenshot({ path: testInfo.outputPath("tv-reliability-prometheus.png") });
 
   await prometheus.stop();
