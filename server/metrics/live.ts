@@ -23,14 +23,16 @@ export type JobChartsQuery = {
   rank: number | null;
 };
 
+/** `sourceKey`: which source it reads (one loop per source, so a test's own stack never shares a console's). */
 export function jobChartsSource(
   source: MetricsSource,
   query: JobChartsQuery,
+  sourceKey: string = source.kind,
 ): LiveSource<JobCharts, JobCharts> {
   const series = [...new Set(query.series)].sort();
   const { ref, windowMs, rank } = query;
   return {
-    key: `metrics.job:${source.kind}:${ref.namespace}/${ref.name}:${series.join(",")}:${windowMs}:${rank ?? "-"}`,
+    key: `metrics.job:${sourceKey}:${ref.namespace}/${ref.name}:${series.join(",")}:${windowMs}:${rank ?? "-"}`,
     intervalMs: METRICS_INTERVAL_MS,
     async load() {
       const end = Date.now();
@@ -48,6 +50,7 @@ export function jobChartsSource(
 export function watchJobCharts(opts: {
   db: Db;
   source: MetricsSource;
+  sourceKey: string;
   sessionToken: string | undefined;
   query: JobChartsQuery;
   signal: AbortSignal | undefined;
@@ -56,7 +59,7 @@ export function watchJobCharts(opts: {
   return rechecked({
     signal: opts.signal,
     everyMs: RECHECK_ACCESS_MS,
-    open: (signal) => liveHub().stream(jobChartsSource(opts.source, query), signal),
+    open: (signal) => liveHub().stream(jobChartsSource(opts.source, query, opts.sourceKey), signal),
     recheck: async () => {
       if (!(await stillReadable(db, { token: opts.sessionToken, ref: query.ref })))
         throw new AppError("UNAUTHORIZED", "the session ended or lost access to this job: sign in again");

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { env } from "@/env";
 import type { JobRef } from "@/server/cluster/types";
 import { historyClusterSeriesSchema, historyJobSeriesSchema } from "@/server/domain/operator-api/contract";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { createEmbeddedSource } from "./embedded";
 import { createPrometheusMetricsSource } from "./prometheus";
 
@@ -45,9 +46,20 @@ export type MetricsSource = {
 };
 
 let current: { key: string; source: MetricsSource } | undefined;
+const embeddedOf = new WeakMap<ClusterSource, MetricsSource>();
 
-/** The console's metrics source: Prometheus when PROMETHEUS_URL is set, else the operator's embedded history. */
-export function getMetricsSource(): MetricsSource {
+/**
+ * The console's metrics source: Prometheus when PROMETHEUS_URL is set, else the operator's embedded history,
+ * read through `cluster` when given (a request's own cluster source), else through the console's gateway.
+ */
+export function getMetricsSource(cluster?: ClusterSource): MetricsSource {
+  if (cluster && !env.PROMETHEUS_URL) {
+    const known = embeddedOf.get(cluster);
+    if (known) return known;
+    const source = createEmbeddedSource(async () => cluster);
+    embeddedOf.set(cluster, source);
+    return source;
+  }
   const key = env.PROMETHEUS_URL ?? "embedded";
   if (current?.key !== key) {
     current = {

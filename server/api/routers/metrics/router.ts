@@ -2,6 +2,7 @@ import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { watchJobCharts } from "@/server/metrics/live";
 import { getMetricsSource } from "@/server/metrics/source";
 import { requireReadable } from "@/server/services/access/job-access";
+import { sourceId } from "@/server/services/live/scope";
 import { opening, withTrpcErrors } from "../jobs/live-errors";
 import { jobChartsInputSchema } from "./metrics.schema";
 
@@ -14,10 +15,13 @@ export const metricsRouter = createTRPCRouter({
    */
   job: protectedProcedure.input(jobChartsInputSchema).subscription(async function* ({ ctx, input, signal }) {
     await opening(requireReadable(ctx.db, ctx.user, input.job));
+    const cluster = await ctx.cluster();
+    const source = getMetricsSource(cluster);
     yield* withTrpcErrors(
       watchJobCharts({
         db: ctx.db,
-        source: getMetricsSource(),
+        source,
+        sourceKey: source.kind === "prometheus" ? "prometheus" : `embedded:${sourceId(cluster)}`,
         sessionToken: ctx.sessionToken,
         query: { ref: input.job, series: input.series, windowMs: input.windowMs, rank: input.rank },
         signal,
