@@ -13,7 +13,8 @@ import { startPrometheus, type TestPrometheus } from "../test/prometheus";
 import { signIn } from "./pages/job-page";
 
 /**
- * Charts from a real Prometheus (Debian's package, on loopback) scraping a running operator and its agents:
+ * Without Prometheus (the primary stack, playwright.config.ts's webServer) the charts come from the
+ * operator's embedded history and survive a reload; with Prometheus, charts from a real Prometheus (Debian's package, on loopback) scraping a running operator and its agents:
  * a SECOND console stack (npm start's launcher, its own ports and data dir) with PROMETHEUS_URL, the demo
  * job submitted to it. The job page's throughput chart and the TV's (/tv/reliability) draw points; then
  * Prometheus is stopped and both say "Metrics unavailable" while the rank table keeps updating.
@@ -174,4 +175,62 @@ test("charts from a real Prometheus on the job page and the TV; 'Metrics unavail
   await page.screenshot({ path: testInfo.outputPath("job-page-prometheus-down.png"), fullPage: true });
   await tv.screenshot({ path: testInfo.outputPath("tv-reliability-prometheus-down.png") });
   await context.close();
+});
+
+/** The primary stack (no PROMETHEUS_URL): a one-pod copy of the demo job, its charts from the operator. */
+const PRIMARY_OPERATOR = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 1}`;
+const EMBEDDED_JOB = "e2e-metrics-embedded";
+
+test("without Prometheus, the charts come from the operator's history, by push, and survive a reload", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.setTimeout(180_000);
+  const token = readFileSync(
+    path.join(process.env.E2E_DATA_DIR ?? ".data/e2e", "operator-token"),
+    "utf8",
+  ).trim();
+  const headers = { authorization: `Bearer ${token}` };
+  const url = `${PRIMARY_OPERATOR}/api/v1/jobs/${NAMESPACE}/${EMBEDDED_JOB}`;
+  if ((await request.get(url, { headers })).status() === 200) {
+    await request.delete(url, { headers });
+    await expect
+      .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
+      .toBe(404);
+  }
+  const yaml = readFileSync("examples/jobs/demo-job.yaml", "utf8")
+    .replace("name: demo-llm", `name: ${EMBEDDED_JOB}`)
+    .replace("replicas: 2", "replicas: 1")
+    .replace("spares: 1", "spares: 0");
+  const submitted = await request.post(`${PRIMARY_OPERATOR}/api/v1/jobs`, {
+    data: yaml,
+    headers: { ...headers, "content-type": "application/yaml" },
+  });
+  expect(submitted.status(), await submitted.text()).toBe(201);
+  try {
+    await signIn(page, "engineer@rebound.local");
+    const requests: string[] = [];
+    page.on("request", (sent) => {
+      if (sent.url().includes("/api/trpc/")) requests.push(sent.url());
+    });
+    await page.goto(`/jobs/${NAMESPACE}/${EMBEDDED_JOB}`);
+    await expect(page.getByTestId("ranks-healthy")).toHaveText("4/4", { timeout: 90_000 });
+    const throughput = page.getByRole("region", { name: "Throughput", exact: true });
+    // One sample per 2 s in the operator, pushed every 5 s.
+    await expect.poll(() => pointsDrawn(throughput), { timeout: 60_000 }).toBeGreaterThanOrEqual(3);
+    // No polling: the charts' one subscription stays open; nothing asks for metrics again.
+    const metricsRequests = () => requests.filter((sent) => sent.includes("metrics.job")).length;
+    expect(metricsRequests()).toBe(1);
+    const drawn = await pointsDrawn(throughput);
+    await expect.poll(() => pointsDrawn(throughput), { timeout: 20_000 }).toBeGreaterThan(drawn);
+    expect(metricsRequests()).toBe(1);
+    await page.screenshot({ path: testInfo.outputPath("job-page-embedded.png"), fullPage: true });
+
+    // A reload draws the history at once (the operator kept it), not from nothing.
+    const before = await pointsDrawn(throughput);
+    await page.reload();
+    await expect.poll(() => pointsDrawn(throughput), { timeout: 10_000 }).toBeGreaterThanOrEqual(before);
+  } finally {
+    await request.delete(url, { headers });
+  }
 });
