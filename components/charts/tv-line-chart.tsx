@@ -40,7 +40,7 @@ export function TvLineChart({
           width={width}
           height={height}
           data={rows}
-          margin={{ top: fontSize / 2, right: fontSize, bottom: 0, left: 0 }}
+          margin={{ top: fontSize / 2, right: fontSize * 3, bottom: 0, left: 0 }}
           accessibilityLayer={false}
         >
           <CartesianGrid stroke="var(--panel-border)" vertical={false} />

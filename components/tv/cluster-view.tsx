@@ -48,6 +48,7 @@ export function ClusterView({ frame }: { frame: ClusterFrame }) {
             ))}
           </ul>
         )}
+        {frame.moreTeams > 0 ? <p className={styles.more}>and {frame.moreTeams} more teams</p> : null}
       </section>
     </>
   );

@@ -58,7 +58,7 @@ function Throughput({ result }: { result: MetricsResult }) {
           {result.series.length === 0 ? (
             <p className={styles.more}>No throughput recorded in the last hour.</p>
           ) : (
-            <TvLineChart series={result.series} aspect={0.42} testId="tv-throughput" />
+            <TvLineChart series={result.series} aspect={0.5} testId="tv-throughput" />
           )}
         </>
       ) : (
@@ -81,7 +81,7 @@ export function ReliabilityView({ frame }: { frame: ReliabilityFrame }) {
           <dt>Faults, last 24 h</dt>
           <dd className={stats.faults > 0 ? styles.warn : styles.ok}>{stats.faults}</dd>
         </div>
-        <div className={styles.tile}>
+        <div className={`${styles.tile} ${styles.tileWide}`}>
           <dt>Mean time to recover</dt>
           <dd>{formatDuration(stats.mttrMs)}</dd>
         </div>

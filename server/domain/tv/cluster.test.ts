@@ -34,11 +34,14 @@ describe("teamGpuRows", () => {
         cell("nlp", { guaranteed: 8, used: 3 }),
       ],
     });
-    expect(rows).toEqual([
-      { team: "nlp", displayName: "NLP", used: 3, quota: 8, borrowed: 0 },
-      { team: "speech", displayName: "speech", used: 0, quota: 0, borrowed: 0 },
-      { team: "vision", displayName: "Vision", used: 22, quota: 24, borrowed: 4 },
-    ]);
+    expect(rows).toEqual({
+      teams: [
+        { team: "vision", displayName: "Vision", used: 22, quota: 24, borrowed: 4 },
+        { team: "nlp", displayName: "NLP", used: 3, quota: 8, borrowed: 0 },
+        { team: "speech", displayName: "speech", used: 0, quota: 0, borrowed: 0 },
+      ],
+      more: 0,
+    });
   });
 
   it("shows only the teams in scope", () => {
@@ -47,7 +50,18 @@ describe("teamGpuRows", () => {
       scope: { all: false, teamIds: ["t2"] },
       capacities: [cell("vision", { used: 1 }), cell("nlp", { used: 2 })],
     });
-    expect(rows.map((row) => row.team)).toEqual(["nlp"]);
+    expect(rows.teams.map((row) => row.team)).toEqual(["nlp"]);
+  });
+
+  it("shows the busiest teams first, at most `max`, and counts the rest", () => {
+    const rows = teamGpuRows({
+      teams,
+      scope: { all: true },
+      max: 2,
+      capacities: [cell("vision", { used: 1 }), cell("nlp", { used: 5 }), cell("speech", { used: 3 })],
+    });
+    expect(rows.teams.map((row) => row.team)).toEqual(["nlp", "speech"]);
+    expect(rows.more).toBe(1);
   });
 });
 

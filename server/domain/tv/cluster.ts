@@ -6,6 +6,9 @@ export type TvTeam = { id: string; name: string; displayName: string };
 /** One team's GPUs now: in use by its admitted jobs, its guaranteed quota, and the part of `used` borrowed. */
 export type TeamGpuRow = { team: string; displayName: string; used: number; quota: number; borrowed: number };
 
+/** Teams on screen at most (the busiest first); the frame says how many more there are. */
+export const MAX_TV_TEAMS = 10;
+
 export type JobCounts = { running: number; pending: number; failed: number };
 
 const RUNNING = new Set(["Running", "Starting", "Recovering"]);
@@ -29,15 +32,17 @@ export function gpusInUse(jobs: ReadonlyArray<{ phase: string; gpus: number }>):
 const round = (value: number) => Math.round(value * 100) / 100;
 
 /**
- * GPUs in use against quota for every team in scope (every flavor summed), by display name. A team with no
- * quota row shows quota 0, so a team borrowing everything it uses is visible as such.
+ * GPUs in use against quota for the teams in scope (every flavor summed): the MAX_TV_TEAMS using the most
+ * GPUs, shown by display name. A team with no quota row shows quota 0, so a team borrowing everything it
+ * uses is visible as such.
  */
 export function teamGpuRows(input: {
   teams: readonly TvTeam[];
   capacities: readonly TeamCapacity[];
   scope: TvScope;
-}): TeamGpuRow[] {
-  return input.teams
+  max?: number;
+}): { teams: TeamGpuRow[]; more: number } {
+  const rows = input.teams
     .filter((team) => scopeAllowsTeam(input.scope, team.id))
     .map((team) => {
       const cells = input.capacities.filter((cell) => cell.team === team.name && cell.resource === GPU);
@@ -51,5 +56,7 @@ export function teamGpuRows(input: {
         borrowed: sum((cell) => cell.borrowed),
       };
     })
-    .sort((a, b) => a.displayName.localeCompare(b.displayName));
+    .sort((a, b) => b.used - a.used || a.displayName.localeCompare(b.displayName));
+  const max = input.max ?? MAX_TV_TEAMS;
+  return { teams: rows.slice(0, max), more: Math.max(0, rows.length - max) };
 }

@@ -26,7 +26,7 @@ type IncidentJob = {
 type IncidentNode = { name: string; health: string; ready: boolean; changedAt: number };
 
 /** Incidents on screen at most, per kind (a whole rack failing is one glance, not a scroll). */
-export const MAX_INCIDENTS = 12;
+export const MAX_INCIDENTS = 6;
 
 const unhealthy = (node: IncidentNode) => !node.ready || node.health !== "Schedulable";
 

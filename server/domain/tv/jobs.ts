@@ -14,8 +14,8 @@ export type TvJobRow = {
   goodput: number | null;
 };
 
-/** What a wall screen can show in one view; the frame says how many more there are. */
-export const MAX_TV_JOBS = 20;
+/** What a wall screen shows in one view at 16:9 without scrolling; the frame says how many more there are. */
+export const MAX_TV_JOBS = 10;
 
 /** Jobs that need eyes first: recovering, failed, then running, pending; by name within each. */
 const ORDER: Record<string, number> = { Recovering: 0, Failed: 1, Running: 2, Starting: 3, Pending: 4 };

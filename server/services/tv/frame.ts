@@ -30,6 +30,7 @@ type FrameBase = {
 export type ClusterFrame = FrameBase & {
   view: "cluster";
   teams: TeamGpuRow[];
+  moreTeams: number;
   counts: JobCounts;
   /** GPUs on healthy nodes, and in use by the jobs in scope. */
   gpus: { capacity: number; inUse: number };
@@ -62,9 +63,11 @@ async function clusterFrame(args: FrameArgs): Promise<Omit<ClusterFrame, keyof F
     scopedJobRows(args),
     args.reads.nodes(),
   ]);
+  const shown = teamGpuRows({ teams, capacities, scope: args.scope });
   return {
     view: "cluster",
-    teams: teamGpuRows({ teams, capacities, scope: args.scope }),
+    teams: shown.teams,
+    moreTeams: shown.more,
     counts: jobCounts(rows),
     gpus: {
       capacity: nodes.filter(isNodeHealthy).reduce((sum, node) => sum + node.gpus, 0),
