@@ -15,6 +15,9 @@ describe("share link hand-off", () => {
     expect(at(`http://tv.local/tv?rotate=30&token=${SECRET}&views=jobs`)?.location).toBe(
       "/tv?rotate=30&views=jobs",
     );
+    expect(at(`http://tv.local/tv/play?views=cluster%2Cjobs&every=30&token=${SECRET}`)?.location).toBe(
+      "/tv/play?views=cluster%2Cjobs&every=30",
+    );
   });
 
   it("marks the cookie Secure over HTTPS, directly or behind a TLS proxy", () => {

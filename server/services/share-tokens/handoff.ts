@@ -1,8 +1,8 @@
 import { TV_VIEWS } from "@/server/domain/access/share";
 import { SHARE_SECRET_PATTERN, shareCookie } from "./cookie";
 
-/** `/tv` and `/tv/<view>`: the pages a share link opens. */
-const TV_PAGE = new RegExp(`^/tv(?:/(?:${TV_VIEWS.join("|")}))?/?$`);
+/** `/tv`, `/tv/<view>` and the playlist `/tv/play`: the pages a share link opens. */
+const TV_PAGE = new RegExp(`^/tv(?:/(?:${[...TV_VIEWS, "play"].join("|")}))?/?$`);
 
 export const isTvPagePath = (pathname: string) => TV_PAGE.test(pathname);
 
