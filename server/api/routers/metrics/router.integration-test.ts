@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobCharts } from "@/server/metrics/charts";
+import type { MetricsResult } from "@/server/metrics/source";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LiveMessage } from "@/server/services/live/hub";
@@ -23,6 +24,13 @@ afterAll(async () => {
   await stack?.stop();
 }, 60_000);
 
+const chartsOf = (message: LiveMessage<JobCharts, JobCharts>): JobCharts | null => {
+  if (message.kind === "snapshot") return message.value;
+  return message.kind === "patch" ? message.patch : null;
+};
+const pointsOf = (result: MetricsResult | undefined) =>
+  result?.status === "ok" ? (result.series[0]?.points.length ?? 0) : 0;
+
 const input = {
   job: llm,
   series: ["throughput", "ranks", "restarts"] as const,
@@ -39,10 +47,10 @@ describe("metrics.job", () => {
     const charts = await stack.operator.waitFor(
       "a snapshot with throughput points",
       async () => {
-        const { value } = (await stream.next()) as { value: LiveMessage<JobCharts, JobCharts> };
-        const charts = value.kind === "snapshot" ? value.value : value.kind === "patch" ? value.patch : null;
-        const throughput = charts?.throughput;
-        return throughput?.status === "ok" && (throughput.series[0]?.points.length ?? 0) > 0 ? charts : null;
+        const charts = chartsOf(
+          ((await stream.next()) as { value: LiveMessage<JobCharts, JobCharts> }).value,
+        );
+        return pointsOf(charts?.throughput) > 0 ? charts : null;
       },
       60_000,
     );
