@@ -13,12 +13,14 @@ import { SourceError } from "./types";
 type Answer = { status: number; body: unknown; version?: string | null };
 let answer: Answer = { status: 200, body: {} };
 let lastHeaders: IncomingHttpHeaders = {};
+let lastUrl = "";
 let server: Server;
 let baseUrl = "";
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     lastHeaders = req.headers;
+    lastUrl = req.url ?? "";
     const headers: Record<string, string> = { "content-type": "application/json" };
     const version = answer.version === undefined ? OPERATOR_API_VERSION : answer.version;
     if (version !== null) headers[API_VERSION_HEADER] = version;
@@ -105,5 +107,33 @@ describe("operator gateway", () => {
   it("treats a job the operator does not know as absent", async () => {
     answer = { status: 404, body: { message: "job team-a/x not found" } };
     await expect(gateway().job({ namespace: "team-a", name: "x" })).resolves.toBeNull();
+  });
+
+  it("reads the embedded metrics history of a job, or of namespaces, and validates the answer", async () => {
+    const series = [{ name: "job total", points: [{ t: 1000, value: 2400 }] }];
+    answer = { status: 200, body: { stepSeconds: 5, series } };
+    const job = { namespace: "team-a", name: "train" };
+    await expect(
+      gateway().history({ scope: "job", ref: job, series: "throughput", start: 1000, end: 61_000.4 }),
+    ).resolves.toEqual({ stepSeconds: 5, series });
+    expect(lastUrl).toBe("/api/v1/jobs/team-a/train/history?series=throughput&start=1000&end=61000");
+    await gateway().history({
+      scope: "cluster",
+      namespaces: ["a", "b"],
+      series: "restarts",
+      start: 0,
+      end: 1,
+    });
+    expect(lastUrl).toBe("/api/v1/history?series=restarts&start=0&end=1&namespace=a&namespace=b");
+    await gateway().history({ scope: "cluster", namespaces: "all", series: "restarts", start: 0, end: 1 });
+    expect(lastUrl).toBe("/api/v1/history?series=restarts&start=0&end=1");
+    answer = {
+      status: 200,
+      body: { stepSeconds: 5, series: [{ name: "x", points: [{ t: 1, value: "NaN" }] }] },
+    };
+    const error = await refusal(
+      gateway().history({ scope: "job", ref: job, series: "loss", start: 0, end: 1 }),
+    );
+    expect(error.message).toContain("series.0.points.0.value");
   });
 });
