@@ -143,6 +143,13 @@ describe("metrics from a real Prometheus and from the operator's embedded histor
       source: "embedded",
       reason: `no metrics history of job ${ref.namespace}/no-such-job in this operator`,
     });
+    const ask = (query: string) =>
+      fetch(`${operatorUrl}/api/v1/jobs/${ref.namespace}/${ref.name}/history?${query}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+    expect((await ask("series=loss&start=2000&end=1000")).status).toBe(400);
+    expect((await ask(`series=loss&start=0&end=${2 * 86_400_000}`)).status).toBe(400);
+    expect((await ask("series=bogus&start=0&end=1000")).status).toBe(400);
     const refused = createEmbeddedSource(async () =>
       createOperatorSource({ baseUrl: operatorUrl, mode: "local", token: () => "wrong" }),
     );
