@@ -6,7 +6,7 @@ import { CHROMIUM_ARGS, chromiumExecutablePath } from "@/e2e/chromium";
  * screen would, warms up for a minute, then stays for `minutes` while frames arrive. The JS heap is read after
  * a forced GC (CDP HeapProfiler.collectGarbage, then Runtime.getHeapUsage) at the start of that span, every
  * minute, and at its end; DOM nodes likewise (CDP Memory.getDOMCounters, and the elements in the document).
- * The SSE messages the page receives are counted from CDP's Network events.
+ * The frames the page receives are counted from CDP's Network events (its EventSource's plain messages).
  */
 export type TabSample = { atS: number; heapMb: number; domNodes: number; elements: number; messages: number };
 
@@ -49,6 +49,8 @@ export async function measureTab(input: {
   log: (line: string) => void;
   /** Stops the run early (the console died): the tab's figures are then not reported. */
   alive: () => boolean;
+  /** Where to save what the tab shows at the end (PNG). */
+  screenshotPath?: string;
 }): Promise<TabResult> {
   const browser = await chromium.launch({ executablePath: chromiumExecutablePath, args: [...CHROMIUM_ARGS] });
   try {
@@ -60,12 +62,13 @@ export async function measureTab(input: {
     const cdp = await context.newCDPSession(page);
     let messages = 0;
     await cdp.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
-    cdp.on("Network.eventSourceMessageReceived", () => {
-      messages += 1;
+    // Frames only: tRPC's "connected" and "ping" events are named, a frame is a plain message.
+    cdp.on("Network.eventSourceMessageReceived", (event) => {
+      if (event.eventName === "message" || event.eventName === "") messages += 1;
     });
     // A wall screen's link: the console moves the token into its cookie and drops it from the address.
     await page.goto(`/tv/${input.view}?token=${encodeURIComponent(input.token)}`);
-    input.log(`tab: /tv/${input.view} loaded; warming up for ${WARM_UP_MS / 1000} s`);
+    input.log(`tab: ${page.url()} loaded; warming up for ${WARM_UP_MS / 1000} s`);
     await sleep(WARM_UP_MS);
     const began = Date.now();
     const start = await sample(cdp, page, began, messages);
@@ -79,6 +82,7 @@ export async function measureTab(input: {
       input.log(`tab: +${next.atS} s heap ${next.heapMb} MB, ${next.domNodes} DOM nodes`);
     }
     const end = samples.at(-1) as TabSample;
+    if (input.screenshotPath) await page.screenshot({ path: input.screenshotPath });
     const reconnectingAtEnd = await page
       .getByText(/reconnecting/i)
       .isVisible()
