@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import type { APIRequestContext, Browser, Page, TestInfo } from "@playwright/test";
 import { deleteJob, type JobRef, submitJob } from "./fixtures/governance-job";
@@ -222,6 +223,70 @@ test("revoking the token ends the open stream within seconds, and the next reque
   const next = await page.request.get("/api/trpc/tv.views");
   expect(next.status()).toBe(401);
   await page.context().close();
+});
+
+/**
+ * A TCP relay between the browser and the console that can drop every connection and refuse new ones (a
+ * network cut), then let them through again: a real drop of the open SSE stream, not an emulation.
+ */
+async function startCuttableRelay(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let down = false;
+  const server = net.createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.pipe(to);
+      from.on("error", () => to.destroy());
+      from.on("close", () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cut: () => {
+      down = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore: () => {
+      down = false;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+test("when the stream drops, the last frame stays under a Reconnecting banner, then goes live again", async ({
+  adminRequest,
+  browser,
+  baseURL,
+}) => {
+  const token = await createToken(adminRequest, { label: "e2e flaky network", views: ["jobs"] });
+  const page = await openAsTv({ browser, token, view: "jobs" });
+  const relay = await startCuttableRelay(new URL(baseURL ?? ""));
+  // The token's cookie is for the host, whatever the port: the same screen, now through the relay.
+  await page.goto(`${relay.url}/tv/jobs`);
+  await expect(page.getByRole("cell", { name: VISION_JOB.name })).toBeVisible();
+  const banner = page.getByRole("status").filter({ hasText: "Reconnecting" });
+  await expect(banner).toHaveCount(0);
+  relay.cut();
+  await expect(banner).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole("cell", { name: VISION_JOB.name })).toBeVisible();
+  relay.restore();
+  await expect(banner).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByRole("cell", { name: VISION_JOB.name })).toBeVisible();
+  await page.context().close();
+  await relay.close();
 });
 
 test("a playlist shows its views in turn", async ({ adminRequest, browser }) => {

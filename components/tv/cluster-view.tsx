@@ -14,7 +14,13 @@ function TeamBar({ team, scale }: { team: TeamGpuRow; scale: number }) {
           className={`${styles.barUsed} ${over ? styles.barOver : ""}`}
           style={{ width: width(team.used) }}
         />
-        {team.quota > 0 ? <div className={styles.barQuota} style={{ left: width(team.quota) }} /> : null}
+        {team.quota > 0 ? (
+          // Kept inside the bar at 100 % too: the mark's own width is taken off in proportion.
+          <div
+            className={styles.barQuota}
+            style={{ left: width(team.quota), transform: `translateX(-${width(team.quota)})` }}
+          />
+        ) : null}
       </div>
       <span className={styles.teamFigures}>
         {team.used} / {team.quota} GPUs
