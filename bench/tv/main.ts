@@ -146,6 +146,7 @@ async function measure(env: BenchEnvironment, life: Lifecycle, dir: string) {
           minutes: config.tabMinutes,
           log,
           alive: guard.alive,
+          screenshotPath: path.resolve("test-results", `bench-tv-${config.tabView}.png`),
         }).finally(() => {
           tabDone = true;
         });
