@@ -79,13 +79,14 @@ async function runChanges(input: {
     reader: tvFrameReader,
     job: { namespace: NAMESPACE, name: JOB_NAME },
     team: TEAM,
+    log,
   });
   const made: MadeChange[] = [];
   try {
     while (made.length < config.changes || input.keepGoing()) {
       input.guard.check();
-      const kind = config.kinds[made.length % config.kinds.length] as ChangeKind;
-      const change = await maker.make(kind, 120_000);
+      const change = await maker.make(config.kinds[made.length % config.kinds.length] as ChangeKind, 120_000);
+      const kind = change.change.kind;
       await input.pool.settle(change.change, SETTLE_MS);
       made.push(change);
       const seen = input.pool.viewers.filter((viewer) => viewer.seen.has(change.change.id));
