@@ -3,5 +3,10 @@ import { PairForm } from "@/components/share-tokens/pair-form";
 export const metadata = { title: "Pair this screen · Rebound" };
 
 export default function TvPairPage() {
-  return <PairForm />;
+  // /tv paths have no console chrome (components/shell/main-nav.tsx): the page is its own landmark.
+  return (
+    <main>
+      <PairForm />
+    </main>
+  );
 }

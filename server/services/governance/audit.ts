@@ -4,7 +4,16 @@ import type { Db } from "@/server/db/client";
 import { readAudit } from "@/server/services/audit/queries";
 
 /** The audit actions of task governance; team-scoped ones target `team/<name>` or `team/<name>/…`. */
-export const GOVERNANCE_ACTIONS = ["team.create", "quota.update", "scheduler.update", "member.setRole"];
+export const GOVERNANCE_ACTIONS = [
+  "team.create",
+  "quota.update",
+  "scheduler.update",
+  "member.setRole",
+  // TV share tokens (cluster admins only: their targets are `shareToken/<id>`, no team's).
+  "shareToken.create",
+  "shareToken.revoke",
+  "shareToken.pair",
+];
 
 function teamTargets(team: string): Prisma.AuditLogWhereInput[] {
   return [{ target: `team/${team}` }, { target: { startsWith: `team/${team}/` } }];

@@ -8,6 +8,7 @@ import { createDb, type Db } from "@/server/db/client";
 import { createSignInLimiter } from "@/server/domain/access/sign-in-limiter";
 import { createLogger } from "@/server/log";
 import { signIn } from "@/server/services/auth/sessions";
+import { listGovernanceAudit } from "@/server/services/governance/audit";
 import { hashShareSecret, shareGrantForToken } from "@/server/services/share-tokens/grants";
 import { pairWithCode } from "@/server/services/share-tokens/pairing";
 import { createSeededTestDatabase } from "@/test/database";
@@ -127,6 +128,11 @@ describe("a cluster admin", () => {
       delivery: "link",
     });
     expect(JSON.stringify(audit)).not.toContain(created.secret);
+    // Cluster admins read it in the governance audit log; a team's log (team targets only) does not list it.
+    const governanceLog = await listGovernanceAudit(db, { teams: null, limit: 50 });
+    expect(governanceLog.map((entry) => entry.id)).toContain(audit.id);
+    const teamLog = await listGovernanceAudit(db, { teams: ["vision"], limit: 50 });
+    expect(teamLog.map((entry) => entry.id)).not.toContain(audit.id);
 
     // The grant a TV gets with it: those views and that team only; its use recorded.
     const grant = await shareGrantForToken(db, created.secret);
