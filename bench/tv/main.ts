@@ -134,8 +134,8 @@ async function measure(env: BenchEnvironment, life: Lifecycle, dir: string) {
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   log(`${config.viewers} viewers have their first frame; quiet for ${config.quietMs / 1000} s`);
-  await sleep(config.quietMs);
-  guard.check();
+  // The tab opens now, so that Chromium's start and the page's first render fall in the quiet window, not
+  // on a timed change.
   let tabDone = config.tabMinutes === 0;
   const tab: Promise<TabResult | null> =
     config.tabMinutes === 0
@@ -151,6 +151,8 @@ async function measure(env: BenchEnvironment, life: Lifecycle, dir: string) {
         }).finally(() => {
           tabDone = true;
         });
+  await sleep(config.quietMs);
+  guard.check();
   const changes = await runChanges({ env, admin, pool, guard, keepGoing: () => !tabDone });
   const tabResult = await tab;
   guard.check();
