@@ -74,7 +74,6 @@ export const jobRowSchema = z.object({
 export const jobAccessOutputSchema = z.object({
   canAct: z.boolean(),
   mode: z.enum(["local", "kubernetes", "console-only"]),
-  metrics: z.enum(["prometheus", "live"]),
 });
 
 export const logLineSchema = z.object({ text: z.string(), matches: z.array(z.string()) });

@@ -1,4 +1,3 @@
-import { env } from "@/env";
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { readableNamespaces, requireReadable } from "@/server/services/access/job-access";
 import { runJobAction } from "@/server/services/jobs/actions";
@@ -48,7 +47,6 @@ export const jobsRouter = createTRPCRouter({
       return {
         canAct: access.canAct,
         mode: (await ctx.cluster()).mode,
-        metrics: env.PROMETHEUS_URL ? ("prometheus" as const) : ("live" as const),
       };
     }),
 
