@@ -70,6 +70,8 @@ export function changeMaker(input: {
   reader: FrameReader;
   job: JobRef;
   team: string;
+  /** Node faults at most; after them, quota changes. */
+  maxFaults: number;
   log: (line: string) => void;
 }) {
   const { env, admin, pool, reader, job, team, log } = input;
@@ -77,6 +79,7 @@ export function changeMaker(input: {
   let next = 0;
   let originalGpus: number | null = null;
   let faultsStopped: string | null = null;
+  let faults = 0;
 
   async function quota(): Promise<MadeChange> {
     const current = await admin.query<QuotaState>("governance.quota.get", { team });
@@ -106,6 +109,7 @@ export function changeMaker(input: {
       },
     };
     pool.track(change);
+    faults += 1;
     const at = Date.now();
     try {
       const sample = await injectNodeFault({ env, ref: job, used: usedNodes, timeoutMs });
@@ -121,7 +125,7 @@ export function changeMaker(input: {
 
   return {
     make: (kind: ChangeKind, timeoutMs: number) =>
-      kind === "quota" || faultsStopped !== null ? quota() : fault(timeoutMs),
+      kind === "quota" || faultsStopped !== null || faults >= input.maxFaults ? quota() : fault(timeoutMs),
     /** Puts the team's seeded quota back. */
     async restore() {
       if (originalGpus === null) return;

@@ -13,6 +13,9 @@ import type { ChangeKind } from "./changes";
  *   --quiet-s 10           viewers connected and idle before the first change
  *   --tab-view jobs        the view the tab opens
  *   --kinds quota,fault    the kinds of change made, in turn (bench/tv/changes.ts)
+ *   --faults 10            node faults at most: the demo job's restartPolicy makes the 11th within the hour a
+ *                          full job restart (numRestartBeforeFullJobRestart 10), minutes at 2,048 ranks; then
+ *                          the changes go on as quota changes
  */
 export type TvBenchConfig = {
   nodes: number;
@@ -23,6 +26,7 @@ export type TvBenchConfig = {
   quietMs: number;
   tabView: TvView;
   kinds: ChangeKind[];
+  maxFaults: number;
 };
 
 const KINDS = ["quota", "fault"] as const satisfies readonly ChangeKind[];
@@ -40,6 +44,7 @@ const DEFAULTS = {
   "change-gap-s": "3",
   "tab-minutes": "60",
   "quiet-s": "10",
+  faults: "10",
 } as const;
 
 type Flag = keyof typeof DEFAULTS;
@@ -59,6 +64,7 @@ export function parseTvConfig(argv: string[]): TvBenchConfig {
     changeGapMs: int("change-gap-s", 0) * 1000,
     tabMinutes: int("tab-minutes", 0),
     quietMs: int("quiet-s", 0) * 1000,
+    maxFaults: int("faults", 0),
     tabView: oneOf("tab-view", TV_VIEWS, values["tab-view"]),
     kinds: values.kinds.split(",").map((kind) => oneOf("kinds", KINDS, kind.trim())),
   };

@@ -79,6 +79,7 @@ async function runChanges(input: {
     reader: tvFrameReader,
     job: { namespace: NAMESPACE, name: JOB_NAME },
     team: TEAM,
+    maxFaults: config.maxFaults,
     log,
   });
   const made: MadeChange[] = [];
