@@ -84,13 +84,14 @@ describe("deploy/", () => {
     },
   );
 
-  it("installs every manifest from the top-level kustomization (agents/ goes in each team's namespace, kueue/ into Kueue's)", () => {
+  it("installs every manifest from the top-level kustomization (agents/ goes in each team's namespace, kueue/ into Kueue's, prometheus/ is Prometheus's configuration, not objects)", () => {
     const rendered = full.length;
     const all = yamlFiles.filter(
       (file) =>
         path.basename(file) !== "kustomization.yaml" &&
         !file.startsWith(`agents${path.sep}`) &&
-        !file.startsWith(`kueue${path.sep}`),
+        !file.startsWith(`kueue${path.sep}`) &&
+        !file.startsWith(`prometheus${path.sep}`),
     );
     expect(rendered).toBe(all.reduce((count, file) => count + load(path.join(DEPLOY, file)).length, 0));
   });
