@@ -8,6 +8,7 @@ import { formatQuantity } from "@/lib/format";
 import { CAPACITY_SERIES, type CapacityPoint, capacitySeries, latestCapacityText } from "./capacity-data";
 import { mergeSeries, seriesKey, timeTicks } from "./chart-data";
 import styles from "./charts.module.css";
+import { timeAxisProps } from "./time-axis";
 
 export type CapacityChartProps = {
   /** e.g. "LLM Research · GPUs". */
@@ -31,17 +32,7 @@ const CapacityLines = memo(function CapacityLines(props: {
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid stroke="var(--panel-border)" vertical={false} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            ticks={ticks}
-            interval={0}
-            tickFormatter={formatClock}
-            stroke="var(--muted)"
-            fontSize={11}
-          />
+          <XAxis {...timeAxisProps(ticks, 11)} />
           <YAxis width={64} tickFormatter={format} stroke="var(--muted)" fontSize={11} domain={[0, "auto"]} />
           <Tooltip
             isAnimationActive={false}

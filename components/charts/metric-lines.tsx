@@ -4,6 +4,7 @@ import { memo, useMemo } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatClock, formatNumber } from "@/components/jobs/format";
 import { type ChartSeries, mergeSeries, seriesKey, timeTicks } from "./chart-data";
+import { timeAxisProps } from "./time-axis";
 
 /** Line colours: the accent for the aggregate, then hues distinct from it (all ≥ 4.5:1 on the panel). */
 export const SERIES_COLORS = ["#4ea1ff", "#bc8cff", "#ff9b50", "#39c5cf", "#3fb950", "#d29922"];
@@ -24,17 +25,7 @@ export const MetricLines = memo(function MetricLines({ series, unit, height }: M
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid stroke="var(--panel-border)" vertical={false} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            ticks={ticks}
-            interval={0}
-            tickFormatter={formatClock}
-            stroke="var(--muted)"
-            fontSize={11}
-          />
+          <XAxis {...timeAxisProps(ticks, 11)} />
           <YAxis
             width={64}
             tickFormatter={(value: number) => formatNumber(value, 3)}

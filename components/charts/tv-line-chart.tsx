@@ -2,10 +2,11 @@
 
 import { useMemo, useRef } from "react";
 import { CartesianGrid, Line, LineChart, XAxis, YAxis } from "recharts";
-import { formatClock, formatNumber } from "@/components/jobs/format";
+import { formatNumber } from "@/components/jobs/format";
 import { useElementWidth } from "@/components/jobs/use-element-width";
 import { type ChartSeries, mergeSeries, seriesKey, timeTicks } from "./chart-data";
 import { SERIES_COLORS } from "./metric-lines";
+import { timeAxisProps } from "./time-axis";
 
 /**
  * A wall screen's line chart (the TV's cluster throughput): one line per series, sized from its box so
@@ -44,18 +45,7 @@ export function TvLineChart({
           accessibilityLayer={false}
         >
           <CartesianGrid stroke="var(--panel-border)" vertical={false} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            ticks={ticks}
-            interval={0}
-            tickFormatter={formatClock}
-            stroke="var(--muted)"
-            fontSize={fontSize}
-            height={fontSize * 2}
-          />
+          <XAxis {...timeAxisProps(ticks, fontSize)} height={fontSize * 2} />
           <YAxis
             width={fontSize * 5}
             tickFormatter={(value: number) => formatNumber(value, 3)}
