@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { formatDuration } from "@/components/jobs/format";
 import { useNow } from "@/components/jobs/use-now";
 import { lastedMs } from "@/server/domain/tv/incidents";
@@ -19,59 +20,70 @@ function Lasted({ since, now }: { since: number; now: number }) {
   );
 }
 
+/** One kind of incident: its heading with the whole count, its rows (or the all-clear) and "and N more". */
+function IncidentSection<T>(props: {
+  id: string;
+  title: string;
+  allClear: string;
+  items: readonly T[];
+  more: number;
+  row: (item: T) => ReactNode;
+}) {
+  return (
+    <section aria-labelledby={props.id}>
+      <h2 id={props.id} className={styles.sectionTitle}>
+        {props.title} ({props.items.length + props.more})
+      </h2>
+      {props.items.length === 0 ? (
+        <p className={styles.allClear}>{props.allClear}</p>
+      ) : (
+        <ul className={styles.incidents}>{props.items.map((item) => props.row(item))}</ul>
+      )}
+      {props.more > 0 ? <p className={styles.more}>and {props.more} more</p> : null}
+    </section>
+  );
+}
+
 /** Jobs recovering now and nodes unhealthy now, each with how long it has lasted (ticking locally). */
 export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
   const { incidents } = frame;
   const now = useNow();
   return (
     <div className={styles.columns}>
-      <section aria-labelledby="tv-recovering">
-        <h2 id="tv-recovering" className={styles.sectionTitle}>
-          Jobs recovering ({incidents.jobs.length + incidents.moreJobs})
-        </h2>
-        {incidents.jobs.length === 0 ? (
-          <p className={styles.allClear}>No job is recovering.</p>
-        ) : (
-          <ul className={styles.incidents}>
-            {incidents.jobs.map((job) => (
-              <li
-                key={`${job.namespace}/${job.name}`}
-                className={`${styles.incident} ${styles.incidentWarn}`}
-              >
-                <span className={styles.incidentName}>
-                  {job.name} <span className={styles.scope}>· {job.team ?? job.namespace}</span>
-                </span>
-                <Lasted since={job.since} now={now} />
-                <span className={styles.incidentDetail}>
-                  {job.reason}: {ACTIONS[job.action] ?? job.action} ({job.stage})
-                </span>
-              </li>
-            ))}
-          </ul>
+      <IncidentSection
+        id="tv-recovering"
+        title="Jobs recovering"
+        allClear="No job is recovering."
+        items={incidents.jobs}
+        more={incidents.moreJobs}
+        row={(job) => (
+          <li key={`${job.namespace}/${job.name}`} className={`${styles.incident} ${styles.incidentWarn}`}>
+            <span className={styles.incidentName}>
+              {job.name} <span className={styles.scope}>· {job.team ?? job.namespace}</span>
+            </span>
+            <Lasted since={job.since} now={now} />
+            <span className={styles.incidentDetail}>
+              {job.reason}: {ACTIONS[job.action] ?? job.action} ({job.stage})
+            </span>
+          </li>
         )}
-        {incidents.moreJobs > 0 ? <p className={styles.more}>and {incidents.moreJobs} more</p> : null}
-      </section>
-      <section aria-labelledby="tv-nodes">
-        <h2 id="tv-nodes" className={styles.sectionTitle}>
-          Nodes unhealthy ({incidents.nodes.length + incidents.moreNodes})
-        </h2>
-        {incidents.nodes.length === 0 ? (
-          <p className={styles.allClear}>Every node is healthy.</p>
-        ) : (
-          <ul className={styles.incidents}>
-            {incidents.nodes.map((node) => (
-              <li key={node.name} className={styles.incident}>
-                <span className={styles.incidentName}>{node.name}</span>
-                <Lasted since={node.since} now={now} />
-                <span className={styles.incidentDetail}>
-                  {node.ready ? node.health : `not ready · ${node.health}`}
-                </span>
-              </li>
-            ))}
-          </ul>
+      />
+      <IncidentSection
+        id="tv-nodes"
+        title="Nodes unhealthy"
+        allClear="Every node is healthy."
+        items={incidents.nodes}
+        more={incidents.moreNodes}
+        row={(node) => (
+          <li key={node.name} className={styles.incident}>
+            <span className={styles.incidentName}>{node.name}</span>
+            <Lasted since={node.since} now={now} />
+            <span className={styles.incidentDetail}>
+              {node.ready ? node.health : `not ready · ${node.health}`}
+            </span>
+          </li>
         )}
-        {incidents.moreNodes > 0 ? <p className={styles.more}>and {incidents.moreNodes} more</p> : null}
-      </section>
+      />
     </div>
   );
 }
