@@ -35,7 +35,7 @@ export function TvTokensAdmin() {
       </section>
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">TV tokens</h2>
-        <TokenList />
+        <TokenList tokens={tokens.data} updatedAt={tokens.dataUpdatedAt} onRefresh={() => tokens.refetch()} />
       </section>
     </div>
   );
