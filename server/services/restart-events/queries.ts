@@ -1,3 +1,4 @@
+import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 
 export type RestartEventRow = {
@@ -20,6 +21,20 @@ export type RestartEventRow = {
   policy?: string | null;
 };
 
+/** The fields every restart read selects. */
+const summarySelect = {
+  id: true,
+  jobName: true,
+  namespace: true,
+  node: true,
+  faultReason: true,
+  faultAt: true,
+  detectedAt: true,
+  action: true,
+  recoveredAt: true,
+  outcome: true,
+} as const;
+
 /**
  * A job's restart records: with `jobUid`, one run's only (the job page, a past run); without it, every run
  * of the name (tests and benchmarks that count what a name went through).
@@ -34,23 +49,24 @@ export async function listRestartEvents(
         ? { namespace: job.namespace, jobName: job.jobName }
         : { jobUid: job.jobUid, namespace: job.namespace, jobName: job.jobName },
     orderBy: { faultAt: "asc" },
-    select: {
-      id: true,
-      jobName: true,
-      namespace: true,
-      ranks: true,
-      pods: true,
-      node: true,
-      faultReason: true,
-      faultAt: true,
-      detectedAt: true,
-      action: true,
-      recoveredAt: true,
-      outcome: true,
-      message: true,
-      count: true,
-      policy: true,
-    },
+    select: { ...summarySelect, ranks: true, pods: true, message: true, count: true, policy: true },
+  });
+}
+
+/** A restart row without its rank and pod lists (a 2,048-rank row carries thousands), with its run's uid. */
+export type RestartSummaryRow = Omit<RestartEventRow, "ranks" | "pods" | "message" | "count" | "policy"> & {
+  jobUid: string | null;
+};
+
+/** Restart rows matching `where`, oldest fault first, as summaries (what the TV counts). */
+export async function listRestartSummaries(
+  db: Db,
+  where: Prisma.RestartEventWhereInput,
+): Promise<RestartSummaryRow[]> {
+  return db.restartEvent.findMany({
+    where,
+    orderBy: { faultAt: "asc" },
+    select: { ...summarySelect, jobUid: true },
   });
 }
 

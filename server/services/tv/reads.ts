@@ -12,6 +12,7 @@ import { timelineEntries } from "@/server/services/jobs/job-view";
 import { type JobRow, listJobRows } from "@/server/services/jobs/queries";
 import { liveHub } from "@/server/services/live/hub";
 import { sharedReads } from "@/server/services/live/scope";
+import { listRestartSummaries, type RestartSummaryRow } from "@/server/services/restart-events/queries";
 
 /**
  * The reads behind every TV frame, each shared by all views and scopes through liveHub().cached: one read of
@@ -36,36 +37,7 @@ export type TvReads = {
   runTimelines(): Promise<Map<string, TimelineEntry[]>>;
 };
 
-/** Only what the TV counts: no rank or pod lists (a 2,048-rank restart row carries thousands). */
-const restartSelect = {
-  id: true,
-  jobName: true,
-  jobUid: true,
-  namespace: true,
-  node: true,
-  faultReason: true,
-  faultAt: true,
-  detectedAt: true,
-  action: true,
-  recoveredAt: true,
-  outcome: true,
-} as const;
-
-type RestartRow = {
-  id: string;
-  jobName: string;
-  jobUid: string | null;
-  namespace: string;
-  node: string | null;
-  faultReason: string;
-  faultAt: Date;
-  detectedAt: Date;
-  action: string;
-  recoveredAt: Date | null;
-  outcome: string;
-};
-
-function entryOf(row: RestartRow): TimelineEntry & { namespace: string } {
+function entryOf(row: RestartSummaryRow): TimelineEntry & { namespace: string } {
   const [entry] = timelineEntries([{ ...row, ranks: [], pods: [], message: "" }]);
   if (!entry) throw new Error("timelineEntries dropped a row");
   return { ...entry, namespace: row.namespace };
@@ -109,11 +81,7 @@ export function tvReads(args: { db: Db; cluster: () => Promise<ClusterSource> })
       }),
     faultsLastDay: () =>
       hub.cached("tv:faults-24h", DB_TTL_MS, async () => {
-        const rows = await db.restartEvent.findMany({
-          where: { faultAt: { gt: new Date(Date.now() - DAY_MS) } },
-          orderBy: { faultAt: "asc" },
-          select: restartSelect,
-        });
+        const rows = await listRestartSummaries(db, { faultAt: { gt: new Date(Date.now() - DAY_MS) } });
         return rows.map(entryOf);
       }),
     runTimelines: () =>
@@ -121,15 +89,11 @@ export function tvReads(args: { db: Db; cluster: () => Promise<ClusterSource> })
         const active = (await liveJobs()).filter((job) => !FINISHED.has(job.phase));
         const uids = active.flatMap((job) => (job.uid ? [job.uid] : []));
         const unnamed = active.filter((job) => !job.uid);
-        const rows = await db.restartEvent.findMany({
-          where: {
-            OR: [
-              { jobUid: { in: uids } },
-              ...unnamed.map((job) => ({ namespace: job.namespace, jobName: job.name })),
-            ],
-          },
-          orderBy: { faultAt: "asc" },
-          select: restartSelect,
+        const rows = await listRestartSummaries(db, {
+          OR: [
+            { jobUid: { in: uids } },
+            ...unnamed.map((job) => ({ namespace: job.namespace, jobName: job.name })),
+          ],
         });
         const byRun = new Map<string, TimelineEntry[]>();
         for (const row of rows) {
