@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { historyJobSeriesSchema } from "@/server/domain/operator-api/contract";
 import { localTokenAuth } from "@/server/operator/api/authorize";
 import { handleRequest } from "@/server/operator/api/routes";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
@@ -162,17 +163,7 @@ describe("metrics from a real Prometheus and from the operator's embedded histor
     await prometheus.stop();
     const started = Date.now();
     const results = await Promise.all([
-      ...(
-        [
-          "loss",
-          "throughput",
-          "heartbeat_age",
-          "ranks",
-          "detection_latency",
-          "restart_latency",
-          "restarts",
-        ] as const
-      ).map((series) => source.job(ref, series, lastMinutes(5))),
+      ...historyJobSeriesSchema.options.map((series) => source.job(ref, series, lastMinutes(5))),
       source.cluster("throughput", lastMinutes(5), { namespaces: "all" }),
     ]);
     expect(Date.now() - started).toBeLessThan(2000);
