@@ -1,16 +1,12 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Context } from "@/server/api/context";
-import { createCaller } from "@/server/api/root";
 import { jobRunsDir } from "@/server/cluster/local/pod-dirs";
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import { createLogger } from "@/server/log";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LocalOperator } from "@/server/operator/testing/local-operator";
-import { signIn } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { jobPage } from "./queries";
@@ -27,22 +23,8 @@ let source: ClusterSource;
 const ref = { namespace: "hyperpod-ns-llm-research", name: "it-resubmitted" };
 const POD = `${ref.name}-workers-0`;
 
-async function caller() {
-  const result = await signIn(db, { email: "engineer@rebound.local", password: "rebound-demo" });
-  if (!result.ok) throw new Error(result.reason);
-  const ctx: Context = {
-    db,
-    user: result.user,
-    sessionToken: result.token,
-    share: null,
-    log: createLogger({ test: "job-runs" }),
-    setCookie: () => undefined,
-    cluster: async () => source,
-    clientAddress: "127.0.0.1",
-    secure: false,
-  };
-  return createCaller(ctx);
-}
+/** The engineer of LLM Research, signed in, as a tRPC caller. */
+const caller = async () => (await stack.callerFor("engineer@rebound.local")).caller;
 
 async function runUntilRunning(job: JobRef): Promise<string> {
   const submitted = await operator.submit(demoJobYaml({ name: job.name, nodes: 1, ranks: 2, gpusPerPod: 1 }));
