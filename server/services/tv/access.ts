@@ -3,7 +3,14 @@ import { type ShareGrant, TV_VIEWS, type TvView } from "@/server/domain/access/s
 import { scopeOfGrant, scopeOfMemberships, type TvScope } from "@/server/domain/tv/scope";
 import { AppError } from "@/server/errors";
 import { type SessionUser, userForToken } from "@/server/services/auth/sessions";
+import { liveHub } from "@/server/services/live/hub";
 import { currentShareGrant } from "@/server/services/share-tokens/grants";
+
+/**
+ * How long one look-up of a token's grant serves every open stream of that token (200 TVs on one token ask
+ * every 2 s each): a revocation still ends them within RECHECK_ACCESS_MS plus this.
+ */
+const GRANT_RECHECK_TTL_MS = 500;
 
 /** Who watches a TV view (server/api/trpc.ts viewerProcedure's viewer). */
 export type TvViewer = { kind: "user"; user: SessionUser } | { kind: "share"; grant: ShareGrant };
@@ -35,7 +42,11 @@ export async function currentTvViewer(
   opts: { viewer: TvViewer; sessionToken: string | undefined },
 ): Promise<TvViewer> {
   if (opts.viewer.kind === "share") {
-    const grant = await currentShareGrant(db, opts.viewer.grant.tokenId);
+    // Every screen showing this token rechecks it: one read per GRANT_RECHECK_TTL_MS serves them all.
+    const { tokenId } = opts.viewer.grant;
+    const grant = await liveHub().cached(`share-grant:${tokenId}`, GRANT_RECHECK_TTL_MS, () =>
+      currentShareGrant(db, tokenId),
+    );
     if (!grant) throw new AppError("UNAUTHORIZED", "this TV's share token was revoked");
     return { kind: "share", grant };
   }
