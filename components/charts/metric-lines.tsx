@@ -9,6 +9,25 @@ import { timeAxisProps } from "./time-axis";
 /** Line colours: the accent for the aggregate, then hues distinct from it (all ≥ 4.5:1 on the panel). */
 export const SERIES_COLORS = ["#4ea1ff", "#bc8cff", "#ff9b50", "#39c5cf", "#3fb950", "#d29922"];
 
+/**
+ * One recharts Line per series, to put inside a LineChart: coloured in SERIES_COLORS order, no dots, no
+ * animation, gaps bridged.
+ */
+export function seriesLines(series: readonly ChartSeries[], strokeWidth: (index: number) => number) {
+  return series.map((one, index) => (
+    <Line
+      key={one.name}
+      dataKey={seriesKey(index)}
+      name={one.name}
+      stroke={SERIES_COLORS[index % SERIES_COLORS.length]}
+      strokeWidth={strokeWidth(index)}
+      dot={false}
+      connectNulls
+      isAnimationActive={false}
+    />
+  ));
+}
+
 type MetricLinesProps = { series: readonly ChartSeries[]; unit: string; height: number };
 
 /**
@@ -40,18 +59,7 @@ export const MetricLines = memo(function MetricLines({ series, unit, height }: M
             formatter={(value) => `${formatNumber(Number(value), 4)}${suffix}`}
             contentStyle={{ background: "var(--panel)", border: "1px solid var(--panel-border)" }}
           />
-          {series.map((one, index) => (
-            <Line
-              key={one.name}
-              dataKey={seriesKey(index)}
-              name={one.name}
-              stroke={SERIES_COLORS[index % SERIES_COLORS.length]}
-              strokeWidth={index === 0 ? 2.5 : 1.5}
-              dot={false}
-              connectNulls
-              isAnimationActive={false}
-            />
-          ))}
+          {seriesLines(series, (index) => (index === 0 ? 2.5 : 1.5))}
         </LineChart>
       </ResponsiveContainer>
     </div>

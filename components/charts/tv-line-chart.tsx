@@ -1,11 +1,11 @@
 "use client";
 
 import { useMemo, useRef } from "react";
-import { CartesianGrid, Line, LineChart, XAxis, YAxis } from "recharts";
+import { CartesianGrid, LineChart, XAxis, YAxis } from "recharts";
 import { formatNumber } from "@/components/jobs/format";
 import { useElementWidth } from "@/components/jobs/use-element-width";
-import { type ChartSeries, mergeSeries, seriesKey, timeTicks } from "./chart-data";
-import { SERIES_COLORS } from "./metric-lines";
+import { type ChartSeries, mergeSeries, timeTicks } from "./chart-data";
+import { seriesLines } from "./metric-lines";
 import { timeAxisProps } from "./time-axis";
 
 /**
@@ -54,18 +54,7 @@ export function TvLineChart({
             interval={0}
             domain={[0, "auto"]}
           />
-          {series.map((one, index) => (
-            <Line
-              key={one.name}
-              dataKey={seriesKey(index)}
-              name={one.name}
-              stroke={SERIES_COLORS[index % SERIES_COLORS.length]}
-              strokeWidth={Math.max(2, fontSize / 6)}
-              dot={false}
-              connectNulls
-              isAnimationActive={false}
-            />
-          ))}
+          {seriesLines(series, () => Math.max(2, fontSize / 6))}
         </LineChart>
       ) : null}
     </div>
