@@ -11,12 +11,17 @@ const ACTIONS: Record<string, string> = {
   JLR: "restarting the whole job",
 };
 
-function Lasted({ since, now }: { since: number; now: number }) {
+/** One incident: what it is, how long it has lasted, and what is happening. */
+function IncidentRow(props: { name: ReactNode; since: number; now: number; detail: string; warn?: boolean }) {
   return (
-    <span className={styles.lasted} suppressHydrationWarning>
-      <span className="sr-only">lasted </span>
-      {formatDuration(lastedMs(since, now))}
-    </span>
+    <li className={props.warn ? `${styles.incident} ${styles.incidentWarn}` : styles.incident}>
+      <span className={styles.incidentName}>{props.name}</span>
+      <span className={styles.lasted} suppressHydrationWarning>
+        <span className="sr-only">lasted </span>
+        {formatDuration(lastedMs(props.since, props.now))}
+      </span>
+      <span className={styles.incidentDetail}>{props.detail}</span>
+    </li>
   );
 }
 
@@ -57,15 +62,18 @@ export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
         items={incidents.jobs}
         more={incidents.moreJobs}
         row={(job) => (
-          <li key={`${job.namespace}/${job.name}`} className={`${styles.incident} ${styles.incidentWarn}`}>
-            <span className={styles.incidentName}>
-              {job.name} <span className={styles.scope}>· {job.team ?? job.namespace}</span>
-            </span>
-            <Lasted since={job.since} now={now} />
-            <span className={styles.incidentDetail}>
-              {job.reason}: {ACTIONS[job.action] ?? job.action} ({job.stage})
-            </span>
-          </li>
+          <IncidentRow
+            key={`${job.namespace}/${job.name}`}
+            warn
+            name={
+              <>
+                {job.name} <span className={styles.scope}>· {job.team ?? job.namespace}</span>
+              </>
+            }
+            since={job.since}
+            now={now}
+            detail={`${job.reason}: ${ACTIONS[job.action] ?? job.action} (${job.stage})`}
+          />
         )}
       />
       <IncidentSection
@@ -75,13 +83,13 @@ export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
         items={incidents.nodes}
         more={incidents.moreNodes}
         row={(node) => (
-          <li key={node.name} className={styles.incident}>
-            <span className={styles.incidentName}>{node.name}</span>
-            <Lasted since={node.since} now={now} />
-            <span className={styles.incidentDetail}>
-              {node.ready ? node.health : `not ready · ${node.health}`}
-            </span>
-          </li>
+          <IncidentRow
+            key={node.name}
+            name={node.name}
+            since={node.since}
+            now={now}
+            detail={node.ready ? node.health : `not ready · ${node.health}`}
+          />
         )}
       />
     </div>
