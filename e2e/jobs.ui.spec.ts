@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type TestInfo, test } from "@playwright/test";
+import { resubmitOperatorJob } from "./fixtures/operator-jobs";
 import { trpcMutation } from "./fixtures/trpc";
 import { JobPagePo, signIn } from "./pages/job-page";
 
@@ -12,12 +12,6 @@ import { JobPagePo, signIn } from "./pages/job-page";
  */
 const NAMESPACE = "hyperpod-ns-llm-research";
 const JOB = "demo-llm";
-const OPERATOR = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 1}`;
-/** The operator's API token, which it made in npm start's data dir (playwright.config.ts). */
-const operatorHeaders = () => {
-  const file = path.join(process.env.E2E_DATA_DIR ?? ".data/e2e", "operator-token");
-  return { authorization: `Bearer ${readFileSync(file, "utf8").trim()}` };
-};
 
 test.describe.configure({ mode: "serial" });
 
@@ -28,21 +22,12 @@ async function saveScreenshot(testInfo: TestInfo, name: string, take: () => Prom
 }
 
 /** The demo job, submitted fresh (a rerun on the same data dir must not inherit its restart budget). */
-test.beforeAll(async ({ request }) => {
-  const url = `${OPERATOR}/api/v1/jobs/${NAMESPACE}/${JOB}`;
-  const headers = operatorHeaders();
-  if ((await request.get(url, { headers })).status() === 200) {
-    await request.delete(url, { headers });
-    await expect
-      .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
-      .toBe(404);
-  }
-  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
-    data: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
-    headers: { ...headers, "content-type": "application/yaml" },
-  });
-  expect(submitted.status()).toBe(201);
-});
+test.beforeAll(async ({ request }) =>
+  resubmitOperatorJob(request, {
+    job: { namespace: NAMESPACE, name: JOB },
+    yaml: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
+  }),
+);
 
 test("an engineer injects a crash from the job page and watches the rank recover", async ({
   page,

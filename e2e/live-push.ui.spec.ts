@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { expect, type Page, type Request, test } from "@playwright/test";
+import { type APIRequestContext, expect, type Page, type Request, test } from "@playwright/test";
+import { deleteOperatorJob, submitOperatorJob } from "./fixtures/operator-jobs";
 import { signIn } from "./pages/job-page";
 
 /**
@@ -11,14 +10,8 @@ import { signIn } from "./pages/job-page";
  */
 const NAMESPACE = "hyperpod-ns-llm-research";
 const JOB = "e2e-live-push";
-const OPERATOR = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 1}`;
 /** How long an idle page is watched for periodic requests (the old list polled every 2 s). */
 const IDLE_WINDOW_MS = 6_000;
-
-const operatorHeaders = () => {
-  const file = path.join(process.env.E2E_DATA_DIR ?? ".data/e2e", "operator-token");
-  return { authorization: `Bearer ${readFileSync(file, "utf8").trim()}` };
-};
 
 const jobYaml = `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
@@ -80,23 +73,9 @@ function expectIdle(log: ReturnType<typeof networkLog>, opts: { from: number; st
   expect(log.ended(streams[0] as Request)).toBe(false);
 }
 
-async function deleteJob(request: import("@playwright/test").APIRequestContext) {
-  const url = `${OPERATOR}/api/v1/jobs/${NAMESPACE}/${JOB}`;
-  const headers = operatorHeaders();
-  if ((await request.get(url, { headers })).status() !== 200) return;
-  await request.delete(url, { headers });
-  await expect
-    .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
-    .toBe(404);
-}
-
-async function submitJob(request: import("@playwright/test").APIRequestContext) {
-  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
-    data: jobYaml,
-    headers: { ...operatorHeaders(), "content-type": "application/yaml" },
-  });
-  expect(submitted.status()).toBe(201);
-}
+const deleteJob = (request: APIRequestContext) =>
+  deleteOperatorJob(request, { namespace: NAMESPACE, name: JOB });
+const submitJob = (request: APIRequestContext) => submitOperatorJob(request, jobYaml);
 
 test.beforeAll(async ({ request }) => deleteJob(request));
 test.afterAll(async ({ request }) => deleteJob(request));

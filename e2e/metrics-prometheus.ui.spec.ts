@@ -10,6 +10,12 @@ import {
   test,
 } from "@playwright/test";
 import { startPrometheus, type TestPrometheus } from "../test/prometheus";
+import {
+  type OperatorApi,
+  operatorHeaders,
+  PRIMARY_OPERATOR,
+  resubmitOperatorJob,
+} from "./fixtures/operator-jobs";
 import { signIn } from "./pages/job-page";
 
 /**
@@ -33,9 +39,8 @@ let prometheus: TestPrometheus;
 let stack: ChildProcess;
 let stackLog = "";
 
-const operatorHeaders = () => ({
-  authorization: `Bearer ${readFileSync(path.join(DATA_DIR, "operator-token"), "utf8").trim()}`,
-});
+/** The second stack's operator API. */
+const SECOND_OPERATOR: OperatorApi = { url: OPERATOR, dataDir: DATA_DIR };
 
 async function waitForConsole(): Promise<void> {
   const deadline = Date.now() + 280_000;
@@ -51,21 +56,12 @@ async function waitForConsole(): Promise<void> {
   throw new Error(`the second stack did not answer on ${BASE_URL}:\n${stackLog}`);
 }
 
-async function submitDemoJob(request: APIRequestContext) {
-  const url = `${OPERATOR}/api/v1/jobs/${NAMESPACE}/${JOB}`;
-  const headers = operatorHeaders();
-  if ((await request.get(url, { headers })).status() === 200) {
-    await request.delete(url, { headers });
-    await expect
-      .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
-      .toBe(404);
-  }
-  const submitted = await request.post(`${OPERATOR}/api/v1/jobs`, {
-    data: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
-    headers: { ...headers, "content-type": "application/yaml" },
+const submitDemoJob = (request: APIRequestContext) =>
+  resubmitOperatorJob(request, {
+    job: { namespace: NAMESPACE, name: JOB },
+    yaml: readFileSync("examples/jobs/demo-job.yaml", "utf8"),
+    operator: SECOND_OPERATOR,
   });
-  expect(submitted.status(), await submitted.text()).toBe(201);
-}
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(360_000);
@@ -178,7 +174,6 @@ test("charts from a real Prometheus on the job page and the TV; 'Metrics unavail
 });
 
 /** The primary stack (no PROMETHEUS_URL): a one-pod copy of the demo job, its charts from the operator. */
-const PRIMARY_OPERATOR = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 1}`;
 const EMBEDDED_JOB = "e2e-metrics-embedded";
 
 test("without Prometheus, the charts come from the operator's history, by push, and survive a reload", async ({
@@ -186,27 +181,11 @@ test("without Prometheus, the charts come from the operator's history, by push, 
   request,
 }, testInfo) => {
   test.setTimeout(180_000);
-  const token = readFileSync(
-    path.join(process.env.E2E_DATA_DIR ?? ".data/e2e", "operator-token"),
-    "utf8",
-  ).trim();
-  const headers = { authorization: `Bearer ${token}` };
-  const url = `${PRIMARY_OPERATOR}/api/v1/jobs/${NAMESPACE}/${EMBEDDED_JOB}`;
-  if ((await request.get(url, { headers })).status() === 200) {
-    await request.delete(url, { headers });
-    await expect
-      .poll(async () => (await request.get(url, { headers })).status(), { timeout: 30_000 })
-      .toBe(404);
-  }
   const yaml = readFileSync("examples/jobs/demo-job.yaml", "utf8")
     .replace("name: demo-llm", `name: ${EMBEDDED_JOB}`)
     .replace("replicas: 2", "replicas: 1")
     .replace("spares: 1", "spares: 0");
-  const submitted = await request.post(`${PRIMARY_OPERATOR}/api/v1/jobs`, {
-    data: yaml,
-    headers: { ...headers, "content-type": "application/yaml" },
-  });
-  expect(submitted.status(), await submitted.text()).toBe(201);
+  await resubmitOperatorJob(request, { job: { namespace: NAMESPACE, name: EMBEDDED_JOB }, yaml });
   try {
     await signIn(page, "engineer@rebound.local");
     const requests: string[] = [];
@@ -231,6 +210,8 @@ test("without Prometheus, the charts come from the operator's history, by push, 
     await page.reload();
     await expect.poll(() => pointsDrawn(throughput), { timeout: 10_000 }).toBeGreaterThanOrEqual(before);
   } finally {
-    await request.delete(url, { headers });
+    await request.delete(`${PRIMARY_OPERATOR.url}/api/v1/jobs/${NAMESPACE}/${EMBEDDED_JOB}`, {
+      headers: operatorHeaders(),
+    });
   }
 });
