@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type TestInfo, test } from "@playwright/test";
+import { closeEventSources, trackEventSources } from "./fixtures/event-streams";
 import { resubmitOperatorJob } from "./fixtures/operator-jobs";
 import { trpcMutation } from "./fixtures/trpc";
 import { JobPagePo, signIn } from "./pages/job-page";
@@ -67,17 +68,7 @@ test("an engineer injects a crash from the job page and watches the rank recover
 test("a dropped live stream shows Reconnecting, keeps the last data, and comes back", async ({ page }) => {
   test.setTimeout(90_000);
   // Keep a handle on the page's EventSources, so the test can close the live stream's connection.
-  await page.addInitScript(() => {
-    const Native = window.EventSource;
-    const opened: EventSource[] = [];
-    (window as unknown as { __streams: EventSource[] }).__streams = opened;
-    window.EventSource = class extends Native {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        opened.push(this);
-      }
-    };
-  });
+  await trackEventSources(page);
   await signIn(page, "engineer@rebound.local");
   const job = new JobPagePo(page);
   await job.goto(NAMESPACE, JOB);
@@ -88,9 +79,7 @@ test("a dropped live stream shows Reconnecting, keeps the last data, and comes b
 
   // The server becomes unreachable for the stream: the open connection closes, new ones fail.
   await page.route("**/api/trpc/jobs.watch**", (route) => route.abort("connectionrefused"));
-  await page.evaluate(() => {
-    for (const stream of (window as unknown as { __streams: EventSource[] }).__streams) stream.close();
-  });
+  await closeEventSources(page);
   await expect(status).toContainText("Reconnecting", { timeout: 30_000 });
   await expect(page.getByTestId("ranks-healthy")).toHaveText(shown ?? "");
   await expect(page.getByRole("button", { name: "Select rank 0", exact: true })).toBeVisible();

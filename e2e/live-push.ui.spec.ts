@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Page, type Request, test } from "@playwright/test";
+import { closeEventSources, trackEventSources } from "./fixtures/event-streams";
 import { deleteOperatorJob, submitOperatorJob } from "./fixtures/operator-jobs";
 import { signIn } from "./pages/job-page";
 
@@ -124,17 +125,7 @@ test("a dropped list stream keeps the last rows under a Reconnecting note, and c
 }) => {
   test.setTimeout(90_000);
   // Keep a handle on the page's EventSources, so the test can close the live stream's connection.
-  await page.addInitScript(() => {
-    const Native = window.EventSource;
-    const opened: EventSource[] = [];
-    (window as unknown as { __streams: EventSource[] }).__streams = opened;
-    window.EventSource = class extends Native {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        opened.push(this);
-      }
-    };
-  });
+  await trackEventSources(page);
   await submitJob(request);
   await signIn(page, "engineer@rebound.local");
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: JOB, exact: true }) });
@@ -143,9 +134,7 @@ test("a dropped list stream keeps the last rows under a Reconnecting note, and c
   await expect(note).toHaveCount(0);
 
   await page.route("**/api/trpc/jobs.listWatch**", (route) => route.abort("connectionrefused"));
-  await page.evaluate(() => {
-    for (const stream of (window as unknown as { __streams: EventSource[] }).__streams) stream.close();
-  });
+  await closeEventSources(page);
   await expect(note).toBeVisible({ timeout: 30_000 });
   await expect(row).toBeVisible();
   await page.screenshot({ path: test.info().outputPath("jobs-list-reconnecting.png"), fullPage: true });
