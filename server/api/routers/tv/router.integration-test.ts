@@ -182,11 +182,9 @@ describe("tv.frame", () => {
     });
     expect(jobs.frame.counts).toEqual({ running: 1, pending: 0, failed: 0 });
     expect(typeof jobs.frame.build).toBe("string");
-    // The rank turns healthy once it steps: the change arrives as a new frame on the open stream.
-    const healthy = await frameWhere(
-      jobs.iterator,
-      (frame) => frame.view === "jobs" && frame.jobs[0]?.ranksHealthy === 1,
-    );
+    // The rank is healthy once it steps (in the first frame already, or in a later one).
+    const isHealthy = (frame: TvFrame) => frame.view === "jobs" && frame.jobs[0]?.ranksHealthy === 1;
+    const healthy = isHealthy(jobs.frame) ? jobs.frame : await frameWhere(jobs.iterator, isHealthy);
     expect(healthy.view === "jobs" && healthy.jobs[0]?.goodput).toBe(1);
     await jobs.iterator.return?.();
 
@@ -194,6 +192,18 @@ describe("tv.frame", () => {
     if (cluster.frame.view !== "cluster") throw new Error("expected the cluster frame");
     expect(cluster.frame.teams.map((team) => team.team)).toEqual(["vision"]);
     expect(cluster.frame.teams[0]).toMatchObject({ used: 1, quota: 8 });
+    // A change arrives as a new frame on the open stream: the team's GPU quota, 8 → 6, and back.
+    const gpuQuota = { quota: { teamId: visionTeamId }, resource: "nvidia.com/gpu" };
+    await db.computeQuotaResource.updateMany({ where: gpuQuota, data: { guaranteed: 6 } });
+    try {
+      const changed = await frameWhere(
+        cluster.iterator,
+        (frame) => frame.view === "cluster" && frame.teams[0]?.quota === 6,
+      );
+      expect(changed.view === "cluster" && changed.teams[0]?.used).toBe(1);
+    } finally {
+      await db.computeQuotaResource.updateMany({ where: gpuQuota, data: { guaranteed: 8 } });
+    }
     await cluster.iterator.return?.();
 
     const reliability = await firstFrame(await caller.tv.frame({ view: "reliability" }));
