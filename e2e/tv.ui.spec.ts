@@ -62,13 +62,21 @@ async function waitForJobsRunning(admin: APIRequestContext, jobs: JobRef[]) {
   await expect
     .poll(
       async () => {
-        const rows = await trpcQuery<Array<{ namespace: string; name: string; phase: string }>>(
-          admin,
-          "jobs.list",
-        );
-        return jobs.map(
-          (job) => rows.find((row) => row.namespace === job.namespace && row.name === job.name)?.phase,
-        );
+        type Row = {
+          namespace: string;
+          name: string;
+          phase: string;
+          ranksHealthy: number;
+          ranksTotal: number;
+        };
+        const rows = await trpcQuery<Row[]>(admin, "jobs.list");
+        // Running with every rank healthy (stepping): a rank's process is up, so a fault can be injected.
+        return jobs.map((job) => {
+          const row = rows.find((r) => r.namespace === job.namespace && r.name === job.name);
+          return row && row.ranksTotal > 0 && row.ranksHealthy === row.ranksTotal
+            ? row.phase
+            : "not all ranks healthy";
+        });
       },
       { timeout: 90_000 },
     )

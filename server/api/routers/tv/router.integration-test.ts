@@ -76,6 +76,25 @@ async function frameWhere(
   }
 }
 
+/** The first frame if it already satisfies `ok`, else the first later one that does. */
+async function firstOrLater(
+  stream: { frame: TvFrame; iterator: AsyncIterator<TvMessage> },
+  ok: (frame: TvFrame) => boolean,
+): Promise<TvFrame> {
+  return ok(stream.frame) ? stream.frame : frameWhere(stream.iterator, ok);
+}
+
+/** Runs `during` with Vision's guaranteed GPUs set to `gpus`, then puts the seeded 8 back. */
+async function withVisionGpuQuota<T>(gpus: number, during: () => Promise<T>): Promise<T> {
+  const where = { quota: { teamId: visionTeamId }, resource: "nvidia.com/gpu" };
+  await db.computeQuotaResource.updateMany({ where, data: { guaranteed: gpus } });
+  try {
+    return await during();
+  } finally {
+    await db.computeQuotaResource.updateMany({ where, data: { guaranteed: 8 } });
+  }
+}
+
 /** Reads a stream to its end: the error it ended with, or a note that it ended cleanly. */
 async function endOf(iterator: AsyncIterator<unknown>): Promise<unknown> {
   try {
@@ -183,8 +202,10 @@ describe("tv.frame", () => {
     expect(jobs.frame.counts).toEqual({ running: 1, pending: 0, failed: 0 });
     expect(typeof jobs.frame.build).toBe("string");
     // The rank is healthy once it steps (in the first frame already, or in a later one).
-    const isHealthy = (frame: TvFrame) => frame.view === "jobs" && frame.jobs[0]?.ranksHealthy === 1;
-    const healthy = isHealthy(jobs.frame) ? jobs.frame : await frameWhere(jobs.iterator, isHealthy);
+    const healthy = await firstOrLater(
+      jobs,
+      (frame) => frame.view === "jobs" && frame.jobs[0]?.ranksHealthy === 1,
+    );
     expect(healthy.view === "jobs" && healthy.jobs[0]?.goodput).toBe(1);
     await jobs.iterator.return?.();
 
@@ -193,17 +214,10 @@ describe("tv.frame", () => {
     expect(cluster.frame.teams.map((team) => team.team)).toEqual(["vision"]);
     expect(cluster.frame.teams[0]).toMatchObject({ used: 1, quota: 8 });
     // A change arrives as a new frame on the open stream: the team's GPU quota, 8 → 6, and back.
-    const gpuQuota = { quota: { teamId: visionTeamId }, resource: "nvidia.com/gpu" };
-    await db.computeQuotaResource.updateMany({ where: gpuQuota, data: { guaranteed: 6 } });
-    try {
-      const changed = await frameWhere(
-        cluster.iterator,
-        (frame) => frame.view === "cluster" && frame.teams[0]?.quota === 6,
-      );
-      expect(changed.view === "cluster" && changed.teams[0]?.used).toBe(1);
-    } finally {
-      await db.computeQuotaResource.updateMany({ where: gpuQuota, data: { guaranteed: 8 } });
-    }
+    const changed = await withVisionGpuQuota(6, () =>
+      frameWhere(cluster.iterator, (frame) => frame.view === "cluster" && frame.teams[0]?.quota === 6),
+    );
+    expect(changed.view === "cluster" && changed.teams[0]?.used).toBe(1);
     await cluster.iterator.return?.();
 
     const reliability = await firstFrame(await caller.tv.frame({ view: "reliability" }));
