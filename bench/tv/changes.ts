@@ -1,3 +1,4 @@
+import type { QuotaView } from "@/server/api/routers/governance/governance.schema";
 import type { JobRef } from "@/server/cluster/types";
 import type { BenchEnvironment } from "../k8s/environment";
 import { injectNodeFault } from "../k8s/faults";
@@ -23,22 +24,8 @@ export type MadeChange = {
   detectedAt: number | null;
 };
 
-type QuotaState = {
-  team: string;
-  version: number;
-  activation: string;
-  strategy: string;
-  borrowLimitPercent: number;
-  preemptTeamTasks: string;
-  fairShareWeight: number;
-  description: string;
-  resources: Array<{
-    instanceType: string;
-    resource: string;
-    guaranteed: number;
-    absoluteBorrowLimit: number | null;
-  }>;
-};
+/** What governance.quota.get answers (over JSON: its dates as strings, unused here). */
+type QuotaState = QuotaView;
 
 /** The fields governance.quota.update takes, from what governance.quota.get answers, with new GPUs. */
 function withGpus(quota: QuotaState, gpus: number) {
