@@ -6,6 +6,7 @@ import { buildConsoleIfNeeded } from "@/scripts/lib/next-build";
 import { parseConfig } from "../k8s/config";
 import { type BenchEnvironment, createLifecycle, NAMESPACE, openEnvironment } from "../k8s/environment";
 import { JOB_NAME, startJob } from "../k8s/job";
+import { exitWhenDone } from "../lib/isolated";
 import { startConsoleProcess } from "./console-process";
 import { installProbe, type PageProbe } from "./page-probe";
 
@@ -185,10 +186,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main(), log);

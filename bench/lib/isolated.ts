@@ -22,3 +22,14 @@ export function runIsolated(main: URL): void {
   process.on("SIGTERM", interrupt);
   child.on("exit", (code, signal) => process.exit(interrupted ? 130 : (code ?? (signal ? 1 : 0))));
 }
+
+/** A benchmark child's ending: exit 0 when `main` finishes, else its error's stack through `log` and exit 1. */
+export function exitWhenDone(main: Promise<void>, log: (line: string) => void): void {
+  main.then(
+    () => process.exit(0),
+    (error: unknown) => {
+      log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -17,6 +17,7 @@ import {
 } from "../k8s/environment";
 import { JOB_NAME, startJob } from "../k8s/job";
 import { sampleProc, watchProc } from "../k8s/proc";
+import { exitWhenDone } from "../lib/isolated";
 import { type ChangeKind, changeMaker, type MadeChange } from "./changes";
 import { parseTvConfig } from "./config";
 import { tvFrameReader, tvFrameTarget } from "./frames";
@@ -200,10 +201,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main(), log);
