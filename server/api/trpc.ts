@@ -6,6 +6,7 @@ import { isClusterAdmin } from "@/server/domain/access/roles";
 import type { ShareGrant } from "@/server/domain/access/share";
 import { AppError, type AppErrorCode, toTrpcCode } from "@/server/errors";
 import type { SessionUser } from "@/server/services/auth/sessions";
+import { liveHub } from "@/server/services/live/hub";
 
 /** A zod path as a form names it: `resources[1].guaranteed`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -84,7 +85,20 @@ const shareTokensReadOnly = t.middleware(({ ctx, type, next }) => {
   return next();
 });
 
-export const publicProcedure = t.procedure.use(errorMapping).use(shareTokensReadOnly);
+/**
+ * A mutation that succeeded may change what live views show (a quota, a job, a token): the live hub loads
+ * every open view again at once instead of at its next interval (server/services/live/hub.ts, `refresh`).
+ */
+const liveViewsAfterMutation = t.middleware(async ({ type, next }) => {
+  const result = await next();
+  if (type === "mutation" && result.ok) liveHub().refresh();
+  return result;
+});
+
+export const publicProcedure = t.procedure
+  .use(errorMapping)
+  .use(shareTokensReadOnly)
+  .use(liveViewsAfterMutation);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });

@@ -371,3 +371,61 @@ describe("cached", () => {
     expect(await hub.cached("flaky", 10_000, flaky)).toBe(2);
   });
 });
+
+describe("refresh", () => {
+  it("loads every loop now instead of at its next interval, and drops shared reads", async () => {
+    const { state, source } = counterSource();
+    const viewer = watcher(hub, source);
+    let reads = 0;
+    const read = async () => {
+      reads += 1;
+      return reads;
+    };
+    await tickBy(0);
+    expect(await hub.cached("rows", 10_000, read)).toBe(1);
+    state.value = 2;
+    hub.refresh();
+    await tickBy(0);
+    expect(viewer.messages.at(-1)).toEqual({ kind: "patch", patch: { from: 1, to: 2 } });
+    expect(state.loads).toBe(2);
+    expect(await hub.cached("rows", 10_000, read)).toBe(2);
+    // The loop goes back to its interval afterwards.
+    await tickBy(INTERVAL - 1);
+    expect(state.loads).toBe(2);
+    await tickBy(1);
+    expect(state.loads).toBe(3);
+    await viewer.leave();
+  });
+
+  it("loads again as soon as a load that was under way ends, so the change is not missed", async () => {
+    let release: () => void = () => {};
+    let loads = 0;
+    let value = 1;
+    const source: LiveSource<number, Patch> = {
+      key: "slow",
+      intervalMs: INTERVAL,
+      load: () => {
+        loads += 1;
+        const seen = value;
+        return new Promise<number>((resolve) => {
+          release = () => resolve(seen);
+        });
+      },
+      diff: (from, to) => (from === to ? null : { from, to }),
+    };
+    const viewer = watcher(hub, source);
+    await tickBy(0);
+    value = 2; // changed after the load in flight read its value
+    hub.refresh();
+    release();
+    await tickBy(0);
+    expect(loads).toBe(2);
+    release();
+    await tickBy(0);
+    expect(viewer.messages).toEqual([
+      { kind: "snapshot", value: 1 },
+      { kind: "patch", patch: { from: 1, to: 2 } },
+    ]);
+    await viewer.leave();
+  });
+});

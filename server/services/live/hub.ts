@@ -44,12 +44,21 @@ type Loop<T, P> = {
   value: { current: T } | null;
   failed: string | null;
   timer: ReturnType<typeof setTimeout> | null;
+  /** A load is under way; `again`: a refresh came during it, so the next load starts as soon as it ends. */
+  loading: boolean;
+  again: boolean;
   stopped: boolean;
 };
 
 export type LiveHub = {
   stream<T, P>(source: LiveSource<T, P>, signal?: AbortSignal): AsyncGenerator<LiveMessage<T, P>, void>;
   cached<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  /**
+   * Something changed that live views may show (a mutation through this console): every shared read is
+   * dropped and every loop loads now instead of at its next interval, so the change reaches viewers in one
+   * load rather than up to an interval plus a read's age. Viewers still get only real differences.
+   */
+  refresh(): void;
   /** Loops running now and viewers attached (for tests, the benchmark and /metrics). */
   stats(): { loops: number; viewers: number };
 };
@@ -103,6 +112,8 @@ export function createLiveHub(): LiveHub {
   const tick = async <T, P>(loop: Loop<T, P>) => {
     loop.timer = null;
     if (loop.stopped) return;
+    loop.loading = true;
+    loop.again = false;
     // A load that throws before returning its promise, or a diff that throws, is a failed load: the loop
     // goes on (a loop that died here would leave its viewers waiting forever).
     const outcome = await Promise.resolve()
@@ -118,7 +129,20 @@ export function createLiveHub(): LiveHub {
     } catch (error) {
       failed(loop, error);
     }
-    loop.timer = setTimeout(() => void tick(loop), loop.source.intervalMs);
+    loop.loading = false;
+    loop.timer = setTimeout(() => void tick(loop), loop.again ? 0 : loop.source.intervalMs);
+  };
+
+  const refresh = () => {
+    memo.clear();
+    for (const loop of loops.values()) {
+      if (loop.loading) {
+        loop.again = true;
+        continue;
+      }
+      if (loop.timer) clearTimeout(loop.timer);
+      loop.timer = setTimeout(() => void tick(loop), 0);
+    }
   };
 
   const attach = <T, P>(source: LiveSource<T, P>, viewer: Viewer<T, P>): Loop<T, P> => {
@@ -135,6 +159,8 @@ export function createLiveHub(): LiveHub {
       value: null,
       failed: null,
       timer: null,
+      loading: false,
+      again: false,
       stopped: false,
     };
     loops.set(source.key, loop);
@@ -205,6 +231,7 @@ export function createLiveHub(): LiveHub {
   return {
     stream,
     cached,
+    refresh,
     stats: () => ({
       loops: loops.size,
       viewers: [...loops.values()].reduce((sum, loop) => sum + loop.viewers.size, 0),
