@@ -1,5 +1,9 @@
+import { createKueueElastic, type KueueElastic } from "@/server/cluster/kubernetes/kueue/elastic-capacity";
+import { priorityClassOf } from "@/server/cluster/kubernetes/kueue/elastic-workloads";
+import { resolvePriority, valueIn } from "@/server/cluster/kubernetes/kueue/priority";
 import {
   assignedFlavor,
+  basePods,
   buildWorkload,
   conditionOf,
   finishedCondition,
@@ -46,6 +50,8 @@ const since = (workload: WorkloadObject, type: string): number =>
 
 /** The gate, with the two optional members of AdmissionGate that the controller uses. */
 export type KueueGate = AdmissionGate & {
+  /** Elastic jobs' steps: one extra Workload per allowed size above the minimum. */
+  elastic: KueueElastic;
   /** The job is gone without a last reconcile: its Workloads go too (no garbage collector needed). */
   forget(key: string): void;
   /** Calls `listener` with a job's key whenever its Workload changes (Kueue admitted or evicted it). */
@@ -96,20 +102,18 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
     return isTrue(workload, "Admitted") ? admitted(workload) : pending(workload);
   };
 
-  /** The WorkloadPriorityClass named by the job's label; an unknown one is refused (reference §4.4). */
+  /**
+   * The WorkloadPriorityClass named by the job's label (an elastic job's: that of the replica specs of its
+   * minimum size, elastic-workloads.ts); an unknown one is refused (reference §4.4).
+   */
   const priorityOf = (job: ClusterJob) => {
-    const className = priorityClassLabelOf(job);
-    if (!className) return { ok: true as const, priority: null };
     const classes = workloads.priorityClasses();
-    const found = classes.find((each) => each.metadata?.name === className);
-    if (found) return { ok: true as const, priority: { className, value: found.value ?? 0 } };
-    const defined = classes.map((each) => each.metadata?.name ?? "").sort();
-    const list = defined.length > 0 ? defined.join(", ") : "none";
-    return {
-      ok: false as const,
-      message: `priority class "${className}" is not defined; the defined priority classes are: ${list}`,
-    };
+    const className = job.job.spec.elasticPolicy
+      ? priorityClassOf(job, basePods(job), valueIn(classes))
+      : priorityClassLabelOf(job);
+    return resolvePriority(classes, className);
   };
+  const elastic = createKueueElastic({ workloads, log, ready });
 
   const create = async (job: ClusterJob, queueName: string): Promise<AdmissionVerdict> => {
     const priority = priorityOf(job);
@@ -145,9 +149,11 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
       const workload = find(job);
       const conditions = workload ? requeuedConditions(workload, new Date(clock())) : null;
       if (workload && conditions) await workloads.clearAdmission(workload, conditions);
+      await elastic.releaseAll(job); // the whole job stopped: it starts again at its minimum size
     },
     async release(job) {
       await ready();
+      await elastic.releaseAll(job);
       const workload = find(job);
       if (!workload) return;
       if (!isTrue(workload, "Finished")) {
@@ -172,6 +178,7 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
       }
     },
     onWake: (listener) => workloads.onChange(listener),
+    elastic,
     async dispose() {
       await opts.sync?.stop();
       workloads.stop();

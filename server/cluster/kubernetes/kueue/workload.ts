@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ClusterJob } from "@/server/cluster/types";
+import { replicasBySpec } from "@/server/domain/elastic/sizes";
 import { JOB_API_VERSION, JOB_GROUP, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
 import {
   KUEUE_API_VERSION,
@@ -88,10 +89,25 @@ export function queueOf(job: ClusterJob): string | null {
 export const priorityClassLabelOf = (job: ClusterJob): string | null =>
   job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
 
+/**
+ * The pods of the job's own Workload, per replica spec: replicas + spares; for an elastic job its minimum
+ * size spread over the specs (server/domain/elastic/sizes) + spares, the steps above it being Workloads of
+ * their own (elastic-workloads.ts).
+ */
+export function basePods(job: Pick<ClusterJob, "job">): Record<string, number> {
+  const policy = job.job.spec.elasticPolicy;
+  const specs = job.job.spec.replicaSpecs;
+  const spread = policy ? replicasBySpec(specs, policy.minReplicas, policy.maxReplicas) : null;
+  return Object.fromEntries(
+    specs.map((spec) => [spec.name, (spread ? (spread[spec.name] ?? 0) : spec.replicas) + spec.spares]),
+  );
+}
+
 export function buildWorkload(
   job: ClusterJob,
   opts: { queueName: string; priority: { className: string; value: number } | null },
 ): WorkloadObject {
+  const pods = basePods(job);
   return {
     apiVersion: KUEUE_API_VERSION,
     kind: "Workload",
@@ -115,7 +131,7 @@ export function buildWorkload(
         : { priority: 0 }),
       podSets: job.job.spec.replicaSpecs.map((spec) => ({
         name: spec.name, // a DNS label already (the job's schema), as a pod set name must be
-        count: spec.replicas + spec.spares,
+        count: pods[spec.name] ?? 0,
         template: spec.template as Record<string, unknown>,
       })),
     },

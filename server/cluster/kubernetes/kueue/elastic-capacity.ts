@@ -1,0 +1,124 @@
+import type { ClusterJob } from "@/server/cluster/types";
+import type { Logger } from "@/server/log";
+import type { ElasticCapacity } from "@/server/operator/admission/types";
+import {
+  buildStepWorkload,
+  type ElasticStep,
+  elasticSteps,
+  priorityClassOf,
+  sizeOf,
+} from "./elastic-workloads";
+import { resolvePriority, valueIn } from "./priority";
+import { conditionOf, isTrue, queueOf, type WorkloadObject } from "./workload";
+import type { KueueWorkloads } from "./workload-client";
+
+/**
+ * ElasticCapacity through Kueue (reference §5.1): each allowed size above an elastic job's minimum is one
+ * extra Workload (elastic-workloads.ts), created when the operator asks for that size and deleted when it
+ * gives it back. Kueue admits each step on its own, and preempts each on its own: an evicted step is the
+ * job's new, smaller admitted size (its base and the steps below stay admitted). Everything is read from
+ * the Workload cache on each call, keyed by the job's uid, so the operator may ask again after a restart.
+ */
+export type KueueElastic = ElasticCapacity & {
+  /** Deletes every step the job holds (the job finished, was deleted, or was evicted as a whole). */
+  releaseAll(job: ClusterJob): Promise<void>;
+};
+
+const evicted = (workload: WorkloadObject): boolean => conditionOf(workload, "Evicted")?.status === "True";
+const stepAdmitted = (workload: WorkloadObject): boolean =>
+  isTrue(workload, "Admitted") && !evicted(workload);
+
+export function createKueueElastic(opts: {
+  workloads: KueueWorkloads;
+  log: Logger;
+  /** Resolves once the Workload caches are synced (the gate's start). */
+  ready: () => Promise<void>;
+}): KueueElastic {
+  const { workloads, log, ready } = opts;
+
+  /** The job's step Workloads (this run's: owner uid) by size. */
+  const held = (job: ClusterJob): Map<number, WorkloadObject> => {
+    const out = new Map<number, WorkloadObject>();
+    for (const workload of workloads.ownedBy(job.ref.namespace, job.ref.name)) {
+      const size = sizeOf(workload);
+      const mine = workload.metadata.ownerReferences?.some((owner) => owner.uid === job.uid);
+      if (size !== null && mine && !workload.metadata.deletionTimestamp) out.set(size, workload);
+    }
+    return out;
+  };
+
+  const minOf = (job: ClusterJob): number => job.job.spec.elasticPolicy?.minReplicas ?? 0;
+
+  const admitted = (job: ClusterJob): number => {
+    if (!queueOf(job)) return Math.max(minOf(job), ...elasticSteps(job).map((step) => step.size));
+    const steps = held(job);
+    let size = minOf(job);
+    for (const step of elasticSteps(job)) {
+      const workload = steps.get(step.size);
+      if (!workload || !stepAdmitted(workload)) break;
+      size = step.size;
+    }
+    return size;
+  };
+
+  const create = async (job: ClusterJob, step: ElasticStep, queueName: string): Promise<boolean> => {
+    const classes = workloads.priorityClasses();
+    const resolved = resolvePriority(classes, priorityClassOf(job, step.pods, valueIn(classes)));
+    if (!resolved.ok) {
+      log.warn("elastic step not requested", {
+        job: `${job.ref.namespace}/${job.ref.name}`,
+        reason: resolved.message,
+      });
+      return false;
+    }
+    const workload = buildStepWorkload(job, step, { queueName, priority: resolved.priority });
+    try {
+      await workloads.create(workload);
+    } catch (error) {
+      if ((error as { code?: number })?.code !== 409) throw error;
+    }
+    log.info("kueue elastic step requested", {
+      job: `${job.ref.namespace}/${job.ref.name}`,
+      workload: workload.metadata.name,
+      size: step.size,
+    });
+    return true;
+  };
+
+  const removeAbove = async (job: ClusterJob, toReplicas: number): Promise<void> => {
+    await ready();
+    for (const [size, workload] of held(job)) {
+      if (size <= toReplicas) continue;
+      await workloads.remove(workload);
+      log.info("kueue elastic step released", {
+        job: `${job.ref.namespace}/${job.ref.name}`,
+        workload: workload.metadata.name,
+        size,
+      });
+    }
+  };
+
+  return {
+    async request(job, toReplicas) {
+      const queueName = queueOf(job);
+      if (!queueName) return "admitted"; // not governed: HyperPod without Kueue creates the pods directly
+      await ready();
+      const steps = held(job);
+      const wanted = elasticSteps(job).filter((step) => step.size <= toReplicas);
+      const missing = wanted.filter((step) => !steps.has(step.size));
+      for (const step of missing) await create(job, step, queueName);
+      const all = wanted.every((step) => {
+        const workload = steps.get(step.size);
+        return workload !== undefined && stepAdmitted(workload);
+      });
+      return all ? "admitted" : "pending";
+    },
+    release: removeAbove,
+    preempted(job) {
+      for (const workload of held(job).values()) if (evicted(workload)) return admitted(job);
+      return null;
+    },
+    admitted,
+    releaseAll: (job) => removeAbove(job, 0),
+  };
+}

@@ -1,0 +1,130 @@
+import type { ClusterJob } from "@/server/cluster/types";
+import { allowedSizes, stepPods } from "@/server/domain/elastic/sizes";
+import { JOB_API_VERSION, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
+import type { ReplicaSpec } from "@/server/domain/job-spec/replica-spec.schema";
+import { KUEUE_API_VERSION, LABEL_PRIORITY_CLASS } from "./names";
+import { LABEL_JOB_UID, WORKLOAD_FINALIZER, type WorkloadObject, workloadName } from "./workload";
+
+/**
+ * An elastic job's Kueue Workloads (reference §5.1): the job's own Workload (Kueue's name) holds its minimum
+ * size, and each allowed size above it is one more Workload (a step: the pods that size adds to the one
+ * below), created when the operator asks to grow and deleted when it shrinks. Kueue admits and preempts
+ * each on its own, so a preempted step is the job's next smaller size while its base stays admitted. Each
+ * Workload carries the priority class of the replica spec its pods belong to, so with the partial-preemption
+ * shape (a `base` and an `elastic` spec, "the operator first requests minimum required resources with high
+ * priority, then incrementally requests additional capacity with lower priority", §4.4) Kueue takes the
+ * elastic steps first. Pure: no I/O.
+ */
+export const LABEL_ELASTIC_SIZE = "rebound.dev/elastic-size";
+const PRIORITY_SOURCE = "kueue.x-k8s.io/workloadpriorityclass";
+const MAX_NAME = 253;
+
+type ElasticJob = Pick<ClusterJob, "ref" | "uid" | "job">;
+export type WorkloadPriority = { className: string; value: number } | null;
+type PodSet = WorkloadObject["spec"]["podSets"][number];
+
+/** A step: the Workload that takes the job from the allowed size `from` to the next one, `size`. */
+export type ElasticStep = { size: number; from: number; pods: Record<string, number> };
+
+/** The job's steps, ascending (one per allowed size above minReplicas); [] when it is not elastic. */
+export function elasticSteps(job: ElasticJob): ElasticStep[] {
+  const policy = job.job.spec.elasticPolicy;
+  if (!policy) return [];
+  const specs = job.job.spec.replicaSpecs;
+  const sizes = allowedSizes(policy);
+  return sizes.slice(1).map((size, index) => {
+    const from = sizes[index] ?? policy.minReplicas;
+    return { size, from, pods: stepPods({ specs, from, to: size, policyMax: policy.maxReplicas }) };
+  });
+}
+
+/** The step Workload's name: the job's Workload name (Kueue's) and `-<size>`, within 253 characters. */
+export function stepWorkloadName(job: { name: string; uid: string }, size: number): string {
+  const base = workloadName(job);
+  const suffix = `-${size}`;
+  if (base.length + suffix.length <= MAX_NAME) return `${base}${suffix}`;
+  const hash = base.slice(base.lastIndexOf("-"));
+  return `${base.slice(0, MAX_NAME - suffix.length - hash.length)}${hash}${suffix}`;
+}
+
+/** The size a step Workload holds (its label); null for the job's own Workload. */
+export function sizeOf(workload: WorkloadObject): number | null {
+  const value = Number(workload.metadata.labels?.[LABEL_ELASTIC_SIZE] ?? Number.NaN);
+  return Number.isInteger(value) && value > 0 ? value : null;
+}
+
+/**
+ * A replica spec's priority class (a WorkloadPriorityClass name): its pod template's
+ * `kueue.x-k8s.io/priority-class` label, else its pod spec's `priorityClassName`, else the job's label.
+ */
+export function specPriorityClass(job: ElasticJob, spec: ReplicaSpec): string | null {
+  const labelled = spec.template.metadata?.labels?.[LABEL_PRIORITY_CLASS];
+  if (labelled) return labelled;
+  const podClass = (spec.template.spec as { priorityClassName?: unknown }).priorityClassName;
+  if (typeof podClass === "string" && podClass) return podClass;
+  return job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
+}
+
+/**
+ * The priority class of a Workload holding `pods` (per spec): the lowest-valued class among those specs,
+ * so a Workload is never harder to preempt than any of its pods (`classValue`: a class's value; unknown: 0).
+ */
+export function priorityClassOf(
+  job: ElasticJob,
+  pods: Record<string, number>,
+  classValue: (className: string) => number | undefined,
+): string | null {
+  let chosen: { name: string | null; value: number } | null = null;
+  for (const spec of job.job.spec.replicaSpecs) {
+    if (!pods[spec.name]) continue;
+    const name = specPriorityClass(job, spec);
+    const value = name ? (classValue(name) ?? 0) : 0;
+    if (!chosen || value < chosen.value) chosen = { name, value };
+  }
+  return chosen?.name ?? null;
+}
+
+const priorityFields = (priority: WorkloadPriority) =>
+  priority
+    ? {
+        priorityClassName: priority.className,
+        priorityClassSource: PRIORITY_SOURCE,
+        priority: priority.value,
+      }
+    : { priority: 0 };
+
+/** The pod sets of `pods`, one per replica spec with pods, in the specs' order. */
+export function podSetsOf(job: ElasticJob, pods: Record<string, number>, keepEmpty: boolean): PodSet[] {
+  return job.job.spec.replicaSpecs
+    .filter((spec) => keepEmpty || (pods[spec.name] ?? 0) > 0)
+    .map((spec) => ({
+      name: spec.name, // a DNS label already (the job's schema), as a pod set name must be
+      count: pods[spec.name] ?? 0,
+      template: spec.template as Record<string, unknown>,
+    }));
+}
+
+export function buildStepWorkload(
+  job: ElasticJob,
+  step: ElasticStep,
+  opts: { queueName: string; priority: WorkloadPriority },
+): WorkloadObject {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: "Workload",
+    metadata: {
+      name: stepWorkloadName({ name: job.ref.name, uid: job.uid }, step.size),
+      namespace: job.ref.namespace,
+      labels: { [LABEL_JOB_UID]: job.uid, [LABEL_ELASTIC_SIZE]: String(step.size) },
+      finalizers: [WORKLOAD_FINALIZER],
+      ownerReferences: [
+        { apiVersion: JOB_API_VERSION, kind: JOB_KIND, name: job.ref.name, uid: job.uid, controller: true },
+      ],
+    },
+    spec: {
+      queueName: opts.queueName,
+      ...priorityFields(opts.priority),
+      podSets: podSetsOf(job, step.pods, false),
+    },
+  };
+}
