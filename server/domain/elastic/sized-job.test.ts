@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
+import { jobAtMinimum, jobAtSize, sizesOf } from "./sized-job";
+
+const PARTIAL = `apiVersion: sagemaker.amazonaws.com/v1
+kind: HyperPodPyTorchJob
+metadata: { name: elastic-partial }
+spec:
+  elasticPolicy: { minReplicas: 2, maxReplicas: 8, replicaIncrementStep: 2 }
+  replicaSpecs:
+    - name: base
+      replicas: 2
+      template: { spec: { priorityClassName: high-priority, containers: [{ name: main }] } }
+    - name: elastic
+      replicas: 0
+      maxReplicas: 6
+      template: { spec: { priorityClassName: low-priority, containers: [{ name: main }] } }
+`;
+
+function parse(yaml: string) {
+  const result = parseJobYaml(yaml);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.job;
+}
+
+describe("jobAtSize", () => {
+  it("spreads the size over base then elastic", () => {
+    const job = parse(PARTIAL);
+    expect(sizesOf(job)).toEqual([2, 4, 6, 8]);
+    expect(jobAtSize(job, 6).spec.replicaSpecs.map((s) => [s.name, s.replicas])).toEqual([
+      ["base", 2],
+      ["elastic", 4],
+    ]);
+    expect(jobAtMinimum(job).spec.replicaSpecs.map((s) => s.replicas)).toEqual([2, 0]);
+    // The job itself is not changed.
+    expect(job.spec.replicaSpecs.map((s) => s.replicas)).toEqual([2, 0]);
+  });
+  it("leaves a job without elasticPolicy as it is", () => {
+    const job = parse(
+      PARTIAL.replace("  elasticPolicy: { minReplicas: 2, maxReplicas: 8, replicaIncrementStep: 2 }\n", ""),
+    );
+    expect(jobAtSize(job, 6)).toBe(job);
+    expect(sizesOf(job)).toEqual([2]);
+  });
+});
