@@ -1,0 +1,72 @@
+import { parseArgs } from "node:util";
+import { integerReader, stringOptions } from "../lib/flags";
+
+/**
+ * The benchmark's knobs (defaults are issue 14's set-up):
+ *   --minutes 10                  faults for this long, per mode (one every --interval-s, mid-slot)
+ *   --interval-s 30               one fault per slot: crash, hang, NaN, node in turn
+ *   --modes full,inplace,peer     which recoveries, one after the other, in this order
+ *   --nodes 8 --ranks-per-node 8  the job: 8 virtual nodes × 8 ranks = 64 ranks (+1 spare node)
+ *   --step-ms 100                 the trainer's step time
+ *   --checkpoint-every 50         the trainer's checkpoint interval, in steps (5 s at 100 ms a step)
+ *   --hang-seconds 2              the JobHang rule's window
+ *   --poll-ms 100                 the operator's agent poll interval (its default)
+ *   --tail-ms 25                  how often the benchmark reads the pods' logs for step lines
+ */
+export const MODES = ["full", "inplace", "peer"] as const;
+export type Mode = (typeof MODES)[number];
+
+export type GoodputConfig = {
+  minutes: number;
+  intervalMs: number;
+  modes: Mode[];
+  nodes: number;
+  ranksPerNode: number;
+  stepMs: number;
+  checkpointEvery: number;
+  hangSeconds: number;
+  pollMs: number;
+  tailMs: number;
+};
+
+const DEFAULTS = {
+  minutes: "10",
+  "interval-s": "30",
+  modes: MODES.join(","),
+  nodes: "8",
+  "ranks-per-node": "8",
+  "step-ms": "100",
+  "checkpoint-every": "50",
+  "hang-seconds": "2",
+  "poll-ms": "100",
+  "tail-ms": "25",
+} as const;
+
+type Flag = keyof typeof DEFAULTS;
+
+const isMode = (text: string): text is Mode => (MODES as readonly string[]).includes(text);
+
+export function parseModes(text: string): Mode[] {
+  const modes = text.split(",").map((part) => part.trim());
+  const bad = modes.filter((mode) => !isMode(mode));
+  if (bad.length > 0 || modes.length === 0)
+    throw new Error(`--modes: expected a comma-separated list of ${MODES.join(", ")}, got ${text}`);
+  return [...new Set(modes as Mode[])];
+}
+
+export function parseConfig(argv: string[]): GoodputConfig {
+  const { values } = parseArgs({ args: argv, options: stringOptions<Flag>(DEFAULTS) });
+  const int = integerReader<Flag>(DEFAULTS, values);
+  return {
+    minutes: int("minutes", 1),
+    intervalMs: int("interval-s", 5) * 1000,
+    modes: parseModes(String(values.modes ?? DEFAULTS.modes)),
+    nodes: int("nodes", 1),
+    ranksPerNode: int("ranks-per-node", 1),
+    stepMs: int("step-ms", 1),
+    checkpointEvery: int("checkpoint-every", 1),
+    hangSeconds: int("hang-seconds", 1),
+    pollMs: int("poll-ms", 20),
+    tailMs: int("tail-ms", 5),
+  };
+}

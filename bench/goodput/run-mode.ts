@@ -1,0 +1,104 @@
+import path from "node:path";
+import { injectFault } from "@/server/operator/api/faults";
+import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { type BenchJob, deleteJob, NAMESPACE, waitStepping } from "../recovery/job";
+import type { BenchOperator } from "../recovery/operator";
+import { log } from "../recovery/phases";
+import type { GoodputConfig, Mode } from "./config";
+import { goodputJobYaml } from "./job";
+import type { InjectedFault, StepLine } from "./progress";
+import { type PlannedFault, victimsOf } from "./schedule";
+import { tailStepLines } from "./tail";
+
+/**
+ * One mode's run: submit its job, wait until every rank steps, then inject the planned faults at their
+ * offsets (a fault due while the job is still recovering waits until every rank steps again, and says how
+ * late it came), and read the step lines throughout. Ends once the last slot is over and the job steps
+ * again, then deletes the job. The operator's restart events are read only to check the mode did what it
+ * says (which recovery actions ran); goodput comes from the step lines alone.
+ */
+export type ModeRun = {
+  mode: Mode;
+  lines: StepLine[];
+  faults: (InjectedFault & { lateMs: number })[];
+  window: { start: number; end: number };
+  /** Recovery actions the operator recorded, by action (PLR, JLR, POD_REPLACEMENT, …). */
+  actions: Record<string, number>;
+  startMs: number;
+};
+
+const sleepUntil = (at: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+
+function inject(operator: BenchOperator, job: BenchJob, fault: PlannedFault): string | null {
+  const done = injectFault({
+    backend: operator.backend,
+    live: operator.deps.live,
+    ref: job.ref,
+    input: { kind: fault.kind, rank: fault.rank },
+  });
+  return "node" in done && typeof done.node === "string" ? done.node : null;
+}
+
+async function countActions(operator: BenchOperator, job: BenchJob): Promise<Record<string, number>> {
+  const events = await listRestartEvents(operator.db, {
+    namespace: job.ref.namespace,
+    jobName: job.ref.name,
+  });
+  const actions: Record<string, number> = {};
+  for (const event of events) actions[event.action] = (actions[event.action] ?? 0) + 1;
+  return actions;
+}
+
+export async function runMode(input: {
+  operator: BenchOperator;
+  config: GoodputConfig;
+  mode: Mode;
+  plan: PlannedFault[];
+}): Promise<ModeRun> {
+  const { operator, config, mode, plan } = input;
+  const name = `goodput-${mode}`;
+  const job: BenchJob = {
+    ref: { namespace: NAMESPACE, name },
+    nodes: config.nodes,
+    ranksPerNode: config.ranksPerNode,
+    ranks: config.nodes * config.ranksPerNode,
+  };
+  const tail = tailStepLines({
+    dir: path.join(operator.dataDir, "local", "pods", NAMESPACE, name),
+    pollMs: config.tailMs,
+  });
+  const submitted = Date.now();
+  await operator.submit(goodputJobYaml({ ...config, name, mode }));
+  await waitStepping(operator, job, 180_000);
+  const start = Date.now();
+  log(`${name}: ${job.ranks} ranks stepping ${start - submitted} ms after submission`);
+  const faults: ModeRun["faults"] = [];
+  const failedNodes = new Set<string>();
+  for (const planned of plan) {
+    await sleepUntil(start + planned.offsetMs);
+    await waitStepping(operator, job, 180_000);
+    // A failed node "reboots" once its pods were replaced, so a later node fault finds a spare again.
+    for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
+    failedNodes.clear();
+    const at = Date.now();
+    const node = inject(operator, job, planned);
+    if (node) failedNodes.add(node);
+    const lateMs = at - (start + planned.offsetMs);
+    faults.push({ at, kind: planned.kind, victims: victimsOf(planned, config.ranksPerNode), lateMs });
+    log(
+      `${name} fault ${planned.index + 1}/${plan.length}: ${planned.kind} rank ${planned.rank}, ${lateMs} ms late`,
+    );
+  }
+  await sleepUntil(start + config.minutes * 60_000);
+  await waitStepping(operator, job, 180_000);
+  // A few steps more, so the last fault's step is passed by every rank before the window closes.
+  await sleepUntil(Date.now() + 20 * config.stepMs + 1000);
+  const end = Date.now();
+  await tail.stop();
+  const actions = await countActions(operator, job);
+  await deleteJob(operator, job);
+  for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
+  log(`${name}: ${tail.lines.length} step lines, actions ${JSON.stringify(actions)}`);
+  return { mode, lines: tail.lines, faults, window: { start, end }, actions, startMs: start - submitted };
+}
