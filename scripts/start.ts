@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { consoleNodeOptions } from "./lib/console-heap";
 import { startDemoFaults, submitDemoJob } from "./lib/demo";
 import { buildDemoTrainer } from "./lib/demo-trainer-build";
 import { buildConsoleIfNeeded } from "./lib/next-build";
@@ -55,6 +56,8 @@ function startConsole(opts: {
         ...(opts.operatorUrl ? { REBOUND_OPERATOR_URL: opts.operatorUrl } : {}),
         NEXT_TELEMETRY_DISABLED: "1",
         NODE_ENV: DEV ? "development" : "production",
+        // The production server's heap cap (scripts/lib/console-heap.ts); `next dev` needs more and gets none.
+        ...(DEV ? {} : { NODE_OPTIONS: consoleNodeOptions(process.env.NODE_OPTIONS) }),
       },
     },
   );

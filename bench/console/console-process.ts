@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
+import { consoleNodeOptions } from "@/scripts/lib/console-heap";
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import { findFreePort } from "@/server/db/embedded";
 
@@ -31,6 +32,8 @@ export async function startConsoleProcess(opts: {
         REBOUND_CLUSTER: "kubernetes",
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
+        // As `npm start` runs it: the console's heap cap (scripts/lib/console-heap.ts).
+        NODE_OPTIONS: consoleNodeOptions(process.env.BENCH_CONSOLE_NODE_OPTIONS),
       },
     },
   );

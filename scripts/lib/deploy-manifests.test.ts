@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { LABEL_JOB } from "@/server/cluster/kubernetes/objects";
 import { OPERATOR_API_ACCESS } from "@/server/domain/access/operator-api";
+import { CONSOLE_HEAP_FLAG } from "./console-heap";
 
 /** Static checks of deploy/: every manifest parses, kustomizations resolve, RBAC stays least-privilege. */
 
@@ -295,6 +296,20 @@ describe("the operator's network", () => {
       full.find((m) => m.metadata?.name === "rebound-console" && m.kind === "Deployment"),
     );
     expect(consoleDeployment).toContain(`rebound-operator.rebound-system.svc:${portOf("api")}`);
+  });
+
+  it("caps the console's heap as npm start does", () => {
+    const consoleDeployment = full.find(
+      (m) => m.metadata?.name === "rebound-console" && m.kind === "Deployment",
+    ) as unknown as {
+      spec: {
+        template: {
+          spec: { containers: Array<{ name: string; env: Array<{ name: string; value?: string }> }> };
+        };
+      };
+    };
+    const console = consoleDeployment.spec.template.spec.containers.find((c) => c.name === "console");
+    expect(console?.env.find((entry) => entry.name === "NODE_OPTIONS")?.value).toBe(CONSOLE_HEAP_FLAG);
   });
 });
 
