@@ -69,9 +69,7 @@ export function tvReads(args: { db: Db; cluster: () => Promise<ClusterSource> })
     // counts come from the database (the operator writes a restart's row when it detects the fault), so
     // their age, not the cluster read's, is what a fault's delay to the TV is made of.
     jobRows: () =>
-      hub.cached("tv:job-rows", LIVE_TTL_MS, async () =>
-        listJobRows(db, await sharedSource(), () => true),
-      ),
+      hub.cached("tv:job-rows", LIVE_TTL_MS, async () => listJobRows(db, await sharedSource(), () => true)),
     capacities: () =>
       hub.cached("tv:capacities", LIVE_TTL_MS, async () => {
         const [config, teamOfNamespace, liveNodes, jobs] = await Promise.all([
