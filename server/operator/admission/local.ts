@@ -1,5 +1,7 @@
 import { type ClusterBackend, type ClusterJob, isNodeHealthy, jobKey } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
+import { isElastic } from "@/server/domain/elastic/sized-job";
+import { baseWorkload } from "@/server/domain/elastic/step-workload";
 import { decideAdmissions, teamOfNamespace, workloadOf } from "@/server/domain/governance";
 import {
   DEFAULT_FLAVOR,
@@ -12,6 +14,7 @@ import { AppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import { type LoadedConfig, loadLocalConfig } from "./local-config";
 import { applyDecision, snapshotOf } from "./local-cycle";
+import { createLocalElastic, jobOfEntryKey } from "./local-elastic";
 import { describeEntry, type Entry, restoreEntry, verdictOf } from "./local-entries";
 import type { AdmissionGate, AdmissionVerdict } from "./types";
 
@@ -50,10 +53,14 @@ function active(job: ClusterJob): boolean {
   return !job.deleting && !job.job.spec.runPolicy?.suspend && !FINISHED.has(String(phase));
 }
 
-/** The job's Workload; a request that is not a Kubernetes quantity fails the job (INVALID), naming the field. */
+/**
+ * The job's Workload (an elastic job's: at minReplicas, its steps are entries of their own, local-elastic.ts);
+ * a request that is not a Kubernetes quantity fails the job (INVALID), naming the field.
+ */
 function workloadOfJob(job: ClusterJob, team: string): Workload {
   try {
-    return workloadOf(job.job, { team, createdAt: job.createdAt.getTime() });
+    const opts = { team, createdAt: job.createdAt.getTime() };
+    return isElastic(job.job) ? baseWorkload(job.job, opts) : workloadOf(job.job, opts);
   } catch (error) {
     throw new AppError("INVALID", error instanceof Error ? error.message : String(error));
   }
@@ -81,7 +88,7 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   let disposed = false;
 
   const wake = (key: string) => {
-    for (const listener of listeners) listener(key);
+    for (const listener of listeners) listener(jobOfEntryKey(key));
   };
   const teamOf = (job: ClusterJob) => {
     const team = teamOfNamespace(job.ref.namespace);
@@ -93,6 +100,18 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
     const taken = [...ungoverned.values()].reduce((sum, gpus) => sum + gpus, 0);
     return { [DEFAULT_FLAVOR]: { [GPU]: Math.max(0, healthy - taken) } };
   };
+  const elastic = createLocalElastic({
+    entries,
+    teamOf,
+    clock,
+    schedule: () => schedule(),
+    async freeGpus() {
+      let held = 0;
+      for (const entry of entries.values())
+        if (entry.state !== "pending") held += entry.workload.request[GPU] ?? 0;
+      return ((await capacity())[DEFAULT_FLAVOR]?.[GPU] ?? 0) - held;
+    },
+  });
   const snapshot = async (now: number) =>
     snapshotOf({ config: loaded.config, capacity: await capacity(), entries, now });
 
@@ -190,7 +209,8 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
 
   const release = (key: string) => {
     told.delete(key);
-    if (entries.delete(key) || ungoverned.delete(key)) schedule();
+    const steps = elastic.releaseAll(key);
+    if (entries.delete(key) || ungoverned.delete(key) || steps) schedule();
   };
 
   return {
@@ -227,6 +247,7 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    elastic,
     snapshot,
     async settled() {
       while (timer !== null || running !== null) {

@@ -1,0 +1,137 @@
+import { type ClusterJob, jobKey } from "@/server/cluster/types";
+import { sizesOf } from "@/server/domain/elastic/sized-job";
+import { stepPods } from "@/server/domain/elastic/sizes";
+import { stepWorkload } from "@/server/domain/elastic/step-workload";
+import { jobTotals } from "@/server/domain/job-spec/job-totals";
+import type { Entry } from "./local-entries";
+import type { ElasticCapacity } from "./types";
+
+/**
+ * Elastic capacity on the local back end (ElasticCapacity in types.ts): a governed elastic job's steps are
+ * entries in the local admission beside its base entry, keyed `<namespace>/<name>#<size>`, admitted and
+ * preempted by the same cycles as every job. An ungoverned elastic job (no team queue) grows into GPUs no
+ * job holds, as HyperPod without Kueue creates its pods when there is room.
+ */
+
+export const STEP_SEPARATOR = "#";
+
+/** The job key of an entry's key (a step's key names its job). */
+export function jobOfEntryKey(key: string): string {
+  const at = key.indexOf(STEP_SEPARATOR);
+  return at < 0 ? key : key.slice(0, at);
+}
+
+/** The size the job's status says it runs at (status.rebound.elastic.size), else minReplicas. */
+function runningSize(job: ClusterJob): number {
+  const size = (job.status as { rebound?: { elastic?: { size?: unknown } } }).rebound?.elastic?.size;
+  return typeof size === "number" ? size : (job.job.spec.elasticPolicy?.minReplicas ?? 0);
+}
+
+export function createLocalElastic(opts: {
+  entries: Map<string, Entry>;
+  /** The job's team when it is governed, else null. */
+  teamOf(job: ClusterJob): string | null;
+  /** GPUs no admitted job and no ungoverned job holds. */
+  freeGpus(): Promise<number>;
+  schedule(): void;
+  clock(): number;
+}): ElasticCapacity & { releaseAll(key: string): boolean } {
+  const { entries } = opts;
+  /** Ungoverned elastic jobs: the size the free GPUs were found for. */
+  const ungoverned = new Map<string, number>();
+  const stepKey = (job: ClusterJob, size: number) => `${jobKey(job.ref)}${STEP_SEPARATOR}${size}`;
+  const steps = (job: ClusterJob, to: number) => {
+    const sizes = sizesOf(job.job);
+    return sizes.flatMap((size, index) =>
+      index > 0 && size <= to ? [{ from: sizes[index - 1] ?? 0, to: size }] : [],
+    );
+  };
+  const stepState = (job: ClusterJob, size: number) => {
+    const entry = entries.get(stepKey(job, size));
+    return entry?.uid === job.uid ? entry.state : null;
+  };
+  /** The largest size all of whose steps are admitted. */
+  const admitted = (job: ClusterJob): number => {
+    const min = job.job.spec.elasticPolicy?.minReplicas ?? 0;
+    if (opts.teamOf(job) === null) return Math.max(runningSize(job), ungoverned.get(jobKey(job.ref)) ?? min);
+    let size = min;
+    for (const step of steps(job, Number.POSITIVE_INFINITY)) {
+      if (stepState(job, step.to) !== "admitted") break;
+      size = step.to;
+    }
+    return size;
+  };
+  const track = (job: ClusterJob, team: string, step: { from: number; to: number }, index: number) => {
+    const key = stepKey(job, step.to);
+    if (entries.get(key)?.uid === job.uid) return false;
+    const now = opts.clock();
+    // Steps the job already runs with (an operator restart) hold their capacity, as a running job's base does.
+    const running = runningSize(job) >= step.to;
+    const workload = stepWorkload(job.job, { ...step, team, createdAt: now + index });
+    entries.set(key, {
+      uid: job.uid,
+      workload,
+      state: running ? "admitted" : "pending",
+      flavor: null,
+      since: now,
+      reason: running ? "Admitted" : "Pending",
+      message: running ? "" : "waiting for the next admission cycle",
+      preemption: null,
+    });
+    return true;
+  };
+  /** Drops the job's steps above `above`; true when there were any. */
+  const dropSteps = (key: string, above: number): boolean => {
+    const prefix = `${key}${STEP_SEPARATOR}`;
+    let changed = false;
+    for (const entryKey of [...entries.keys()]) {
+      if (entryKey.startsWith(prefix) && Number(entryKey.slice(prefix.length)) > above)
+        changed = entries.delete(entryKey) || changed;
+    }
+    return changed;
+  };
+  const requestUngoverned = async (job: ClusterJob, toReplicas: number) => {
+    const key = jobKey(job.ref);
+    const from = Math.max(runningSize(job), ungoverned.get(key) ?? 0);
+    if (toReplicas <= from) return "admitted" as const;
+    const specs = job.job.spec.replicaSpecs;
+    const policyMax = job.job.spec.elasticPolicy?.maxReplicas ?? toReplicas;
+    const perPod = new Map(jobTotals(job.job).replicaSpecs.map((spec) => [spec.name, spec.gpusPerPod]));
+    const added = stepPods({ specs, from, to: toReplicas, policyMax });
+    const gpus = Object.entries(added).reduce((sum, [name, pods]) => sum + pods * (perPod.get(name) ?? 0), 0);
+    if (gpus > (await opts.freeGpus())) return "pending" as const;
+    ungoverned.set(key, toReplicas);
+    return "admitted" as const;
+  };
+
+  return {
+    async request(job, toReplicas) {
+      const team = opts.teamOf(job);
+      if (team === null) return requestUngoverned(job, toReplicas);
+      let changed = false;
+      steps(job, toReplicas).forEach((step, index) => {
+        changed = track(job, team, step, index) || changed;
+      });
+      if (changed) opts.schedule();
+      return admitted(job) >= toReplicas ? "admitted" : "pending";
+    },
+    async release(job, toReplicas) {
+      const key = jobKey(job.ref);
+      const held = ungoverned.get(key);
+      if (held !== undefined && held > toReplicas) ungoverned.set(key, toReplicas);
+      if (dropSteps(key, toReplicas)) opts.schedule();
+    },
+    preempted(job) {
+      if (opts.teamOf(job) === null) return null;
+      const evicted = steps(job, Number.POSITIVE_INFINITY).some(
+        (step) => stepState(job, step.to) === "evicting",
+      );
+      return evicted ? admitted(job) : null;
+    },
+    admitted,
+    releaseAll(key) {
+      ungoverned.delete(key);
+      return dropSteps(key, 0);
+    },
+  };
+}
