@@ -146,6 +146,19 @@ export const restartRecordSchema = z.object({
   count: z.int().optional(),
   /** The policy in force when it ran (`<team>/<name> v<N>`); null: the job's own runPolicy. */
   policy: z.string().nullable().optional(),
+  /**
+   * Training progress around the fault (goodput, server/domain/goodput): the job's last step before it and
+   * when, the step training restarted from, when progress was back. Null or absent: not recorded.
+   */
+  progress: z
+    .object({
+      progressStep: z.int().nullable(),
+      progressAt: z.iso.datetime().nullable(),
+      resumeStep: z.int().nullable(),
+      resumedAt: z.iso.datetime().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** The parts of the job object the console reads (the whole object is sent; other keys pass through). */
