@@ -1,9 +1,8 @@
 import { createKueueElastic, type KueueElastic } from "@/server/cluster/kubernetes/kueue/elastic-capacity";
-import { priorityClassOf } from "@/server/cluster/kubernetes/kueue/elastic-workloads";
-import { resolvePriority, valueIn } from "@/server/cluster/kubernetes/kueue/priority";
+import { basePriorityClass } from "@/server/cluster/kubernetes/kueue/elastic-workloads";
+import { resolvePriority } from "@/server/cluster/kubernetes/kueue/priority";
 import {
   assignedFlavor,
-  basePods,
   buildWorkload,
   conditionOf,
   finishedCondition,
@@ -103,15 +102,12 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
   };
 
   /**
-   * The WorkloadPriorityClass named by the job's label (an elastic job's: that of the replica specs of its
-   * minimum size, elastic-workloads.ts); an unknown one is refused (reference §4.4).
+   * The WorkloadPriorityClass named by the job's label (an elastic job's: its label, else its first
+   * replica spec's, elastic-workloads.ts); an unknown one is refused (reference §4.4).
    */
   const priorityOf = (job: ClusterJob) => {
-    const classes = workloads.priorityClasses();
-    const className = job.job.spec.elasticPolicy
-      ? priorityClassOf(job, basePods(job), valueIn(classes))
-      : priorityClassLabelOf(job);
-    return resolvePriority(classes, className);
+    const className = job.job.spec.elasticPolicy ? basePriorityClass(job) : priorityClassLabelOf(job);
+    return resolvePriority(workloads.priorityClasses(), className);
   };
   const elastic = createKueueElastic({ workloads, log, ready });
 

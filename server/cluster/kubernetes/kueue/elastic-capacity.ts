@@ -5,10 +5,10 @@ import {
   buildStepWorkload,
   type ElasticStep,
   elasticSteps,
-  priorityClassOf,
   sizeOf,
+  stepPriorityClass,
 } from "./elastic-workloads";
-import { resolvePriority, valueIn } from "./priority";
+import { resolvePriority } from "./priority";
 import { conditionOf, isTrue, queueOf, type WorkloadObject } from "./workload";
 import type { KueueWorkloads } from "./workload-client";
 
@@ -63,7 +63,7 @@ export function createKueueElastic(opts: {
 
   const create = async (job: ClusterJob, step: ElasticStep, queueName: string): Promise<boolean> => {
     const classes = workloads.priorityClasses();
-    const resolved = resolvePriority(classes, priorityClassOf(job, step.pods, valueIn(classes)));
+    const resolved = resolvePriority(classes, stepPriorityClass(job, step));
     if (!resolved.ok) {
       log.warn("elastic step not requested", {
         job: `${job.ref.namespace}/${job.ref.name}`,

@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { ClusterJob } from "@/server/cluster/types";
 import { parseJobObject } from "@/server/domain/job-spec/parse-job";
 import {
+  basePriorityClass,
   buildStepWorkload,
   elasticSteps,
   LABEL_ELASTIC_SIZE,
-  priorityClassOf,
   sizeOf,
   specPriorityClass,
+  stepPriorityClass,
   stepWorkloadName,
 } from "./elastic-workloads";
 import { buildWorkload, workloadName } from "./workload";
@@ -63,9 +64,6 @@ const partial = job({
     },
   ],
 });
-
-const values: Record<string, number> = { "high-priority": 1000, "low-priority": 10, "training-priority": 70 };
-const classValue = (name: string) => values[name];
 
 describe("elasticSteps", () => {
   it("is one step per allowed size above minReplicas, holding the pods that size adds", () => {
@@ -167,12 +165,31 @@ describe("priority classes", () => {
   });
 
   it("give the base high and the steps low priority in the partial-preemption shape", () => {
-    expect(priorityClassOf(partial, { base: 2, elastic: 0 }, classValue)).toBe("high-priority");
-    expect(priorityClassOf(partial, { elastic: 2 }, classValue)).toBe("low-priority");
+    expect(basePriorityClass(partial)).toBe("high-priority");
+    for (const step of elasticSteps(partial)) expect(stepPriorityClass(partial, step)).toBe("low-priority");
   });
 
-  it("take the lowest class when a Workload holds pods of several specs", () => {
-    expect(priorityClassOf(partial, { base: 1, elastic: 1 }, classValue)).toBe("low-priority");
-    expect(priorityClassOf(partial, {}, classValue)).toBeNull();
+  it("give the base the job's label first, a step the class of the last spec with pods at its size", () => {
+    const labelled = job(
+      {
+        elasticPolicy: { minReplicas: 1, maxReplicas: 4 },
+        replicaSpecs: [
+          {
+            name: "base",
+            replicas: 1,
+            maxReplicas: 2,
+            template: template({ priorityClassName: "high-priority" }),
+          },
+          { name: "elastic", replicas: 0, maxReplicas: 2, template: template() },
+        ],
+      },
+      { "kueue.x-k8s.io/priority-class": "training-priority" },
+    );
+    expect(basePriorityClass(labelled)).toBe("training-priority");
+    expect(elasticSteps(labelled).map((step) => [step.size, stepPriorityClass(labelled, step)])).toEqual([
+      [2, "high-priority"], // the base spec grows first
+      [3, "training-priority"], // the elastic spec has no class of its own: the job's
+      [4, "training-priority"],
+    ]);
   });
 });

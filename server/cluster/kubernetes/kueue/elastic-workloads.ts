@@ -1,5 +1,5 @@
 import type { ClusterJob } from "@/server/cluster/types";
-import { allowedSizes, stepPods } from "@/server/domain/elastic/sizes";
+import { allowedSizes, replicasBySpec, stepPods } from "@/server/domain/elastic/sizes";
 import { JOB_API_VERSION, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
 import type { ReplicaSpec } from "@/server/domain/job-spec/replica-spec.schema";
 import { KUEUE_API_VERSION, LABEL_PRIORITY_CLASS } from "./names";
@@ -66,22 +66,24 @@ export function specPriorityClass(job: ElasticJob, spec: ReplicaSpec): string | 
 }
 
 /**
- * The priority class of a Workload holding `pods` (per spec): the lowest-valued class among those specs,
- * so a Workload is never harder to preempt than any of its pods (`classValue`: a class's value; unknown: 0).
+ * The priority class of the job's own Workload when elastic: the job's label, else its first replica spec's
+ * (as the local admission counts it, server/domain/elastic/step-workload.ts).
  */
-export function priorityClassOf(
-  job: ElasticJob,
-  pods: Record<string, number>,
-  classValue: (className: string) => number | undefined,
-): string | null {
-  let chosen: { name: string | null; value: number } | null = null;
-  for (const spec of job.job.spec.replicaSpecs) {
-    if (!pods[spec.name]) continue;
-    const name = specPriorityClass(job, spec);
-    const value = name ? (classValue(name) ?? 0) : 0;
-    if (!chosen || value < chosen.value) chosen = { name, value };
-  }
-  return chosen?.name ?? null;
+export function basePriorityClass(job: ElasticJob): string | null {
+  const first = job.job.spec.replicaSpecs[0];
+  return job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || (first ? specPriorityClass(job, first) : null);
+}
+
+/**
+ * The priority class of a step: that of the last replica spec holding pods at the step's size (with the
+ * partial-preemption shape, the `elastic` spec's), so the steps go before the base.
+ */
+export function stepPriorityClass(job: ElasticJob, step: ElasticStep): string | null {
+  const policy = job.job.spec.elasticPolicy;
+  const specs = job.job.spec.replicaSpecs;
+  const atSize = replicasBySpec(specs, step.size, policy?.maxReplicas ?? step.size);
+  const last = [...specs].reverse().find((spec) => (atSize[spec.name] ?? 0) > 0);
+  return last ? specPriorityClass(job, last) : job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
 }
 
 const priorityFields = (priority: WorkloadPriority) =>

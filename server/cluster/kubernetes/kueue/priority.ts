@@ -20,9 +20,3 @@ export function resolvePriority(classes: PriorityClassObject[], className: strin
     message: `priority class "${className}" is not defined; the defined priority classes are: ${list}`,
   };
 }
-
-/** A class's value by name (undefined: not defined), for choosing the lowest among several. */
-export const valueIn =
-  (classes: PriorityClassObject[]) =>
-  (className: string): number | undefined =>
-    classes.find((each) => each.metadata?.name === className)?.value;
