@@ -89,6 +89,14 @@ export type TimelineEntry = {
   recoveryMs: number | null;
   /** The policy the recovery ran under (`<team>/<name> v<N>`); null: the job's own runPolicy. */
   policy?: string | null;
+  /**
+   * Training progress around the fault (server/domain/goodput), epoch ms: the job's last step before it
+   * and when, the step training restarted from, when progress was back. Null or absent: not recorded.
+   */
+  progressStep?: number | null;
+  progressAt?: number | null;
+  resumeStep?: number | null;
+  resumedAt?: number | null;
 };
 
 /**
@@ -118,8 +126,17 @@ export type JobTotals = {
   faults: number;
   /** Mean time to recover (fault → recovered) over recovered faults, ms; null with none. */
   mttrMs: number | null;
-  /** Sum of fault → recovered (or → now while pending) over the job's life, ms. */
+  /**
+   * Time lost to faults over the job's life, ms (server/domain/goodput): last progress → progress back,
+   * or fault → recovered for faults without progress facts; overlaps counted once.
+   */
   downtimeMs: number;
   /** 1 − downtime / time since the job started; null before it started. */
   goodput: number | null;
+  /** Steps redone after restarts (server/domain/goodput), over the faults that know theirs. */
+  lostSteps?: number;
+  /** progress | mixed | control-plane | none: how downtime was measured (goodput's GoodputBasis). */
+  basis?: "progress" | "mixed" | "control-plane" | "none";
+  /** Faults measured by control-plane time only (no progress recorded). */
+  controlPlaneFaults?: number;
 };
