@@ -55,7 +55,43 @@ describe("timelineTotals", () => {
       mttrMs: null,
       downtimeMs: 0,
       goodput: 1,
+      lostSteps: 0,
+      basis: "none",
+      controlPlaneFaults: 0,
     });
+  });
+
+  it("counts a hang from the stalled rank's last step line, and the steps redone", () => {
+    // Training since 0; last step (500) at 500 s; the hang rule fired at 530 s; restarted at 531 s from the
+    // step-490 checkpoint; back at step 500 at 541 s. The control plane alone would say 1.1 s.
+    const hang = {
+      ...entry(530_000, 531_000),
+      progressStep: 500,
+      progressAt: 500_000,
+      resumeStep: 490,
+      resumedAt: 541_000,
+    };
+    const totals = timelineTotals([hang], { startedAt, now: 1_000_000 });
+    expect(totals).toMatchObject({
+      downtimeMs: 41_000,
+      lostSteps: 10,
+      basis: "progress",
+      controlPlaneFaults: 0,
+    });
+    expect(totals.goodput).toBeCloseTo(0.959);
+    expect(totals.mttrMs).toBe(1000);
+  });
+
+  it("says which faults were measured by control-plane time (rows without progress)", () => {
+    const measured = {
+      ...entry(5000, 6000),
+      progressStep: 4,
+      progressAt: 4000,
+      resumeStep: 4,
+      resumedAt: 7000,
+    };
+    const totals = timelineTotals([entry(100, 300), measured], { startedAt, now: 10_000 });
+    expect(totals).toMatchObject({ basis: "mixed", controlPlaneFaults: 1, downtimeMs: 200 + 3000 });
   });
 
   it("computes MTTR over recovered faults only, and sums downtime", () => {

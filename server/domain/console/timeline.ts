@@ -1,20 +1,19 @@
+import { type FaultFacts, jobGoodput } from "@/server/domain/goodput";
 import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
+
+export { unionLength } from "@/server/domain/goodput";
 
 /**
  * The job's recovery totals, from its restart timeline:
- * - mttrMs: mean of recoveredAt − faultAt over recovered faults (null with none), the user-visible cost of
- *   one fault from the moment it happened, detection included.
- * - downtimeMs: the union of [faultAt, recoveredAt] intervals, with pending and failed faults running to
- *   `now`. Overlapping faults (a second rank crashing during a recovery) are merged so time is not counted
- *   twice. Intervals are clipped to [startedAt, now]: a clock a little ahead on one node must not produce
- *   negative goodput or downtime from the future.
- * - goodput: 1 − downtime / (now − startedAt), clamped to [0, 1]; null before the job started.
+ * - mttrMs: mean of recoveredAt − faultAt over recovered faults (null with none), the control plane's cost
+ *   of one fault from the moment it happened, detection included.
+ * - downtimeMs, goodput, lostSteps: goodput as training progress (server/domain/goodput): a fault costs
+ *   the time from the job's last progress to progress back at the same step (a hang's detection window
+ *   and the steps redone after a checkpoint reload included), overlapping faults counted once, a fault
+ *   still open up to `now`, everything clipped to [startedAt, now]. Rows without progress facts (older
+ *   rows, agents that report no steps) count control-plane time, fault → recovered; `basis` says so.
  * Entries with non-finite times are ignored rather than poisoning the sums.
  */
-
-type Interval = { start: number; end: number };
-
-const clamp01 = (value: number): number => Math.min(1, Math.max(0, value));
 
 function meanRecoveryMs(entries: readonly TimelineEntry[]): number | null {
   let sum = 0;
@@ -29,27 +28,18 @@ function meanRecoveryMs(entries: readonly TimelineEntry[]): number | null {
   return count === 0 ? null : sum / count;
 }
 
-function downInterval(entry: TimelineEntry, bounds: Interval): Interval | null {
-  const end = entry.outcome === "recovered" && entry.recoveredAt !== null ? entry.recoveredAt : bounds.end;
-  const clipped = { start: Math.max(entry.faultAt, bounds.start), end: Math.min(end, bounds.end) };
-  if (!Number.isFinite(clipped.start) || !Number.isFinite(clipped.end)) return null;
-  return clipped.end > clipped.start ? clipped : null;
-}
-
-/** Total length of the union of intervals: sort by start, then sweep, merging overlaps. O(n log n). */
-export function unionLength(intervals: readonly Interval[]): number {
-  const sorted = [...intervals].sort((a, b) => a.start - b.start);
-  let total = 0;
-  let current: Interval | null = null;
-  for (const next of sorted) {
-    if (current !== null && next.start <= current.end) {
-      current.end = Math.max(current.end, next.end);
-      continue;
-    }
-    if (current !== null) total += current.end - current.start;
-    current = { ...next };
-  }
-  return current === null ? total : total + current.end - current.start;
+/** A timeline entry as the goodput arithmetic reads it. */
+export function faultFacts(entry: TimelineEntry): FaultFacts {
+  return {
+    faultAt: entry.faultAt,
+    detectedAt: entry.detectedAt,
+    recoveredAt: entry.recoveredAt,
+    outcome: entry.outcome,
+    progressStep: entry.progressStep ?? null,
+    progressAt: entry.progressAt ?? null,
+    resumeStep: entry.resumeStep ?? null,
+    resumedAt: entry.resumedAt ?? null,
+  };
 }
 
 /** MTTR, downtime and goodput for a job; see the file header for the definitions and why. */
@@ -57,14 +47,14 @@ export function timelineTotals(
   entries: readonly TimelineEntry[],
   opts: { startedAt: number | null; now: number },
 ): JobTotals {
-  const bounds = { start: opts.startedAt ?? Number.NEGATIVE_INFINITY, end: opts.now };
-  const intervals: Interval[] = [];
-  for (const entry of entries) {
-    const interval = downInterval(entry, bounds);
-    if (interval) intervals.push(interval);
-  }
-  const downtimeMs = unionLength(intervals);
-  const elapsed = opts.startedAt === null ? null : opts.now - opts.startedAt;
-  const goodput = elapsed === null ? null : elapsed > 0 ? clamp01(1 - downtimeMs / elapsed) : 1;
-  return { faults: entries.length, mttrMs: meanRecoveryMs(entries), downtimeMs, goodput };
+  const totals = jobGoodput(entries.map(faultFacts), opts);
+  return {
+    faults: entries.length,
+    mttrMs: meanRecoveryMs(entries),
+    downtimeMs: totals.lostMs,
+    goodput: totals.goodput,
+    lostSteps: totals.lostSteps,
+    basis: totals.basis,
+    controlPlaneFaults: totals.controlPlaneFaults,
+  };
 }

@@ -13,7 +13,7 @@ import type {
   TopologyView,
 } from "@/server/domain/jobs/view-model";
 import type { LiveJob, LivePod, ShadowVerdictRecord } from "@/server/domain/operator-api/contract";
-import type { RestartEventRow } from "@/server/services/restart-events/queries";
+import { entryProgress, type RestartEventRow } from "@/server/services/restart-events/queries";
 
 /**
  * Turns what the operator sees (live state) and what Postgres recorded (restart events) into the console's
@@ -197,6 +197,7 @@ export function timelineEntries(rows: readonly RestartEventRow[]): TimelineEntry
       detectionMs: Math.max(0, detectedAt - faultAt),
       recoveryMs: recoveredAt === null ? null : Math.max(0, recoveredAt - detectedAt),
       policy: row.policy ?? null,
+      ...entryProgress(row.progress),
     };
   });
 }

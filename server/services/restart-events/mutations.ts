@@ -27,12 +27,29 @@ export type NewRestartEvent = {
   repeat?: boolean;
   /** The policy in force (`<team>/<name> v<N>`, the job's rebound.dev/policy annotation); null: none. */
   policy?: string | null;
+  /** The job's last step before the fault and its time (server/operator/reconcilers/progress.ts). */
+  progressStep?: number | null;
+  progressAt?: Date | null;
 };
 
 export type FaultCompletion = { outcome: "recovered" | "failed"; recoveredAt: Date | null; message: string };
 
 const sameList = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((value, index) => value === b[index]);
+
+/** No progress since the record's first failure: its last progress stays; the resume is still to come. */
+function repeatProgress(
+  last: { progressStep: number | null; progressAt: Date | null },
+  fault: NewRestartEvent,
+): { progressStep: number | null; progressAt: Date | null; resumeStep: null; resumedAt: null } {
+  const kept = last.progressAt !== null;
+  return {
+    progressStep: kept ? last.progressStep : (fault.progressStep ?? null),
+    progressAt: kept ? last.progressAt : (fault.progressAt ?? null),
+    resumeStep: null,
+    resumedAt: null,
+  };
+}
 
 /**
  * A repeat of the job's latest record, as that record now standing for one more failure (count + 1),
@@ -64,6 +81,7 @@ async function recordRepeat(db: Db, fault: NewRestartEvent): Promise<"repeated" 
         ranks: fault.ranks,
         outcome: fault.action === "FAIL" ? "failed" : "pending",
         recoveredAt: null,
+        ...repeatProgress(last, fault),
       },
     });
     return "repeated";
@@ -96,4 +114,42 @@ export async function recordFault(db: Db, fault: NewRestartEvent): Promise<boole
 export async function completeFault(db: Db, id: string, result: FaultCompletion): Promise<boolean> {
   const { count } = await db.restartEvent.updateMany({ where: { id, outcome: "pending" }, data: result });
   return count === 1;
+}
+
+/** When a restarted job's training is back (server/operator/reconcilers/progress.ts). */
+export type ResumeFacts = { resumeStep: number | null; resumedAt: Date | null };
+
+/** Records the step training restarted from and, once there, when progress was back; true when a row changed. */
+export async function recordResume(db: Db, id: string, facts: ResumeFacts): Promise<boolean> {
+  const { count } = await db.restartEvent.updateMany({ where: { id, resumedAt: null }, data: facts });
+  return count === 1;
+}
+
+/** The job's latest row still waiting for its training to be back, if any (an operator that restarted). */
+export type AwaitingResume = {
+  id: string;
+  progressStep: number;
+  progressAt: Date;
+  resumeStep: number | null;
+  recoveredAt: Date | null;
+  outcome: string;
+};
+
+export async function findAwaitingResume(db: Db, jobUid: string): Promise<AwaitingResume | null> {
+  const last = await db.restartEvent.findFirst({
+    where: { jobUid },
+    orderBy: { detectedAt: "desc" },
+    select: {
+      id: true,
+      progressStep: true,
+      progressAt: true,
+      resumeStep: true,
+      resumedAt: true,
+      recoveredAt: true,
+      outcome: true,
+    },
+  });
+  if (!last || last.progressStep === null || last.progressAt === null || last.resumedAt !== null) return null;
+  if (last.outcome === "failed") return null;
+  return { ...last, progressStep: last.progressStep, progressAt: last.progressAt };
 }

@@ -1,6 +1,34 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 
+/**
+ * A fault's training progress (server/domain/goodput), times as ISO strings as they go on the wire (the
+ * operator's API passes rows through): null on rows from before it was recorded.
+ */
+export type RestartProgress = {
+  progressStep: number | null;
+  progressAt: string | null;
+  resumeStep: number | null;
+  resumedAt: string | null;
+};
+
+const epochMs = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
+
+/** A row's progress as a timeline entry carries it (epoch ms; nulls when it was not recorded). */
+export function entryProgress(progress: RestartProgress | null | undefined): {
+  progressStep: number | null;
+  progressAt: number | null;
+  resumeStep: number | null;
+  resumedAt: number | null;
+} {
+  return {
+    progressStep: progress?.progressStep ?? null,
+    progressAt: epochMs(progress?.progressAt ?? null),
+    resumeStep: progress?.resumeStep ?? null,
+    resumedAt: epochMs(progress?.resumedAt ?? null),
+  };
+}
+
 export type RestartEventRow = {
   id: string;
   jobName: string;
@@ -19,6 +47,8 @@ export type RestartEventRow = {
   count?: number;
   /** The policy the recovery ran under (issue 12); null: the job's own runPolicy. */
   policy?: string | null;
+  /** Training progress around the fault; null: not recorded (an older row, an agent without steps). */
+  progress?: RestartProgress | null;
 };
 
 /** The fields every restart read selects. */
@@ -33,7 +63,37 @@ const summarySelect = {
   action: true,
   recoveredAt: true,
   outcome: true,
+  progressStep: true,
+  progressAt: true,
+  resumeStep: true,
+  resumedAt: true,
 } as const;
+
+type ProgressColumns = {
+  progressStep: number | null;
+  progressAt: Date | null;
+  resumeStep: number | null;
+  resumedAt: Date | null;
+};
+
+/** The row with its progress columns folded into `progress` (null when none was recorded). */
+function withProgress<T extends ProgressColumns>(
+  row: T,
+): Omit<T, keyof ProgressColumns> & { progress: RestartProgress | null } {
+  const { progressStep, progressAt, resumeStep, resumedAt, ...rest } = row;
+  const recorded = progressAt !== null || resumedAt !== null;
+  return {
+    ...rest,
+    progress: recorded
+      ? {
+          progressStep,
+          progressAt: progressAt?.toISOString() ?? null,
+          resumeStep,
+          resumedAt: resumedAt?.toISOString() ?? null,
+        }
+      : null,
+  };
+}
 
 /**
  * A job's restart records: with `jobUid`, one run's only (the job page, a past run); without it, every run
@@ -43,7 +103,7 @@ export async function listRestartEvents(
   db: Db,
   job: { namespace: string; jobName: string; jobUid?: string },
 ): Promise<RestartEventRow[]> {
-  return db.restartEvent.findMany({
+  const rows = await db.restartEvent.findMany({
     where:
       job.jobUid === undefined
         ? { namespace: job.namespace, jobName: job.jobName }
@@ -51,6 +111,7 @@ export async function listRestartEvents(
     orderBy: { faultAt: "asc" },
     select: { ...summarySelect, ranks: true, pods: true, message: true, count: true, policy: true },
   });
+  return rows.map(withProgress);
 }
 
 /** A restart row without its rank and pod lists (a 2,048-rank row carries thousands), with its run's uid. */
@@ -63,11 +124,12 @@ export async function listRestartSummaries(
   db: Db,
   where: Prisma.RestartEventWhereInput,
 ): Promise<RestartSummaryRow[]> {
-  return db.restartEvent.findMany({
+  const rows = await db.restartEvent.findMany({
     where,
     orderBy: { faultAt: "asc" },
     select: { ...summarySelect, jobUid: true },
   });
+  return rows.map(withProgress);
 }
 
 /** Rows neither recovered nor failed: a restart in flight, or (once nothing is in flight) a lost completion. */
