@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  faultLoss,
-  jobProgress,
-  measureGoodput,
-  parseStepLine,
-  type StepLine,
-  stepPeriodMs,
-  unionMs,
-} from "./progress";
+import { faultLoss, measureGoodput, parseStepLine, rankPeriodsMs, type StepLine, unionMs } from "./progress";
 
 const PERIOD = 100;
+const PERIODS = new Map([
+  [0, PERIOD],
+  [1, PERIOD],
+]);
 
 /** Two ranks stepping in lock-step every 100 ms: steps from..to, the first at `at`. */
 function steps(opts: { from: number; to: number; at: number; ranks?: number[]; good?: boolean }): StepLine[] {
@@ -38,20 +34,24 @@ describe("parseStepLine", () => {
   });
 });
 
-describe("jobProgress", () => {
-  it("is the lowest rank's latest good step, once every rank has stepped", () => {
+describe("rankPeriodsMs", () => {
+  it("is each rank's median interval between consecutive good steps", () => {
     const lines: StepLine[] = [
       { at: 0, rank: 0, step: 1, good: true },
-      { at: 10, rank: 1, step: 1, good: true },
-      { at: 20, rank: 0, step: 2, good: true },
-      { at: 30, rank: 0, step: 3, good: true },
-      { at: 40, rank: 1, step: 2, good: true },
-      { at: 50, rank: 1, step: 3, good: false },
+      { at: 100, rank: 0, step: 2, good: true },
+      { at: 200, rank: 0, step: 3, good: true },
+      { at: 900, rank: 0, step: 4, good: true },
+      { at: 0, rank: 1, step: 1, good: true },
+      { at: 250, rank: 1, step: 2, good: true },
+      { at: 500, rank: 1, step: 3, good: false },
+      { at: 700, rank: 1, step: 1, good: true },
     ];
-    expect(jobProgress(lines, 2)).toEqual([
-      { at: 10, step: 1 },
-      { at: 40, step: 2 },
-    ]);
+    expect(rankPeriodsMs(lines.sort((a, b) => a.at - b.at))).toEqual(
+      new Map([
+        [0, 100],
+        [1, 250],
+      ]),
+    );
   });
 });
 
@@ -59,12 +59,10 @@ describe("faultLoss", () => {
   it("a crash with peer recovery: the restarted rank goes on from the same step, nothing lost but its restart", () => {
     // Both ranks step 1..50 (t = 0..4900); rank 1 killed at 4950; both paused; rank 1 back with step 51 at 5700.
     const lines = [...steps({ from: 1, to: 50, at: 0 }), ...steps({ from: 51, to: 60, at: 5700 })];
-    const progress = jobProgress(lines, 2);
     const loss = faultLoss({
       lines,
-      progress,
       fault: { at: 4950, kind: "crash", victims: [1] },
-      periodMs: PERIOD,
+      periods: PERIODS,
     });
     expect(loss).toMatchObject({ progressStep: 50, progressAt: 4900, resumeStep: 50, lostSteps: 0 });
     // Step 51 would have come at 5000; it came at 5700.
@@ -76,9 +74,8 @@ describe("faultLoss", () => {
     const lines = [...steps({ from: 1, to: 50, at: 0 }), ...steps({ from: 41, to: 60, at: 6000 })];
     const loss = faultLoss({
       lines,
-      progress: jobProgress(lines, 2),
       fault: { at: 4950, kind: "crash", victims: [0] },
-      periodMs: PERIOD,
+      periods: PERIODS,
     });
     expect(loss).toMatchObject({ progressStep: 50, resumeStep: 40, lostSteps: 10 });
     // Step 50 done again at 6900 (41 at 6000 + 9 periods): lost = 6900 − 4900.
@@ -95,9 +92,8 @@ describe("faultLoss", () => {
     ];
     const loss = faultLoss({
       lines,
-      progress: jobProgress(lines, 2),
       fault: { at: 1950, kind: "hang", victims: [1] },
-      periodMs: PERIOD,
+      periods: PERIODS,
     });
     expect(loss).toMatchObject({ progressStep: 20, progressAt: 1900, resumeStep: 20, lostSteps: 0 });
     expect(loss.lostMs).toBe(2500);
@@ -112,22 +108,34 @@ describe("faultLoss", () => {
     ];
     const loss = faultLoss({
       lines,
-      progress: jobProgress(lines, 2),
       fault: { at: 1950, kind: "nan", victims: [1] },
-      periodMs: PERIOD,
+      periods: PERIODS,
     });
     expect(loss).toMatchObject({ progressStep: 20, resumeStep: 10, lostSteps: 10 });
     // Step 20 again at 3500 + 9 × 100.
     expect(loss.lostMs).toBe(4400 - 1900);
   });
 
+  it("a node: from the earliest victim's last line to the last victim back, the most steps any lost", () => {
+    // Rank 1 is a step behind rank 0 when the node dies at 1950; both restart from step 16 at 3000.
+    const lines = [
+      ...steps({ from: 1, to: 20, at: 0, ranks: [0] }),
+      ...steps({ from: 1, to: 19, at: 50, ranks: [1] }),
+      ...steps({ from: 16, to: 30, at: 3000 }),
+    ].sort((a, b) => a.at - b.at);
+    const loss = faultLoss({ lines, fault: { at: 1950, kind: "node", victims: [0, 1] }, periods: PERIODS });
+    expect(loss).toMatchObject({ progressStep: 19, progressAt: 1850, resumeStep: 15, lostSteps: 5 });
+    // Rank 0 passes step 20 at 3500 (back at 3400); rank 1 passes 19 at 3400 (back at 3300).
+    expect(loss.resumedAt).toBe(3400);
+    expect(loss.lostMs).toBe(3400 - 1850);
+  });
+
   it("a fault the job never recovers from stays open", () => {
     const lines = steps({ from: 1, to: 20, at: 0 });
     const loss = faultLoss({
       lines,
-      progress: jobProgress(lines, 2),
       fault: { at: 1950, kind: "node", victims: [0, 1] },
-      periodMs: PERIOD,
+      periods: PERIODS,
     });
     expect(loss).toMatchObject({ progressStep: 20, resumedAt: null, lostMs: null });
   });
@@ -136,17 +144,16 @@ describe("faultLoss", () => {
 describe("measureGoodput", () => {
   it("no fault: goodput and ETTR are 1", () => {
     const lines = steps({ from: 1, to: 101, at: 0 });
-    const result = measureGoodput({ lines, ranks: 2, faults: [], window: { start: 0, end: 10_000 } });
+    const result = measureGoodput({ lines, faults: [], window: { start: 0, end: 10_000 } });
     expect(result.goodput).toBe(1);
     expect(result.ettr).toBeCloseTo(1, 5);
-    expect(stepPeriodMs(lines)).toBe(PERIOD);
+    expect(result.periodMs).toBe(PERIOD);
   });
 
   it("a rollback costs its downtime and its redone steps, in goodput and ETTR alike", () => {
     const lines = [...steps({ from: 1, to: 50, at: 0 }), ...steps({ from: 41, to: 101, at: 6000 })];
     const result = measureGoodput({
       lines,
-      ranks: 2,
       faults: [{ at: 4950, kind: "crash", victims: [0] }],
       window: { start: 0, end: 12_000 },
     });
@@ -161,7 +168,6 @@ describe("measureGoodput", () => {
     const lines = steps({ from: 1, to: 20, at: 0 });
     const result = measureGoodput({
       lines,
-      ranks: 2,
       faults: [{ at: 1950, kind: "node", victims: [0, 1] }],
       window: { start: 0, end: 3900 },
     });

@@ -2,20 +2,21 @@
  * Goodput as training progress, from the trainer's own step lines (pure; no I/O).
  *
  * Input: every step line the ranks printed, each stamped with the time the benchmark read it, and the
- * faults it injected. The job's progress is that of synchronous data-parallel training: the job has done
- * step s once every rank has printed a good step >= s (a line with `loss=nan` is not progress). The demo
- * trainer's ranks are not synchronised, so a healthy rank may run ahead of a hung one; the job's step is
- * the minimum over ranks, as it would be behind an all-reduce.
- *
- * One fault (issue 14's definition, contract seam 1):
- * - progressStep/progressAt: the victims' last good step line before the fault (the stalled rank's last
- *   line; for a crash or a node failure, the last line before the kill: the step in flight is lost too);
- * - resumeStep: the step training restarted from: the victims' first good step after the fault − 1
- *   (the checkpoint's step, or the same step after peer recovery), at most progressStep;
- * - resumedAt: progress back at progressStep: the job completes the step after progressStep, less one
- *   step period (the time that step takes without a fault). Without a fault that is progressAt itself.
- * Lost seconds = resumedAt − progressAt (so the time spent redoing steps is in it); lost steps =
- * progressStep − resumeStep. Goodput = 1 − (lost time, overlapping faults counted once) / window.
+ * faults it injected. A line with `loss=nan` is not progress. The demo trainer's ranks are not
+ * synchronised (no all-reduce holds a healthy rank back while another is hung, and on a loaded machine
+ * one rank may step at half the pace of another), so a fault is measured on the ranks it hit, its victims
+ * (the rank, or every rank of the failed node), as issue 14 defines it (contract seam 1):
+ * - progressStep/progressAt: a victim's last good step line before the fault (the stalled rank's last
+ *   line; for a crash or a node failure the last line before the kill: the step in flight is lost too);
+ * - resumeStep: the step it restarted from: its first good step after the fault − 1 (the checkpoint's
+ *   step, or the same step after peer recovery), at most progressStep;
+ * - resumedAt: its progress back at progressStep: it completes the step after progressStep, less one step
+ *   period (the time that step takes without a fault). Without a fault that is progressAt itself.
+ * Lost seconds = resumedAt − progressAt (the time spent redoing steps is in it); lost steps =
+ * progressStep − resumeStep. With several victims, the fault runs from the earliest progressAt to the
+ * latest resumedAt, and its lost steps are the most any victim lost.
+ * Goodput = 1 − (lost time, overlapping faults counted once) / window. Cross-check: ETTR, each rank's net
+ * progress in the window × its step period ÷ the window, averaged over ranks (rollbacks subtract).
  */
 
 export type StepLine = { at: number; rank: number; step: number; good: boolean };
@@ -43,32 +44,26 @@ export function parseStepLine(line: string, at: number): StepLine | null {
   return { at, step: Number(match[1]), rank: Number(match[3]), good: Number.isFinite(loss) };
 }
 
-/** The job's step over time: [at, step] each time the minimum over `ranks` ranks' latest good step changed. */
-export function jobProgress(lines: readonly StepLine[], ranks: number): { at: number; step: number }[] {
-  const latest = new Map<number, number>();
-  const series: { at: number; step: number }[] = [];
-  for (const line of lines) {
-    if (!line.good || line.rank >= ranks) continue;
-    latest.set(line.rank, line.step);
-    if (latest.size < ranks) continue;
-    const step = Math.min(...latest.values());
-    if (series.at(-1)?.step !== step) series.push({ at: line.at, step });
-  }
-  return series;
-}
+const median = (values: number[]) => {
+  values.sort((x, y) => x - y);
+  return values.length === 0 ? Number.NaN : (values[Math.floor(values.length / 2)] as number);
+};
 
-/** The median interval between a rank's consecutive good steps (n → n + 1): the step period. */
-export function stepPeriodMs(lines: readonly StepLine[]): number {
+/** Each rank's step period: the median interval between its consecutive good steps (n → n + 1). */
+export function rankPeriodsMs(lines: readonly StepLine[]): Map<number, number> {
   const last = new Map<number, StepLine>();
-  const gaps: number[] = [];
+  const gaps = new Map<number, number[]>();
   for (const line of lines) {
     if (!line.good) continue;
     const before = last.get(line.rank);
-    if (before && line.step === before.step + 1) gaps.push(line.at - before.at);
+    if (before && line.step === before.step + 1) {
+      const own = gaps.get(line.rank) ?? [];
+      own.push(line.at - before.at);
+      gaps.set(line.rank, own);
+    }
     last.set(line.rank, line);
   }
-  gaps.sort((a, b) => a - b);
-  return gaps.length === 0 ? Number.NaN : (gaps[Math.floor(gaps.length / 2)] as number);
+  return new Map([...gaps].map(([rank, own]) => [rank, median(own)]));
 }
 
 /** A rank's last good line at or before `at` (lines sorted by time). */
@@ -81,60 +76,54 @@ function lastGoodLine(lines: readonly StepLine[], input: { rank: number; at: num
   return own;
 }
 
-/** Each victim's last good line before the fault, the lowest step among them. */
-function lastProgress(lines: readonly StepLine[], fault: InjectedFault): StepLine | null {
-  let found: StepLine | null = null;
-  for (const rank of fault.victims) {
-    const own = lastGoodLine(lines, { rank, at: fault.at });
-    if (own && (found === null || own.step < found.step)) found = own;
-  }
-  return found;
+/** One victim's loss: from its last good line before the fault to its first good line past that step. */
+function victimLoss(input: { lines: readonly StepLine[]; rank: number; at: number; periodMs: number }) {
+  const last = lastGoodLine(input.lines, input);
+  if (!last) return null;
+  const after = input.lines.filter((line) => line.at > input.at && line.good && line.rank === input.rank);
+  const first = after[0];
+  const beyond = after.find((line) => line.step > last.step);
+  return {
+    progressStep: last.step,
+    progressAt: last.at,
+    resumeStep: first === undefined ? null : Math.min(last.step, first.step - 1),
+    resumedAt: beyond === undefined ? null : Math.max(last.at, beyond.at - input.periodMs),
+  };
 }
 
-/** The lowest of the victims' first good steps after `at` (null when one of them never stepped again). */
-function firstStepAfter(lines: readonly StepLine[], fault: InjectedFault): number | null {
-  let lowest: number | null = null;
-  for (const victim of fault.victims) {
-    const line = lines.find(
-      (candidate) => candidate.at > fault.at && candidate.good && candidate.rank === victim,
-    );
-    if (!line) return null;
-    lowest = lowest === null ? line.step : Math.min(lowest, line.step);
-  }
-  return lowest;
-}
+const OPEN = {
+  progressStep: null,
+  progressAt: null,
+  resumeStep: null,
+  resumedAt: null,
+  lostMs: null,
+  lostSteps: null,
+};
 
 export function faultLoss(input: {
   lines: readonly StepLine[];
-  progress: readonly { at: number; step: number }[];
   fault: InjectedFault;
-  periodMs: number;
+  periods: ReadonlyMap<number, number>;
 }): FaultLoss {
-  const { lines, progress, fault, periodMs } = input;
-  const open: FaultLoss = {
-    kind: fault.kind,
-    injectedAt: fault.at,
-    progressStep: null,
-    progressAt: null,
-    resumeStep: null,
-    resumedAt: null,
-    lostMs: null,
-    lostSteps: null,
-  };
-  const last = lastProgress(lines, fault);
-  if (!last) return open;
-  const first = firstStepAfter(lines, fault);
-  const beyond = progress.find((point) => point.at > fault.at && point.step > last.step);
-  const resumeStep = first === null ? null : Math.min(last.step, first - 1);
-  const withProgress = { ...open, progressStep: last.step, progressAt: last.at, resumeStep };
-  if (!beyond || resumeStep === null) return withProgress;
-  const resumedAt = Math.max(last.at, beyond.at - periodMs);
-  return {
-    ...withProgress,
-    resumedAt,
-    lostMs: resumedAt - last.at,
-    lostSteps: last.step - resumeStep,
-  };
+  const { lines, fault, periods } = input;
+  const victims = fault.victims.map((rank) =>
+    victimLoss({ lines, rank, at: fault.at, periodMs: periods.get(rank) ?? 0 }),
+  );
+  const base = { kind: fault.kind, injectedAt: fault.at };
+  const known = victims.filter((victim) => victim !== null);
+  const first = known.reduce<(typeof known)[number] | null>(
+    (earliest, victim) => (earliest === null || victim.progressAt < earliest.progressAt ? victim : earliest),
+    null,
+  );
+  if (first === null) return { ...base, ...OPEN };
+  const progress = { progressStep: first.progressStep, progressAt: first.progressAt };
+  const resumed = known.map((victim) => victim.resumedAt);
+  if (known.length < victims.length || resumed.some((at) => at === null))
+    return { ...base, ...OPEN, ...progress };
+  const resumedAt = Math.max(...(resumed as number[]));
+  const lostSteps = Math.max(...known.map((victim) => victim.progressStep - (victim.resumeStep ?? 0)));
+  const resumeStep = Math.min(...known.map((victim) => victim.resumeStep ?? 0));
+  return { ...base, ...progress, resumeStep, resumedAt, lostMs: resumedAt - first.progressAt, lostSteps };
 }
 
 /** The length of the union of [from, to) intervals (faults whose recoveries overlap count once). */
@@ -152,51 +141,59 @@ export function unionMs(intervals: readonly { from: number; to: number }[]): num
 
 export type Goodput = {
   windowMs: number;
+  /** The median over ranks of their step periods. */
   periodMs: number;
   faults: FaultLoss[];
   /** Faults whose progress never resumed within the window: counted lost up to the window's end. */
   open: number;
   lostMs: number;
   goodput: number;
-  /** Cross-check: the job's net progress in the window × the step period ÷ the window (ETTR). */
+  /** Cross-check: each rank's net progress in the window × its step period ÷ the window, averaged. */
   ettr: number;
-  stepsAtStart: number | null;
-  stepsAtEnd: number | null;
 };
 
-const stepAt = (progress: readonly { at: number; step: number }[], at: number): number | null =>
-  progress.filter((point) => point.at <= at).at(-1)?.step ?? null;
+/** A rank's latest good step at `at` (lines sorted by time); null before its first. */
+function stepAt(lines: readonly StepLine[], input: { rank: number; at: number }): number | null {
+  return lastGoodLine(lines, input)?.step ?? null;
+}
+
+function ettr(input: {
+  lines: readonly StepLine[];
+  periods: ReadonlyMap<number, number>;
+  window: { start: number; end: number };
+}): number {
+  const { lines, periods, window } = input;
+  const ratios = [...periods].map(([rank, periodMs]) => {
+    const from = stepAt(lines, { rank, at: window.start }) ?? 0;
+    const to = stepAt(lines, { rank, at: window.end }) ?? from;
+    return ((to - from) * periodMs) / (window.end - window.start);
+  });
+  return ratios.length === 0 ? Number.NaN : ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length;
+}
 
 /** The job's goodput over [start, end] from its step lines and the faults injected in that window. */
 export function measureGoodput(input: {
   lines: readonly StepLine[];
-  ranks: number;
   faults: readonly InjectedFault[];
   window: { start: number; end: number };
 }): Goodput {
   const lines = [...input.lines].sort((a, b) => a.at - b.at);
-  const progress = jobProgress(lines, input.ranks);
-  const periodMs = stepPeriodMs(lines);
+  const periods = rankPeriodsMs(lines);
   const { start, end } = input.window;
-  const faults = input.faults.map((fault) => faultLoss({ lines, progress, fault, periodMs }));
-  const intervals = faults.flatMap((loss) => {
-    if (loss.progressAt === null) return [{ from: loss.injectedAt, to: end }];
-    return [{ from: Math.max(start, loss.progressAt), to: Math.min(end, loss.resumedAt ?? end) }];
-  });
+  const faults = input.faults.map((fault) => faultLoss({ lines, fault, periods }));
+  const intervals = faults.map((loss) => ({
+    from: Math.max(start, loss.progressAt ?? loss.injectedAt),
+    to: Math.min(end, loss.resumedAt ?? end),
+  }));
   const windowMs = end - start;
   const lostMs = unionMs(intervals);
-  const stepsAtStart = stepAt(progress, start);
-  const stepsAtEnd = stepAt(progress, end);
-  const net = stepsAtStart === null || stepsAtEnd === null ? Number.NaN : stepsAtEnd - stepsAtStart;
   return {
     windowMs,
-    periodMs,
+    periodMs: median([...periods.values()]),
     faults,
     open: faults.filter((loss) => loss.resumedAt === null).length,
     lostMs,
     goodput: 1 - lostMs / windowMs,
-    ettr: (net * periodMs) / windowMs,
-    stepsAtStart,
-    stepsAtEnd,
+    ettr: ettr({ lines, periods, window: input.window }),
   };
 }

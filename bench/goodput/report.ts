@@ -27,9 +27,8 @@ const lostSteps = (faults: readonly FaultLoss[]) =>
 const downtimePerFaultS = (g: Goodput) =>
   g.faults.length === 0 ? Number.NaN : g.lostMs / 1000 / g.faults.length;
 
-export function measureRuns(runs: readonly ModeRun[], config: GoodputConfig): Measured[] {
-  const ranks = config.nodes * config.ranksPerNode;
-  return runs.map((run) => ({ run, goodput: measureGoodput({ ...run, ranks }) }));
+export function measureRuns(runs: readonly ModeRun[]): Measured[] {
+  return runs.map((run) => ({ run, goodput: measureGoodput(run) }));
 }
 
 const fmt = (value: number, digits: number, width: number) =>
@@ -98,7 +97,7 @@ function goalLine(json: Record<string, number>): string {
 }
 
 export function report(runs: readonly ModeRun[], config: GoodputConfig, elapsedMs: number): void {
-  const measured = measureRuns(runs, config);
+  const measured = measureRuns(runs);
   const json: Record<string, number> = {
     ...goodputJson(measured, config),
     run_s: Math.round(elapsedMs / 1000),

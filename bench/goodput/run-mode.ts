@@ -27,6 +27,20 @@ export type ModeRun = {
   startMs: number;
 };
 
+/** Waits until every rank steps; on a timeout, says what the operator saw (phase, recovery, ranks). */
+async function stepping(operator: BenchOperator, job: BenchJob): Promise<void> {
+  try {
+    await stepping(operator, job);
+  } catch (error) {
+    const live = operator.live(job.ref);
+    const states = live?.pods.flatMap((pod) => pod.ranks.map((rank) => rank.rule_states.JobHang ?? "none"));
+    const counts: Record<string, number> = {};
+    for (const state of states ?? []) counts[state] = (counts[state] ?? 0) + 1;
+    const seen = { phase: live?.phase, recovery: live?.recovery, running: live?.ranksRunning, counts };
+    throw new Error(`${String(error)}; the operator saw ${JSON.stringify(seen)}`);
+  }
+}
+
 const sleepUntil = (at: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
@@ -70,14 +84,14 @@ export async function runMode(input: {
   });
   const submitted = Date.now();
   await operator.submit(goodputJobYaml({ ...config, name, mode }));
-  await waitStepping(operator, job, 180_000);
+  await stepping(operator, job);
   const start = Date.now();
   log(`${name}: ${job.ranks} ranks stepping ${start - submitted} ms after submission`);
   const faults: ModeRun["faults"] = [];
   const failedNodes = new Set<string>();
   for (const planned of plan) {
     await sleepUntil(start + planned.offsetMs);
-    await waitStepping(operator, job, 180_000);
+    await stepping(operator, job);
     // A failed node "reboots" once its pods were replaced, so a later node fault finds a spare again.
     for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
     failedNodes.clear();
@@ -91,7 +105,7 @@ export async function runMode(input: {
     );
   }
   await sleepUntil(start + config.minutes * 60_000);
-  await waitStepping(operator, job, 180_000);
+  await stepping(operator, job);
   // A few steps more, so the last fault's step is passed by every rank before the window closes.
   await sleepUntil(Date.now() + 20 * config.stepMs + 1000);
   const end = Date.now();
