@@ -107,6 +107,20 @@ export const liveJobSchema = z.object({
   admission: liveAdmissionSchema.nullable().optional(),
   /** What all of the job's pods (replicas + spares) request, resource → amount in base units. */
   request: z.record(z.string(), z.number()).optional(),
+  /**
+   * Elastic jobs only (issue 14): the size it scales to (targetReplicas), the size its ranks run at now
+   * (actualReplicas), its elasticPolicy bounds, and why it is not scaling when it could (stabilising, snoozed…).
+   */
+  elastic: z
+    .object({
+      targetReplicas: z.int(),
+      actualReplicas: z.int(),
+      min: z.int(),
+      max: z.int(),
+      why: z.string().nullable().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 export type LiveJob = z.infer<typeof liveJobSchema>;
 
