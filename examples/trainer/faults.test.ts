@@ -35,6 +35,11 @@ describe("parseTrainerArgs", () => {
       checkpointEvery: 10,
       controlFile: "/f",
       dumpEnvDir: null,
+      peerRecovery: false,
+    });
+    expect(parseTrainerArgs(["--peer-recovery", "--steps", "1"], {})).toMatchObject({
+      peerRecovery: true,
+      steps: 1,
     });
     expect(() => parseTrainerArgs(["--steps=-1"], {})).toThrow("--steps: expected an integer >= 0");
     expect(() => parseTrainerArgs(["--what"], {})).toThrow('unknown argument "--what"');

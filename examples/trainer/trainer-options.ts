@@ -8,6 +8,8 @@
  *   --checkpoint-every N   rank 0 saves every N steps (default 10)
  *   --control-file PATH    fault-injection control file (default $REBOUND_FAULT_FILE)
  *   --dump-env DIR         write this process's environment to DIR/env-<RANK>.json at start
+ *   --peer-recovery        under an in-process-restart agent (INPROCESS_RESTART=1), a new process takes its
+ *                          state from a healthy data-parallel peer instead of the checkpoint (inprocess.ts)
  */
 
 export type TrainerOptions = {
@@ -18,6 +20,7 @@ export type TrainerOptions = {
   checkpointEvery: number;
   controlFile: string | null;
   dumpEnvDir: string | null;
+  peerRecovery: boolean;
 };
 
 export type TorchEnv = {
@@ -65,9 +68,23 @@ const FLAGS: Record<string, Setter> = {
   },
 };
 
+/** Flags without a value. */
+const SWITCHES: Record<string, (options: TrainerOptions) => void> = {
+  "peer-recovery": (o) => {
+    o.peerRecovery = true;
+  },
+};
+
+function switchAt(arg: string): ((options: TrainerOptions) => void) | undefined {
+  const name = arg.replace(/^--/, "");
+  return arg.startsWith("--") && Object.hasOwn(SWITCHES, name) ? SWITCHES[name] : undefined;
+}
+
 /** Reads the flag at argv[index]: its setter, its value, and how many arguments it took. */
 function readFlag(argv: readonly string[], index: number): { setter: Setter; value: string; used: number } {
   const arg = argv[index] ?? "";
+  const toggle = switchAt(arg);
+  if (toggle !== undefined) return { setter: (o) => toggle(o), value: "", used: 1 };
   const eq = arg.indexOf("=");
   const name = (eq > 0 ? arg.slice(0, eq) : arg).replace(/^--/, "");
   const setter = arg.startsWith("--") && Object.hasOwn(FLAGS, name) ? FLAGS[name] : undefined;
@@ -87,6 +104,7 @@ export function parseTrainerArgs(argv: readonly string[], env: Env): TrainerOpti
     checkpointEvery: 10,
     controlFile: env.REBOUND_FAULT_FILE || null,
     dumpEnvDir: null,
+    peerRecovery: false,
   };
   for (let index = 0; index < argv.length; ) {
     const { setter, value, used } = readFlag(argv, index);

@@ -4,6 +4,7 @@ import { logRuleWarnings } from "../domain/log-rules/rule-warnings";
 import type { Logger } from "../log";
 import type { AgentConfig } from "./cli";
 import type { ProcessEnv } from "./env";
+import { createInProcessAgent } from "./ipr/ipr-agent";
 import { type Attempt, type Hook, type LauncherSettings, launchAttempt, type OutputSink } from "./launcher";
 import { createAgentMetrics } from "./metrics";
 import type { AgentStatus, StartRequest, StopRequest, UpdateRequest } from "./protocol";
@@ -84,7 +85,7 @@ export function launcherSettings(deps: Pick<AgentDeps, "config" | "agentId" | "r
   };
 }
 
-function rendezvousOf(request: UpdateRequest): Rendezvous {
+export function rendezvousOf(request: UpdateRequest): Rendezvous {
   return {
     groupRank: request.rank,
     nnodes: request.nnodes,
@@ -94,7 +95,7 @@ function rendezvousOf(request: UpdateRequest): Rendezvous {
   };
 }
 
-function assignmentOf(request: UpdateRequest, progress: Assignment["progress"]): Assignment {
+export function assignmentOf(request: UpdateRequest, progress: Assignment["progress"]): Assignment {
   return {
     assignedRank: request.rank,
     ipVersion: request.ipVersion ?? null,
@@ -103,13 +104,14 @@ function assignmentOf(request: UpdateRequest, progress: Assignment["progress"]):
   };
 }
 
-const conflict = (detail: string): CommandResult => ({ ok: false, status: 409, detail });
+export const conflict = (detail: string): CommandResult => ({ ok: false, status: 409, detail });
 const transitionResult = (sm: AgentStateMachine, ...args: Parameters<AgentStateMachine["transition"]>) => {
   const result = sm.transition(...args);
   return result.ok ? null : conflict(result.error);
 };
 
 export function createAgent(deps: AgentDeps): Agent {
+  if (deps.config.inprocessRestart) return createInProcessAgent(deps);
   const { config, logger, now } = deps;
   const settings = launcherSettings(deps);
   const sm = createAgentStateMachine({ now });

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { aggregateRanks, rankLogFault } from "../domain/log-rules/aggregate";
+import { aggregateRanks, rankLogFault, WAITING_RANK } from "../domain/log-rules/aggregate";
 import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
 import { createRankLogMonitor, type RankLogMonitor } from "../domain/log-rules/rank-monitor";
 import type { Logger } from "../log";
@@ -130,6 +130,23 @@ export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext
     killTimers: [],
   };
   return { ctx, ruleError };
+}
+
+/**
+ * In-process restart: log monitoring starts when the ranks are released from the barrier with the rules
+ * of that /start, and stops (the rules dropped) when they are paused (HyperPod's start_log_monitoring /
+ * stop_log_monitoring(clear=True)). Returns the rules' load error, if any.
+ */
+export function replaceRules(ctx: AttemptContext, rules: readonly LogMonitoringRule[] | null): string | null {
+  const built = rules === null ? { monitor: null, error: null } : buildMonitor({ ...ctx.input, rules });
+  if (built.error !== null) return built.error;
+  for (const record of ctx.records) {
+    record.monitor?.suspend();
+    record.monitor = rules === null ? null : buildMonitor({ ...ctx.input, rules }).monitor;
+    record.logState = WAITING_RANK;
+    if (record.state === "running") record.monitor?.resume();
+  }
+  return null;
 }
 
 export const isStopping = (ctx: AttemptContext): boolean => ctx.stopSignal !== null;

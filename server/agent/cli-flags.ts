@@ -40,6 +40,11 @@ export type AgentOptions = {
   tee: TeeMode;
   inprocessRestart: boolean;
   /**
+   * `--inprocess-timeout`: seconds the in-process-restart agent waits for paused ranks to reach the barrier
+   * before it restarts the processes instead (null: wait as long as they stay connected, as hyperpodrun).
+   */
+  inprocessTimeoutSeconds: number | null;
+  /**
    * Rebound: run workers this much nicer (0-19) than the agent, see managed-process.ts. Also
    * REBOUND_WORKER_NICE, so a command line stays the same for hyperpodrun and this agent.
    */
@@ -74,6 +79,7 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   runId: "none",
   tee: "none",
   inprocessRestart: false,
+  inprocessTimeoutSeconds: null,
   workerNice: 0,
   logRulesAllRanks: false,
 };
@@ -141,6 +147,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "no-python": switchOn("noPython"),
   module: switchOn("module"),
   "inprocess-restart": switchOn("inprocessRestart"),
+  "inprocess-timeout": value(parseSeconds, "inprocessTimeoutSeconds"),
   "log-rules-all-ranks": switchOn("logRulesAllRanks"),
   // Accepted for compatibility, no effect here (output always goes to per-rank log files; rendezvous
   // comes from the operator; uvicorn knobs do not apply to node:http).
@@ -161,7 +168,6 @@ const FLAGS: Record<string, FlagSpec> = {
   "event-log-handler": ignoredValue,
   "numa-binding": ignoredValue,
   "signals-to-handle": ignoredValue,
-  "inprocess-timeout": ignoredValue,
   "server-log-level": ignoredValue,
   "server-shutdown-timeout": ignoredValue,
   "duplicate-stdout-filters": ignoredValue,

@@ -37,6 +37,7 @@ describe("parseAgentArgs", () => {
       runId: "none",
       tee: "none",
       inprocessRestart: false,
+      inprocessTimeoutSeconds: null,
       workerNice: 0,
       logRulesAllRanks: false,
       script: "train.py",
@@ -128,10 +129,16 @@ describe("parseAgentArgs", () => {
     expect(error(["--no-python", "-m", "x"])).toBe("--no-python and --module cannot be used together");
   });
 
-  it("warns that in-process restart is not implemented", () => {
-    expect(config(["--inprocess-restart", "t.py"]).warnings).toEqual([
-      "--inprocess-restart is not implemented: running as a process-level-restart agent",
-    ]);
+  it("reads in-process restart and its timeout, as hyperpodrun", () => {
+    expect(config(["--inprocess-restart", "--inprocess-timeout", "30", "t.py"])).toMatchObject({
+      inprocessRestart: true,
+      inprocessTimeoutSeconds: 30,
+      warnings: [],
+    });
+    expect(config(["t.py"]).inprocessTimeoutSeconds).toBeNull();
+    expect(error(["--inprocess-timeout=soon", "t.py"])).toBe(
+      '--inprocess-timeout: expected a number of seconds >= 0, got "soon"',
+    );
   });
 
   it("refuses bad flags with one clear message", () => {

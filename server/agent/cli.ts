@@ -19,10 +19,14 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N|auto
                      [--shutdown-signal SIG] [--shutdown-timeout SECONDS] [--log-dir DIR]
                      [--pre-train-script PATH [--pre-train-args ARGS]] [--post-train-script PATH [--post-train-args ARGS]]
                      [--monitor-interval-ms MS] [--max-restarts N] [--rdzv-id ID] [--tee 0-3] [--no-python | -m]
-                     [--worker-nice 0-19] [--log-rules-all-ranks]
+                     [--worker-nice 0-19] [--log-rules-all-ranks] [--inprocess-restart [--inprocess-timeout S]]
                      script [script args...]
   --shutdown-signal SIG      signal that stops workers (default SIGKILL, as hyperpodrun; SIGTERM is followed by
                              SIGKILL after --shutdown-timeout seconds, default 15)
+  --inprocess-restart        in-process restart (hyperpodrun's IPR agent): workers start at once and wait at the
+                             re-executable code block barrier (IPC socket HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH);
+                             /stop pauses them there instead of killing them; --inprocess-timeout S: seconds to
+                             wait for paused ranks before restarting the processes (default: while connected)
   --worker-nice 0-19         run workers this much nicer than the agent (also REBOUND_WORKER_NICE)
   --log-rules-all-ranks      let every local rank's log rules fault the job (also REBOUND_LOG_RULES_ALL_RANKS=true).
                              Default, as hyperpodrun: only local rank 0's rules do; every rank is still reported in
@@ -64,10 +68,7 @@ function finish(
   if (options.noPython && options.module) {
     return { kind: "error", message: "--no-python and --module cannot be used together" };
   }
-  const warnings = options.inprocessRestart
-    ? ["--inprocess-restart is not implemented: running as a process-level-restart agent"]
-    : [];
-  return { kind: "config", config: { ...options, script: rest.script, scriptArgs: rest.args, warnings } };
+  return { kind: "config", config: { ...options, script: rest.script, scriptArgs: rest.args, warnings: [] } };
 }
 
 type ArgKind = "help" | "separator" | "script" | "flag";

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
 import {
   type AttemptContext,
   type AttemptInput,
@@ -7,6 +8,7 @@ import {
   isStopping,
   killAll,
   raiseFault,
+  replaceRules,
   ruleLoadFault,
   settle,
   stopProcesses,
@@ -37,6 +39,10 @@ export type Attempt = {
   stop(input: { signal: NodeJS.Signals; timeoutMs: number }): Promise<void>;
   /** SIGKILL to every process group of the attempt, synchronously (for the agent's own exit). */
   killAll(): void;
+  /** In-process restart: watch these rules from now on (null: none); returns their load error. */
+  setRules(rules: readonly LogMonitoringRule[] | null): string | null;
+  /** Whether a fault (a crash, a rule) already stopped this attempt's workers. */
+  faulted(): boolean;
 };
 
 function onWorkerExit(ctx: AttemptContext, record: RankRecord, exit: ProcessExit): void {
@@ -162,5 +168,11 @@ export function launchAttempt(input: AttemptInput): Attempt {
       settle(ctx);
     },
     killAll: () => killAll(ctx),
+    setRules(rules) {
+      const error = replaceRules(ctx, rules);
+      if (error === null && rules !== null && ctx.ticker === null) startTicker(ctx);
+      return error;
+    },
+    faulted: () => ctx.faulted || isStopping(ctx),
   };
 }

@@ -17,10 +17,12 @@ import { isoTimestamp } from "./state";
 
 export type RankRecord = {
   readonly localRank: number;
-  readonly rank: number;
+  /** Global rank; an in-process-restart agent learns it only at `job_start` (ipr/ipr-agent.ts). */
+  rank: number;
   /** How many /start attempts this agent ran before this one (0 on the first). */
   readonly restarts: number;
-  readonly monitor: RankLogMonitor | null;
+  /** Replaced when an in-process-restart agent (re)starts or pauses log monitoring. */
+  monitor: RankLogMonitor | null;
   process: ManagedProcess | null;
   state: RankRunState;
   exitCode: number | null;

@@ -28,8 +28,23 @@ export const PLR_TRANSITIONS: Readonly<Record<AgentState, readonly AgentState[]>
   SHUTDOWN: [],
 };
 
-export function canTransition(from: AgentState, to: AgentState): boolean {
-  return PLR_TRANSITIONS[from].includes(to);
+/** The in-process-restart agent's (HyperPod's IPR_VALID_TRANSITIONS): PLR's plus →INIT and INIT/READY→FAULTED. */
+export const IPR_TRANSITIONS: Readonly<Record<AgentState, readonly AgentState[]>> = {
+  INIT: ["READY", "SHUTDOWN", "FAULTED"],
+  READY: ["INIT", "RUNNING", "SHUTDOWN", "FAULTED"],
+  RUNNING: ["INIT", "COMPLETED", "FAULTED", "STOPPING", "SHUTDOWN"],
+  FAULTED: ["INIT", "STOPPING", "SHUTDOWN"],
+  STOPPING: ["READY", "INIT"],
+  COMPLETED: ["SHUTDOWN", "STOPPING"],
+  SHUTDOWN: [],
+};
+
+export function canTransition(
+  from: AgentState,
+  to: AgentState,
+  table: Readonly<Record<AgentState, readonly AgentState[]>> = PLR_TRANSITIONS,
+): boolean {
+  return table[from].includes(to);
 }
 
 export type Fault = { reason: string; message: string; at: number };
@@ -79,14 +94,20 @@ function detailFor(to: AgentState, previous: Detail, fault: Fault | undefined): 
   }
 }
 
-export function createAgentStateMachine({ now }: { now: () => number }): AgentStateMachine {
+export function createAgentStateMachine({
+  now,
+  table = PLR_TRANSITIONS,
+}: {
+  now: () => number;
+  table?: Readonly<Record<AgentState, readonly AgentState[]>>;
+}): AgentStateMachine {
   let state: AgentState = "INIT";
   let detail: Detail = CLEARED;
   const transitions: Partial<Record<AgentState, string>> = {};
   return {
     current: () => state,
     transition(to, fault) {
-      if (!canTransition(state, to)) {
+      if (!canTransition(state, to, table)) {
         return { ok: false, error: `Invalid state transition from ${state} to ${to}` };
       }
       if (to === "FAULTED" && fault === undefined) {

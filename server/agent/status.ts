@@ -46,12 +46,23 @@ export function statusName(state: AgentState): AgentStatusName {
 const when = <T extends object>(condition: boolean, value: () => T): T | Record<string, never> =>
   condition ? value() : {};
 
+/** What only an in-process-restart agent reports (HyperPod's StatusResponseJSONEncoder, IPR branch). */
+export type InProcessStatus = {
+  /** "in_process_restart", or the restart a rank asked the operator for. */
+  restartMode: string;
+  workerData: readonly unknown[];
+  rankLabels: Record<string, string>;
+  /** The node holds in-memory state (its ranks are paused): keep it. */
+  priority: boolean;
+};
+
 export function buildStatus(input: {
   snapshot: StateSnapshot;
   assignment: Assignment;
   ranks: readonly RankRecord[];
+  inProcess?: InProcessStatus;
 }): AgentStatus {
-  const { snapshot, assignment, ranks } = input;
+  const { snapshot, assignment, ranks, inProcess } = input;
   const { reason, message, faultAt } = snapshot;
   const { ipVersion, progress, assignedRank } = assignment;
   return {
@@ -59,12 +70,17 @@ export function buildStatus(input: {
     ...when(Object.keys(snapshot.transitions).length > 0, () => ({ transitions: snapshot.transitions })),
     ...when(reason !== null, () => ({ reason: reason ?? "" })),
     ...when(message !== null, () => ({ message: message ?? "" })),
-    restartMode: RESTART_MODE,
+    restartMode: inProcess?.restartMode ?? RESTART_MODE,
+    ...when(inProcess !== undefined && inProcess.workerData.length > 0, () => ({
+      worker_data: inProcess?.workerData,
+    })),
+    ...when(inProcess !== undefined, () => ({ rank_labels: inProcess?.rankLabels })),
     ...when(ipVersion !== null, () => ({ ipversion: ipVersion ?? "" })),
     ...when(progress !== null, () => ({ progress: progress ?? {} })),
     agent_version: AGENT_VERSION,
     ...when(assignedRank !== null, () => ({ assigned_rank: String(assignedRank) })),
     spare: assignment.spare ? "True" : "False",
+    ...when(inProcess?.priority === true, () => ({ priority: "True" })),
     // Always present, empty until the workers are forked: it tells the operator this agent lists its ranks
     // (HyperPod's own agent sends no `ranks`, and its ranks are known only by count).
     ranks: ranks.map(rankStatus),

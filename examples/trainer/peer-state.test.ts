@@ -1,0 +1,47 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { applyStep, checksum, fetchPeerState, initialState, peersFor, startPeerServer } from "./peer-state";
+
+describe("peer-state recovery", () => {
+  it("finds healthy peers from job_start's worker data and rank ips, the same local rank first", () => {
+    const peers = peersFor({
+      rank: 1,
+      localRank: 1,
+      rankIps: [
+        { ip: "10.0.0.1", rank: 0 },
+        { ip: "10.0.0.2", rank: 1 },
+      ],
+      workerData: [
+        { rank: 0, group_rank: 0, local_rank: 0, failed: false, data: '{"peer_port":9000}' },
+        { rank: 2, group_rank: 1, local_rank: 0, failed: true, data: '{"peer_port":9002}' },
+        { rank: 3, group_rank: 1, local_rank: 1, failed: false, data: '{"peer_port":9003}' },
+        { rank: 1, group_rank: 0, local_rank: 1, failed: false, data: '{"peer_port":9001}' },
+        { rank: 5, group_rank: 2, local_rank: 1, failed: false, data: '{"peer_port":9005}' },
+        { rank: 4, group_rank: 0, local_rank: 0, failed: false, data: "not json" },
+      ],
+    });
+    expect(peers).toEqual([
+      { rank: 3, url: "http://10.0.0.2:9003/state" },
+      { rank: 0, url: "http://10.0.0.1:9000/state" },
+    ]);
+  });
+
+  const servers: { close(): void }[] = [];
+  afterAll(() => {
+    for (const server of servers) server.close();
+  });
+
+  it("serves a rank's state and a restarted rank takes it whole", async () => {
+    const state = initialState(0);
+    for (let step = 1; step <= 7; step++) {
+      state.step = step;
+      applyStep(state, 1 / step);
+    }
+    const { server, port } = await startPeerServer({ state: () => state, rank: () => 4 });
+    servers.push(server);
+    const got = await fetchPeerState({ rank: 4, url: `http://127.0.0.1:${port}/state` });
+    expect(got?.step).toBe(7);
+    expect(got && checksum(got)).toBe(checksum(state));
+    expect(got?.momentum).toEqual(state.momentum);
+    expect(await fetchPeerState({ rank: 4, url: `http://127.0.0.1:${port}/nothing` })).toBeNull();
+  });
+});

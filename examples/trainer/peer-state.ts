@@ -1,0 +1,119 @@
+import { createServer, type Server } from "node:http";
+import type { RankIp, WorkerDataEntry } from "./ipc-client";
+
+/**
+ * Peer-state recovery for the demo trainer: every rank serves its training state (step, loss state, a few
+ * KB of "weights" and optimizer moments) on `GET /state` from a small HTTP server; a restarted rank fetches
+ * it from a healthy data-parallel peer instead of reading the checkpoint, so no step is lost. Every rank
+ * of the demo is a data-parallel replica of the same model.
+ *
+ * Finding a peer, as HyperPod's IPC does it: each rank announces `{"peer_port": N}` as its job_data; the
+ * agent shows it to the operator as /status worker_data; the operator hands every agent's worker_data back
+ * in /start, and the agent gives it to the ranks in job_start's aggregate_worker_data with rank_ips (pod
+ * address by group rank). A peer is an entry that is not this rank, not failed, with a port.
+ */
+
+export const WEIGHTS = 512;
+
+export type TrainingState = {
+  step: number;
+  lossEma: number;
+  weights: number[];
+  momentum: number[];
+};
+
+export function initialState(step: number): TrainingState {
+  const weights = Array.from({ length: WEIGHTS }, (_, i) => Math.sin(i + 1) * 0.1);
+  return { step, lossEma: 2.5, weights, momentum: new Array(WEIGHTS).fill(0) };
+}
+
+/** One optimizer step: the same on every replica for the same step (data parallel, gradients all-reduced). */
+export function applyStep(state: TrainingState, loss: number): void {
+  for (let i = 0; i < WEIGHTS; i++) {
+    const gradient = Math.cos(state.step * 0.01 + i) * 0.001;
+    const m = 0.9 * (state.momentum[i] ?? 0) + gradient;
+    state.momentum[i] = m;
+    state.weights[i] = (state.weights[i] ?? 0) - 0.01 * m;
+  }
+  state.lossEma = 0.9 * state.lossEma + 0.1 * loss;
+}
+
+/** A short fingerprint of the weights, printed so replicas can be compared in the logs. */
+export function checksum(state: TrainingState): string {
+  let sum = 0;
+  for (let i = 0; i < state.weights.length; i++) sum += (state.weights[i] ?? 0) * (i + 1);
+  return sum.toFixed(6);
+}
+
+export function startPeerServer(input: { state: () => TrainingState | null; rank: () => number }): Promise<{
+  server: Server;
+  port: number;
+}> {
+  const server = createServer((request, response) => {
+    const state = input.state();
+    if (request.url !== "/state" || state === null) {
+      response.writeHead(404).end();
+      return;
+    }
+    const body = JSON.stringify({ rank: input.rank(), ...state });
+    response.writeHead(200, { "content-type": "application/json" }).end(body);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "0.0.0.0", () => {
+      const address = server.address();
+      resolve({ server, port: typeof address === "object" && address !== null ? address.port : 0 });
+    });
+  });
+}
+
+export type Peer = { rank: number; url: string };
+
+function portOf(entry: WorkerDataEntry): number | null {
+  try {
+    const data: unknown = typeof entry.data === "string" ? JSON.parse(entry.data) : entry.data;
+    const port =
+      typeof data === "object" && data !== null ? (data as { peer_port?: unknown }).peer_port : null;
+    return typeof port === "number" && Number.isInteger(port) ? port : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Healthy peers to ask, the same local rank first (the same shard position on another node). */
+export function peersFor(input: {
+  rank: number;
+  localRank: number;
+  rankIps: readonly RankIp[];
+  workerData: readonly WorkerDataEntry[];
+}): Peer[] {
+  const ipOf = new Map(input.rankIps.map((entry) => [entry.rank, entry.ip]));
+  return input.workerData
+    .filter((entry) => entry.rank !== input.rank && entry.failed !== true)
+    .sort((a, b) => Number(b.local_rank === input.localRank) - Number(a.local_rank === input.localRank))
+    .flatMap((entry) => {
+      const port = portOf(entry);
+      const ip = ipOf.get(entry.group_rank);
+      return port === null || ip === undefined
+        ? []
+        : [{ rank: entry.rank, url: `http://${ip}:${port}/state` }];
+    });
+}
+
+export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<TrainingState | null> {
+  try {
+    const response = await fetch(peer.url, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return null;
+    const value = (await response.json()) as Partial<TrainingState>;
+    const { step, lossEma, weights, momentum } = value;
+    if (
+      typeof step !== "number" ||
+      typeof lossEma !== "number" ||
+      !Array.isArray(weights) ||
+      !Array.isArray(momentum)
+    )
+      return null;
+    return { step, lossEma, weights, momentum };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,333 @@
+import type { LogMonitoringRule } from "../../domain/log-rules/log-rule.schema";
+import {
+  type Agent,
+  type AgentDeps,
+  assignmentOf,
+  type CommandResult,
+  conflict,
+  launcherSettings,
+  rendezvousOf,
+} from "../agent";
+import { type Attempt, launchAttempt } from "../launcher";
+import { createAgentMetrics } from "../metrics";
+import type { StartRequest, StopRequest, UpdateRequest } from "../protocol";
+import { createAgentStateMachine, type Fault, IPR_TRANSITIONS } from "../state";
+import { type Assignment, buildStatus, EMPTY_ASSIGNMENT } from "../status";
+import type { Rendezvous } from "../worker-env";
+import { WORKER_FAULT } from "../worker-faults";
+import { createIpcDispatch } from "./dispatch";
+import { type IpcServer, socketPathFor, startIpcServer } from "./socket-server";
+import { workerEnvsFor } from "./worker-envs";
+import { createIpcWorkerGroup, restartModeOf } from "./worker-group";
+
+/**
+ * The in-process-restart agent (`--inprocess-restart`), following HyperPod's IPRHyperPodElasticAgent
+ * (elastic_agent/ipr_hyperpod_elastic_agent.py):
+ * - the workers start as soon as the agent does and run to the re-executable code block (RCB) barrier; the
+ *   agent is READY only once every local rank reported `at_rcb_barrier`;
+ * - /start releases the barrier: `job_start` {worker_envs, aggregate_worker_data} to every local rank
+ *   (RANK, WORLD_SIZE, MASTER_ADDR… of this run; the operator's rankIps and worker_data), then log
+ *   monitoring starts with the /start's rules;
+ * - /stop (restart_mode absent or "ipr") pauses: `job_fault` {restart_count} to every rank, which abandon
+ *   the block and come back to the barrier with their process and memory; READY once all are there.
+ *   A node whose workers already died (a crash, a log rule), a /stop asking `process_level_restart`, a
+ *   rank that disconnects while pausing, or --inprocess-timeout passing first: a process-level restart
+ *   instead (workers killed and started again: INIT, READY at the barrier);
+ * - a rank may report a fault itself (`job_fault` from the rank): FAULTED with its reason, processes kept.
+ * /stop {is_graceful: true} stops the workers with SIGUSR1 and starts them again (elastic scaling).
+ */
+
+type StopKind =
+  | { kind: "pause" }
+  | { kind: "restart"; signal: NodeJS.Signals | null; timeoutMs: number | null; why: string };
+
+/**
+ * What a /stop does (HyperPod's set_restart_mode and _pause_or_stop_workers): pause the ranks at the barrier,
+ * unless the workers already ended, the operator asked for a process-level restart, or (Rebound, for
+ * elastic scaling) a graceful stop: SIGUSR1, then the workers start again.
+ */
+export function stopKind(input: { request: StopRequest; workersEnded: boolean }): StopKind {
+  const { request, workersEnded } = input;
+  const timeoutMs = request.timeout == null ? null : request.timeout * 1000;
+  if (request.is_graceful) return { kind: "restart", signal: "SIGUSR1", timeoutMs, why: "graceful /stop" };
+  const mode = restartModeOf(request.restart_mode ?? "ipr");
+  if (mode === "process_level_restart")
+    return { kind: "restart", signal: null, timeoutMs, why: `/stop (${mode})` };
+  if (workersEnded) return { kind: "restart", signal: null, timeoutMs, why: "/stop after the workers ended" };
+  return { kind: "pause" };
+}
+
+/** Before its first /start the agent knows no rank: HyperPod's rendezvous has group rank -1 then. */
+const NO_RENDEZVOUS: Rendezvous = { groupRank: -1, nnodes: 1, masterAddr: "", masterPort: 0, faultCount: 0 };
+
+export function createInProcessAgent(deps: AgentDeps): Agent {
+  const { config, logger, now } = deps;
+  const settings = launcherSettings(deps);
+  const sm = createAgentStateMachine({ now, table: IPR_TRANSITIONS });
+  const metrics = createAgentMetrics();
+  const group = createIpcWorkerGroup(config.nprocPerNode);
+  const socketPath = socketPathFor(process.pid);
+  const shutdownTimeoutMs = config.shutdownTimeoutSeconds * 1000;
+  let ipc: IpcServer | null = null;
+  let attempt: Attempt | null = null;
+  let attempts = 0;
+  let rendezvous = NO_RENDEZVOUS;
+  let latest: UpdateRequest | null = null;
+  let rules: readonly LogMonitoringRule[] = [];
+  let assignment: Assignment = EMPTY_ASSIGNMENT;
+  let canStart = false;
+  let priority = false;
+  let pauseTimer: NodeJS.Timeout | null = null;
+  let pausing = false;
+  let restarting: Promise<void> | null = null;
+  let shutdownDone: Promise<void> | null = null;
+  let shutdownFinished = () => {};
+  const shutdownFinishedPromise = new Promise<void>((resolve) => {
+    shutdownFinished = resolve;
+  });
+
+  const fault = (input: Fault) => {
+    if (sm.transition("FAULTED", input).ok) {
+      metrics.recordFault(input.reason);
+      logger.warn("fault", { reason: input.reason, message: input.message });
+    }
+  };
+  const endPause = () => {
+    if (pauseTimer !== null) clearTimeout(pauseTimer);
+    pauseTimer = null;
+    pausing = false;
+  };
+
+  const launchWorkers = () => {
+    const number = attempts++;
+    metrics.recordAttempt();
+    group.reset(true);
+    attempt = launchAttempt({
+      settings,
+      rendezvous,
+      rules: [],
+      attempt: number,
+      deps: {
+        baseEnv: { ...deps.baseEnv, HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH: socketPath },
+        logger,
+        now,
+        output: deps.output,
+      },
+      events: {
+        onFault: (input) => onWorkerFault(number, input),
+        onCompleted: () => {
+          if (attempt?.number === number && sm.current() === "RUNNING") sm.transition("COMPLETED");
+        },
+      },
+    });
+  };
+
+  /** HyperPod's _stop_workers: every worker stopped, INIT, the workers started again (READY at the barrier). */
+  const processRestart = (
+    stop: { signal: NodeJS.Signals; timeoutMs: number },
+    why: string,
+  ): Promise<void> => {
+    if (restarting !== null) return restarting;
+    logger.info("process-level restart", { why });
+    endPause();
+    ipc?.clearClients();
+    group.reset(true);
+    priority = false;
+    const stopping = attempt?.stop(stop) ?? Promise.resolve();
+    restarting = stopping
+      .catch((error: unknown) => logger.error("stopping workers failed", { error: String(error) }))
+      .then(() => {
+        restarting = null;
+        if (sm.current() === "SHUTDOWN") return;
+        sm.transition("INIT");
+        launchWorkers();
+      });
+    return restarting;
+  };
+  const plr = (why: string) =>
+    processRestart({ signal: config.shutdownSignal, timeoutMs: shutdownTimeoutMs }, why);
+
+  function onWorkerFault(number: number, input: Fault): void {
+    if (attempt?.number !== number) return;
+    if (pausing) {
+      void plr(`a worker ended while pausing: ${input.reason}`);
+      return;
+    }
+    const state = sm.current();
+    if (state === "RUNNING" || state === "INIT" || state === "READY") fault(input);
+  }
+
+  const aggregateWorkerData = () => ({
+    rank_ips: latest?.rankIps ?? null,
+    aggregate_worker_data: latest?.worker_data ?? null,
+  });
+
+  /** Sends `type` with every local rank's worker_envs; false when a rank has no client connected. */
+  const sendRankInfo = (type: "job_start" | "job_rank_info"): boolean => {
+    const envs = workerEnvsFor({ rendezvous, group: settings, spare: assignment.spare });
+    const connected = ipc?.clientRanks() ?? new Set<number>();
+    if (envs.some((_, localRank) => !connected.has(localRank))) return false;
+    const aggregate = aggregateWorkerData();
+    envs.forEach((workerEnvs, localRank) => {
+      ipc?.sendToRank(localRank, type, { worker_envs: workerEnvs, aggregate_worker_data: aggregate });
+      const rank = Number(workerEnvs.RANK);
+      group.updateRankInfo({ localRank, rank, groupRank: rendezvous.groupRank });
+      const record = attempt?.ranks[localRank];
+      if (record) record.rank = rank;
+    });
+    return true;
+  };
+
+  const releaseBarrier = () => {
+    group.reset(false);
+    if (!sendRankInfo("job_start")) {
+      const missing = [...Array(settings.nprocPerNode).keys()].filter((r) => !ipc?.clientRanks().has(r));
+      fault({ reason: WORKER_FAULT, message: `Missing client connections from ranks=${missing}`, at: now() });
+      return;
+    }
+    priority = false;
+    logger.info("barrier released", { rank: rendezvous.groupRank, faultCount: rendezvous.faultCount });
+    const error = attempt?.setRules(rules) ?? null;
+    if (error !== null)
+      fault({
+        reason: WORKER_FAULT,
+        message: `Failed to load Log Monitoring Configuration: ${error}`,
+        at: now(),
+      });
+  };
+
+  /** Moves on once every local rank is at the barrier: READY (start-up, pause), or released (RUNNING). */
+  const advance = () => {
+    if (!group.atBarrier() || restarting !== null) return;
+    const state = sm.current();
+    if (state === "RUNNING" && canStart) releaseBarrier();
+    if (!waitsForBarrier(state)) return;
+    endPause();
+    sm.transition("READY");
+    logger.info("all local ranks at the barrier", { after: state === "INIT" ? "start-up" : "pause" });
+  };
+
+  const waitsForBarrier = (state: string) => state === "INIT" || (state === "STOPPING" && pausing);
+  const workersEnded = (state: string) => attempt === null || attempt.faulted() || state === "COMPLETED";
+
+  const pauseRanks = () => {
+    priority = true;
+    pausing = true;
+    attempt?.setRules(null);
+    ipc?.broadcast("job_fault", { restart_count: rendezvous.faultCount });
+    const seconds = config.inprocessTimeoutSeconds;
+    if (seconds !== null) {
+      pauseTimer = setTimeout(
+        () => void plr(`Timed out (${seconds}s) waiting for workers to report to barrier.`),
+        seconds * 1000,
+      );
+    }
+    advance();
+  };
+
+  const dispatch = createIpcDispatch({
+    group,
+    localWorldSize: settings.nprocPerNode,
+    onBarrier: advance,
+    onRankFault: (input) => {
+      if (sm.current() === "RUNNING") fault({ ...input, at: now() });
+      if (group.wantsLocalPlr()) void plr("a rank asked for a local process-level restart");
+    },
+  });
+
+  const begin = async () => {
+    ipc = await startIpcServer({
+      path: socketPath,
+      onMessage: dispatch,
+      onDisconnect: (ranks) => {
+        if (pausing) void plr(`Client connections dropped for ranks: ${ranks.join(", ")}`);
+      },
+      onError: (error) => logger.warn("IPC connection closed", { error }),
+    });
+    logger.info("IPC socket listening", { path: socketPath });
+    launchWorkers();
+  };
+
+  const stopWorkersFor = (signal: NodeJS.Signals) =>
+    (attempt?.stop({ signal, timeoutMs: shutdownTimeoutMs }) ?? Promise.resolve()).catch((error: unknown) =>
+      logger.error("stopping workers failed", { error: String(error) }),
+    );
+  const closeIpc = () => ipc?.close() ?? Promise.resolve();
+
+  return {
+    markReady() {
+      begin().catch((error: unknown) =>
+        fault({ reason: WORKER_FAULT, message: `Agent error: ${String(error)}`, at: now() }),
+      );
+    },
+    start(request: StartRequest): CommandResult {
+      const result = sm.transition("RUNNING");
+      if (!result.ok) return conflict(result.error);
+      latest = request;
+      rules = request.log_monitoring_configuration ?? [];
+      rendezvous = rendezvousOf(request);
+      assignment = assignmentOf(request, request.progress ?? null);
+      canStart = !assignment.spare;
+      logger.info("start", { rank: request.rank, nnodes: request.nnodes, faultCount: request.faultCount });
+      advance();
+      return { ok: true };
+    },
+    update(request) {
+      if (sm.current() === "SHUTDOWN") return conflict("The agent is shutting down");
+      latest = request;
+      rendezvous = rendezvousOf(request);
+      assignment = assignmentOf(request, assignment.progress);
+      if (attempt !== null) sendRankInfo("job_rank_info");
+      return { ok: true };
+    },
+    stop(request: StopRequest) {
+      const state = sm.current();
+      if (state === "READY" || state === "STOPPING" || state === "INIT") return { ok: true };
+      const result = sm.transition("STOPPING");
+      if (!result.ok) return conflict(result.error);
+      canStart = false;
+      const how = stopKind({ request, workersEnded: workersEnded(state) });
+      if (how.kind === "pause") pauseRanks();
+      else
+        void processRestart(
+          { signal: how.signal ?? config.shutdownSignal, timeoutMs: how.timeoutMs ?? shutdownTimeoutMs },
+          how.why,
+        );
+      return { ok: true };
+    },
+    shutdown() {
+      if (sm.current() === "SHUTDOWN") return { ok: true };
+      const result = sm.transition("SHUTDOWN");
+      if (!result.ok) return conflict(result.error);
+      endPause();
+      shutdownDone = Promise.resolve(restarting)
+        .then(() => stopWorkersFor(config.shutdownSignal))
+        .then(() => attempt?.killAll())
+        .then(closeIpc);
+      void shutdownDone.then(shutdownFinished);
+      return { ok: true };
+    },
+    async terminate() {
+      if (sm.current() !== "SHUTDOWN") sm.transition("SHUTDOWN");
+      endPause();
+      await (shutdownDone ?? stopWorkersFor(config.shutdownSignal));
+      attempt?.killAll();
+      await closeIpc();
+    },
+    whenShutdown: () => shutdownFinishedPromise,
+    killAll: () => attempt?.killAll(),
+    status: () =>
+      buildStatus({
+        snapshot: sm.snapshot(),
+        assignment,
+        ranks: attempt?.ranks ?? [],
+        inProcess: {
+          restartMode: group.operatorRestartMode() ?? "in_process_restart",
+          workerData: group.workerData(),
+          rankLabels: group.labels(),
+          priority,
+        },
+      }),
+    metrics: () => metrics.render({ state: sm.current(), ranks: attempt?.ranks ?? [], now: now() }),
+  };
+}
