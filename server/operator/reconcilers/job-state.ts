@@ -81,6 +81,38 @@ const preemptionSchema = z.object({
 });
 export type PreemptionState = z.infer<typeof preemptionSchema>;
 
+/**
+ * An elastic job's scaling (issue 14, server/operator/reconcilers/elastic.ts): the memory of the scaling state
+ * machine (server/domain/elastic/scaling.ts) and the scaling under way, if any. `stage`: "pods" (a scale-up's
+ * new pods are made and their agents come up READY while the old ranks keep training), "stopping" (every
+ * rank was sent the graceful /stop at `stageSince`), "restarting" (the pods beyond the new size are gone;
+ * the agents are started at the new world size).
+ */
+const elasticStateSchema = z.object({
+  size: z.number(),
+  lastScalingAt: z.number().nullable(),
+  lastRestartAt: z.number().nullable(),
+  failures: z.number(),
+  lastFailureAt: z.number().nullable(),
+  upSince: z.number().nullable(),
+  /** Why no scaling happens now (the console's "stabilising before a scale-up", …); null: nothing to do. */
+  why: z.string().nullable(),
+  /** The last scaling's reason (isFaultyPodScaleDown). */
+  lastReason: z.string().nullable(),
+  scaling: z
+    .object({
+      from: z.number(),
+      to: z.number(),
+      reason: z.enum(["ScaleUp", "Preempted", "FaultyScaleDown"]),
+      stage: z.enum(["pods", "stopping", "restarting"]),
+      since: z.number(),
+      stageSince: z.number(),
+      timeoutSeconds: z.number(),
+    })
+    .nullable(),
+});
+export type ElasticState = z.infer<typeof elasticStateSchema>;
+
 export const reboundStateSchema = z.object({
   phase: jobPhaseSchema,
   /** Epoch ms the phase began (deadlines). */
@@ -103,6 +135,8 @@ export const reboundStateSchema = z.object({
     .object({ logRules: z.string(), policy: z.string().nullable(), at: z.number() })
     .nullable()
     .default(null),
+  /** Elastic jobs only (null: not elastic, or not started yet). */
+  elastic: elasticStateSchema.nullable().default(null),
   history: z.array(
     z.object({
       at: z.number(),
@@ -134,6 +168,7 @@ export function readState(status: JobStatus, now: number): ReboundState {
         admission: null,
         preemption: null,
         started: null,
+        elastic: null,
         history: [],
       };
 }

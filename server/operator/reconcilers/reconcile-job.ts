@@ -7,6 +7,7 @@ import type { HandlerResult } from "@/server/operator/workqueue";
 import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectFault } from "./detect";
+import { liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
 import { displayStatus, type JobPhase, readState, setCondition, statusReason, withState } from "./job-state";
 import {
   completeJob,
@@ -67,6 +68,8 @@ function noteProgress(ctx: JobContext): void {
 async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<void> {
   if (allCompleted(ctx.obs)) return completeJob(ctx);
   noteProgress(ctx);
+  // An elastic job's scaling under way takes the step (its ranks stop and start on purpose: not a fault).
+  if ((await stepElastic(ctx)).handled) return;
   const request = ctx.deps.requests.take(jobKey(ctx.job.ref));
   if (request) return beginManualRestart(ctx, request);
   const fault = detectFault(ctx.obs, options);
@@ -109,6 +112,8 @@ async function step(ctx: JobContext): Promise<void> {
 }
 
 const FINISHED: ReadonlySet<JobPhase> = new Set(["Succeeded", "Failed"]);
+/** Phases in which an elastic job holds no scaling steps and starts again at minReplicas. */
+const NOT_RUNNING: ReadonlySet<JobPhase> = new Set(["Pending", "Suspended", "Succeeded", "Failed"]);
 
 async function markCreated(ctx: JobContext): Promise<void> {
   if ((ctx.status.conditions ?? []).some((condition) => condition.type === "Created")) return;
@@ -190,7 +195,8 @@ const RECOVERY_POLL_MS = 20;
 
 function nextLook(ctx: JobContext): number {
   const { pollMs } = ctx.deps.config;
-  return ctx.state.phase === "Recovering" ? Math.min(pollMs, RECOVERY_POLL_MS) : pollMs;
+  const busy = ctx.state.phase === "Recovering" || (ctx.state.elastic?.scaling ?? null) !== null;
+  return busy ? Math.min(pollMs, RECOVERY_POLL_MS) : pollMs;
 }
 
 export async function reconcileJob(deps: OperatorDeps, key: string): Promise<HandlerResult> {
@@ -203,20 +209,23 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     return undefined;
   }
   const now = deps.clock();
+  const state = readState(job.status, now);
+  // An elastic job is seen at the size its pods exist for (server/operator/reconcilers/elastic.ts).
+  const sized = sizedJob(job, state);
   const obs = await observe({
     backend: deps.backend,
     agents: deps.agents,
     failures: deps.failures,
-    job,
+    job: sized,
     now,
     clock: deps.clock,
   });
   const ctx: JobContext = {
     deps,
-    job,
+    job: sized,
     obs,
     status: job.status,
-    state: readState(job.status, now),
+    state,
     saved: job.status,
     now,
     ranksPerNode: ranksPerNode(job, obs),
@@ -237,6 +246,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     await markCreated(ctx);
     await resumeStoppedPods(ctx);
     requeueAfterMs = await advance(ctx);
+    if (NOT_RUNNING.has(ctx.state.phase)) await settleElastic(ctx);
   } catch (error) {
     failure = await onReconcileError(ctx, error);
   }
@@ -256,6 +266,8 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     ranksPerNode: ctx.ranksPerNode,
     admission: ctx.state.admission,
   });
+  const live = deps.live.get(key);
+  if (live) live.elastic = liveElastic(ctx);
   deps.shadow?.observe(shadowObservation(ctx));
   if (failure !== null) throw failure;
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
