@@ -9,7 +9,7 @@ import {
   stepPriorityClass,
 } from "./elastic-workloads";
 import { resolvePriority } from "./priority";
-import { conditionOf, isTrue, queueOf, type WorkloadObject } from "./workload";
+import { assignedFlavor, conditionOf, isTrue, queueOf, type WorkloadObject, workloadName } from "./workload";
 import type { KueueWorkloads } from "./workload-client";
 
 /**
@@ -47,6 +47,13 @@ export function createKueueElastic(opts: {
     return out;
   };
 
+  /** The node labels of the flavor the job's own Workload holds (none: not admitted, or a plain flavor). */
+  const baseNodeLabels = (job: ClusterJob): Record<string, string> => {
+    const base = workloads.get(job.ref.namespace, workloadName({ name: job.ref.name, uid: job.uid }));
+    const flavor = base && isTrue(base, "Admitted") ? assignedFlavor(base) : null;
+    return (flavor && workloads.flavor(flavor)?.spec?.nodeLabels) || {};
+  };
+
   const minOf = (job: ClusterJob): number => job.job.spec.elasticPolicy?.minReplicas ?? 0;
 
   const admitted = (job: ClusterJob): number => {
@@ -71,7 +78,11 @@ export function createKueueElastic(opts: {
       });
       return false;
     }
-    const workload = buildStepWorkload(job, step, { queueName, priority: resolved.priority });
+    const workload = buildStepWorkload(job, step, {
+      queueName,
+      priority: resolved.priority,
+      nodeSelector: baseNodeLabels(job),
+    });
     try {
       await workloads.create(workload);
     } catch (error) {

@@ -133,7 +133,7 @@ describe("step Workloads", () => {
       queueName: "hyperpod-ns-team-a-localqueue",
       priorityClassName: "training-priority",
       priorityClassSource: "kueue.x-k8s.io/workloadpriorityclass",
-      priority: 70,
+      priority: 69, // one below the class: steps go before any job's minimum
     });
     // No spares in a step: spares belong to the job's own Workload.
     expect(workload.spec.podSets).toEqual([
@@ -148,8 +148,34 @@ describe("step Workloads", () => {
     if (!step) throw new Error("no step");
     const workload = buildStepWorkload(partial, step, { queueName: "q", priority: null });
     expect(workload.spec.podSets.map((set) => [set.name, set.count])).toEqual([["elastic", 4]]);
-    expect(workload.spec.priority).toBe(0);
+    expect(workload.spec.priority).toBe(-1);
     expect(workload.spec.priorityClassName).toBeUndefined();
+  });
+});
+
+describe("a step pinned to its job's flavor", () => {
+  it("adds the flavor's node labels to each pod set's node selector, keeping the template's own", () => {
+    const pinnedJob = job({
+      elasticPolicy: { minReplicas: 1, maxReplicas: 2 },
+      replicaSpecs: [
+        {
+          name: "worker",
+          replicas: 1,
+          template: {
+            spec: { nodeSelector: { zone: "a" }, containers: [{ name: "t", image: "i" }] },
+          },
+        },
+      ],
+    });
+    const [step] = elasticSteps(pinnedJob);
+    if (!step) throw new Error("no step");
+    const nodeSelector = { "node.kubernetes.io/instance-type": "ml.p5.48xlarge" };
+    const workload = buildStepWorkload(pinnedJob, step, { queueName: "q", priority: null, nodeSelector });
+    expect(workload.spec.podSets[0]?.template).toMatchObject({
+      spec: { nodeSelector: { zone: "a", "node.kubernetes.io/instance-type": "ml.p5.48xlarge" } },
+    });
+    // The job's own template is left alone.
+    expect(pinnedJob.job.spec.replicaSpecs[0]?.template.spec.nodeSelector).toEqual({ zone: "a" });
   });
 });
 

@@ -86,30 +86,63 @@ export function stepPriorityClass(job: ElasticJob, step: ElasticStep): string | 
   return last ? specPriorityClass(job, last) : job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
 }
 
-const priorityFields = (priority: WorkloadPriority) =>
+/**
+ * A step's Workload priority: one below its class's value ("the operator first requests minimum required
+ * resources with high priority, then incrementally requests additional capacity with lower priority",
+ * reference §4.4). So Kueue takes a job's steps before its own Workload whatever their admission times
+ * (it orders preemption candidates by priority, then by most recently admitted, then by UID), and a job of
+ * the same class waiting for its minimum may take them back (withinClusterQueue: LowerPriority), as it may
+ * not take any job's minimum. The class's name is kept.
+ */
+export const STEP_PRIORITY_BELOW_CLASS = 1;
+
+const stepPriorityFields = (priority: WorkloadPriority) =>
   priority
     ? {
         priorityClassName: priority.className,
         priorityClassSource: PRIORITY_SOURCE,
-        priority: priority.value,
+        priority: priority.value - STEP_PRIORITY_BELOW_CLASS,
       }
-    : { priority: 0 };
+    : { priority: -STEP_PRIORITY_BELOW_CLASS };
 
-/** The pod sets of `pods`, one per replica spec with pods, in the specs' order. */
-export function podSetsOf(job: ElasticJob, pods: Record<string, number>, keepEmpty: boolean): PodSet[] {
+/**
+ * The pod sets of `pods`, one per replica spec with pods, in the specs' order; `nodeSelector` is added to
+ * each template (a step pinned to the flavor its job's own Workload was given).
+ */
+function podSetsOf(
+  job: ElasticJob,
+  pods: Record<string, number>,
+  nodeSelector: Record<string, string>,
+): PodSet[] {
   return job.job.spec.replicaSpecs
-    .filter((spec) => keepEmpty || (pods[spec.name] ?? 0) > 0)
+    .filter((spec) => (pods[spec.name] ?? 0) > 0)
     .map((spec) => ({
       name: spec.name, // a DNS label already (the job's schema), as a pod set name must be
       count: pods[spec.name] ?? 0,
-      template: spec.template as Record<string, unknown>,
+      template: withNodeSelector(spec.template as Record<string, unknown>, nodeSelector),
     }));
+}
+
+function withNodeSelector(template: Record<string, unknown>, nodeSelector: Record<string, string>) {
+  if (Object.keys(nodeSelector).length === 0) return template;
+  const spec = (template.spec ?? {}) as Record<string, unknown>;
+  const own = (spec.nodeSelector ?? {}) as Record<string, string>;
+  return { ...template, spec: { ...spec, nodeSelector: { ...own, ...nodeSelector } } };
 }
 
 export function buildStepWorkload(
   job: ElasticJob,
   step: ElasticStep,
-  opts: { queueName: string; priority: WorkloadPriority },
+  opts: {
+    queueName: string;
+    priority: WorkloadPriority;
+    /**
+     * The node labels of the flavor the job's own Workload was admitted on: Kueue gives a pod set only a
+     * flavor whose node labels its pods' node selector matches, so every step lands on the job's instance
+     * type (one job, one flavor, as governance assigns) rather than on the next flavor with room.
+     */
+    nodeSelector?: Record<string, string>;
+  },
 ): WorkloadObject {
   return {
     apiVersion: KUEUE_API_VERSION,
@@ -125,8 +158,8 @@ export function buildStepWorkload(
     },
     spec: {
       queueName: opts.queueName,
-      ...priorityFields(opts.priority),
-      podSets: podSetsOf(job, step.pods, false),
+      ...stepPriorityFields(opts.priority),
+      podSets: podSetsOf(job, step.pods, opts.nodeSelector ?? {}),
     },
   };
 }

@@ -21,9 +21,11 @@ import { createKueueWorkloads } from "./workload-client";
  * ends; when the other team reclaims its guarantee Kueue preempts the steps, not the job's own Workload,
  * and once the job gives the steps back the other team's job is admitted. Then the partial-preemption shape
  * (a high-priority `base` spec, a low-priority `elastic` spec): a mid-priority job of the same team takes
- * the elastic steps and never the base. As the operator's service account (deploy/rbac/operator).
+ * the elastic steps and never the base. With two instance types, a step waits for room on its job's flavor
+ * rather than being admitted on another. As the operator's service account (deploy/rbac/operator).
  */
 const FLAVOR = "ml.g5.12xlarge";
+const FLAVOR_2 = "ml.p5.48xlarge";
 const GPU = "nvidia.com/gpu";
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {}, child: () => quiet };
 
@@ -43,6 +45,8 @@ const config: GovernanceConfig = {
     team("team-a", 8, "LendAndBorrow"),
     team("team-b", 8, "LendAndBorrow"),
     team("team-c", 16, "DontLend"),
+    // Two instance types: a step goes where the job's own Workload went, not to the next flavor with room.
+    { ...team("team-d", 8, "DontLend"), guaranteed: { [FLAVOR]: { [GPU]: 8 }, [FLAVOR_2]: { [GPU]: 8 } } },
   ],
   scheduler: {
     priorityClasses: [
@@ -180,7 +184,7 @@ describe("an elastic job's steps through Kueue", () => {
     });
     expect(step3?.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: elastic.uid })]);
     expect(step3?.metadata.labels).toMatchObject({ "rebound.dev/elastic-size": "3" });
-    expect(step3?.spec).toMatchObject({ priority: 70, podSets: [{ name: "workers", count: 1 }] });
+    expect(step3?.spec).toMatchObject({ priority: 69, podSets: [{ name: "workers", count: 1 }] });
     expect(await gate.elastic.request(elastic, 4)).toBe("pending"); // idempotent: no second Workload
     expect(gate.elastic.admitted(elastic)).toBe(2);
     expect(gate.elastic.preempted(elastic)).toBeNull();
@@ -258,7 +262,7 @@ describe("the partial-preemption shape through Kueue", () => {
     );
     expect((await readStep(job, 4))?.spec).toMatchObject({
       priorityClassName: "low-priority",
-      priority: 10,
+      priority: 9,
       podSets: [{ name: "elastic", count: 1 }],
     });
     expect(gate.elastic.admitted(job)).toBe(4);
@@ -278,5 +282,41 @@ describe("the partial-preemption shape through Kueue", () => {
     expect((await gate.verdict(job, Date.now())).state).toBe("Admitted");
     expect(condition(await readBase(job), "Evicted")?.status).not.toBe("True");
     expect(gate.elastic.admitted(job)).toBe(2);
+  });
+});
+
+describe("a step on a cluster of two instance types", () => {
+  it("waits for room on the flavor its job's own Workload was given, and is admitted there", async () => {
+    const filler = await fixed("team-d", "d-filler", 1, "training-priority");
+    await verdictIs(filler, "Admitted");
+    const job = await submit(
+      "team-d",
+      "d-elastic",
+      {
+        elasticPolicy: { minReplicas: 1, maxReplicas: 2 },
+        replicaSpecs: [{ name: "workers", replicas: 1, maxReplicas: 2, template: template() }],
+      },
+      "training-priority",
+    );
+    // The first flavor has room for the filler and the job's minimum; the second stays empty.
+    expect(await verdictIs(job, "Admitted")).toMatchObject({ flavor: FLAVOR });
+    expect(await gate.elastic.request(job, 2)).toBe("pending");
+    const waiting = await waitUntil("the step to wait for room", async () => {
+      const step = await readStep(job, 2);
+      return condition(step, "QuotaReserved")?.status === "False" ? step : null;
+    });
+    expect(waiting?.spec).toMatchObject({
+      podSets: [{ template: { spec: { nodeSelector: { "node.kubernetes.io/instance-type": FLAVOR } } } }],
+    });
+    expect(await gate.elastic.request(job, 2)).toBe("pending"); // the second flavor's 8 GPUs are not taken
+
+    await gate.release(filler);
+    await waitUntil("the step admitted", async () =>
+      (await gate.elastic.request(job, 2)) === "admitted" ? true : null,
+    );
+    const admitted = (await readStep(job, 2)) as Workload & {
+      status: { admission: { podSetAssignments: Array<{ flavors: Record<string, string> }> } };
+    };
+    expect(admitted.status.admission.podSetAssignments[0]?.flavors).toEqual({ [GPU]: FLAVOR });
   });
 });
