@@ -2,6 +2,7 @@ import { appliedPolicy } from "@/server/operator/shadow/marks";
 import type { FaultCompletion } from "@/server/services/restart-events/store";
 import { event, type JobContext, labels } from "./deps";
 import type { PendingRecord } from "./job-state";
+import { faultProgress, forgetProgress, restarted } from "./progress";
 
 /**
  * A fault's restart-timeline row, Warning event and metrics, each written exactly once whatever fails:
@@ -32,6 +33,7 @@ export async function writeRecord(ctx: JobContext, record: PendingRecord): Promi
     const { id, message } = record.supersedes;
     await deps.restartEvents.complete(id, { outcome: "failed", recoveredAt: null, message });
   }
+  const progress = await faultProgress(ctx, record);
   const inserted = await deps.restartEvents.record({
     id: record.id,
     jobUid: ctx.job.uid,
@@ -47,6 +49,8 @@ export async function writeRecord(ctx: JobContext, record: PendingRecord): Promi
     message: record.message,
     repeat: record.repeat,
     policy: appliedPolicy(ctx.job).text,
+    progressStep: progress?.progressStep ?? null,
+    progressAt: progress ? new Date(progress.progressAt) : null,
   });
   if (record.detection && (inserted || deps.ledger.has(key(record.id, "decided")))) {
     await once(ctx, key(record.id, "detected"), () =>
@@ -71,6 +75,7 @@ export async function completeRecord(ctx: JobContext, id: string, result: FaultC
   const began = ledger.has(key(id, "completing"));
   ledger.add(key(id, "completing"));
   const changed = await ctx.deps.restartEvents.complete(id, result);
+  if (result.outcome === "recovered" && result.recoveredAt) restarted(ctx, id, result.recoveredAt.getTime());
   if (!(changed || began) || ledger.has(key(id, "counted"))) return false;
   ledger.add(key(id, "counted"));
   return true;
@@ -89,6 +94,7 @@ export function eventOnce(
 /** The restart in progress ends without recovering (job failed, suspended or deleted): its row says why. */
 export async function dropRecovery(ctx: JobContext, message: string): Promise<void> {
   const recovery = ctx.state.recovery;
+  forgetProgress(ctx);
   if (!recovery) return;
   await completeRecord(ctx, recovery.eventId, { outcome: "failed", recoveredAt: null, message });
   ctx.state.recovery = null;
