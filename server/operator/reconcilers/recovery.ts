@@ -5,6 +5,7 @@ import { decideRecovery } from "@/server/domain/recovery/decide";
 import { remediatedMessage } from "@/server/domain/recovery/remediation";
 import type { ClusterView, Fault, RecoveryDecision } from "@/server/domain/recovery/types";
 import { type JobContext, labels, saveStatus } from "./deps";
+import { isInProcessJob, pauseAgents, startInProcess } from "./inprocess";
 import { type PendingRecord, type Recovery, setCondition } from "./job-state";
 import { failJob } from "./lifecycle";
 import { completeRecord, eventOnce, ownDecision, writeRecord } from "./record";
@@ -271,11 +272,18 @@ async function replacePods(ctx: JobContext, recovery: Recovery): Promise<boolean
   return unplaced === 0;
 }
 
-/** The "stopping" stage: pods that died meanwhile are recreated (agents come up READY), the rest stopped. */
+/**
+ * The "stopping" stage: pods that died meanwhile are recreated (agents come up READY), the rest stopped;
+ * a job whose agents run in-process restart has its healthy ranks paused instead (inprocess.ts).
+ */
 async function stopAll(ctx: JobContext, recovery: Recovery): Promise<boolean> {
   if ((await ensurePods(ctx, { avoidNodes: recovery.avoidNodes, preferNode: null })) > 0) return false;
-  return stopAgents(ctx);
+  return isInProcessJob(ctx) ? pauseAgents(ctx) : stopAgents(ctx);
 }
+
+/** The "starting" stage: /start to every READY agent (with the ranks' worker_data for in-process jobs). */
+const startAll = (ctx: JobContext): Promise<boolean> =>
+  isInProcessJob(ctx) ? startInProcess(ctx) : startAgents(ctx);
 
 /** The restart waits out its crash-loop back-off before starting the agents again. */
 export function inBackOff(ctx: JobContext): boolean {
@@ -296,5 +304,5 @@ export async function advanceRecovery(ctx: JobContext): Promise<void> {
     recovery.stage = "starting";
   }
   if (inBackOff(ctx)) return;
-  if (await startAgents(ctx)) await finishRecovery(ctx);
+  if (await startAll(ctx)) await finishRecovery(ctx);
 }
