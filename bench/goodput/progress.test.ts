@@ -99,6 +99,21 @@ describe("faultLoss", () => {
     expect(loss.lostMs).toBe(2500);
   });
 
+  it("a hang that takes effect a step after the fault: the outage starts at the rank's last line", () => {
+    // The fault is written at 1850, the rank still prints step 20 at 1900, then nothing until 4500.
+    const lines = [...steps({ from: 1, to: 20, at: 0 }), ...steps({ from: 21, to: 30, at: 4500 })];
+    const loss = faultLoss({ lines, fault: { at: 1850, kind: "hang", victims: [1] }, periods: PERIODS });
+    expect(loss).toMatchObject({ progressStep: 20, progressAt: 1900, resumeStep: 20, lostSteps: 0 });
+    expect(loss.lostMs).toBe(2500);
+  });
+
+  it("a fault that never stopped its rank costs nothing", () => {
+    const lines = steps({ from: 1, to: 100, at: 0 });
+    const loss = faultLoss({ lines, fault: { at: 1850, kind: "hang", victims: [1] }, periods: PERIODS });
+    expect(loss.lostMs).toBe(0);
+    expect(loss.lostSteps).toBe(0);
+  });
+
   it("NaN lines are not progress: the last good line is where the loss starts", () => {
     const lines = [
       ...steps({ from: 1, to: 20, at: 0 }),

@@ -76,11 +76,33 @@ function lastGoodLine(lines: readonly StepLine[], input: { rank: number; at: num
   return own;
 }
 
-/** One victim's loss: from its last good line before the fault to its first good line past that step. */
+/**
+ * Where a victim's outage starts: from its last good line at the fault, the last line of its unbroken run of
+ * steps (each the step after the one before, within a few periods): a hang or NaN takes effect at the
+ * rank's next step, a crash at once. Lines more than `boundMs` after the fault are not looked at: a rank
+ * without a break by then was not stopped by this fault.
+ */
+function outageStart(own: readonly StepLine[], input: { at: number; gapMs: number; boundMs: number }) {
+  let index = -1;
+  while (index + 1 < own.length && (own[index + 1] as StepLine).at <= input.at) index += 1;
+  if (index < 0) return -1;
+  while (index + 1 < own.length) {
+    const line = own[index] as StepLine;
+    const next = own[index + 1] as StepLine;
+    if (next.step !== line.step + 1 || next.at - line.at > input.gapMs || line.at > input.at + input.boundMs)
+      break;
+    index += 1;
+  }
+  return index;
+}
+
+/** One victim's loss: from its last good line before its outage to its first good line past that step. */
 function victimLoss(input: { lines: readonly StepLine[]; rank: number; at: number; periodMs: number }) {
-  const last = lastGoodLine(input.lines, input);
-  if (!last) return null;
-  const after = input.lines.filter((line) => line.at > input.at && line.good && line.rank === input.rank);
+  const own = input.lines.filter((line) => line.good && line.rank === input.rank);
+  const index = outageStart(own, { at: input.at, gapMs: Math.max(3 * input.periodMs, 500), boundMs: 5000 });
+  const last = own[index];
+  if (last === undefined) return null;
+  const after = own.slice(index + 1);
   const first = after[0];
   const beyond = after.find((line) => line.step > last.step);
   return {

@@ -6,7 +6,7 @@ import type { BenchOperator } from "../recovery/operator";
 import { log } from "../recovery/phases";
 import type { GoodputConfig, Mode } from "./config";
 import { goodputJobYaml } from "./job";
-import type { InjectedFault, StepLine } from "./progress";
+import { type InjectedFault, measureGoodput, type StepLine } from "./progress";
 import { type PlannedFault, victimsOf } from "./schedule";
 import { tailStepLines } from "./tail";
 
@@ -30,7 +30,7 @@ export type ModeRun = {
 /** Waits until every rank steps; on a timeout, says what the operator saw (phase, recovery, ranks). */
 async function stepping(operator: BenchOperator, job: BenchJob): Promise<void> {
   try {
-    await stepping(operator, job);
+    await waitStepping(operator, job, 180_000);
   } catch (error) {
     const live = operator.live(job.ref);
     const states = live?.pods.flatMap((pod) => pod.ranks.map((rank) => rank.rule_states.JobHang ?? "none"));
@@ -38,6 +38,21 @@ async function stepping(operator: BenchOperator, job: BenchJob): Promise<void> {
     for (const state of states ?? []) counts[state] = (counts[state] ?? 0) + 1;
     const seen = { phase: live?.phase, recovery: live?.recovery, running: live?.ranksRunning, counts };
     throw new Error(`${String(error)}; the operator saw ${JSON.stringify(seen)}`);
+  }
+}
+
+/**
+ * Waits until every fault's victims are past the step they had reached (steps redone after a checkpoint
+ * reload take a while after the ranks run again), at most 2 minutes: a fault still open then counts as
+ * lost up to the window's end.
+ */
+async function settled(input: { lines: StepLine[]; faults: InjectedFault[]; start: number }): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const now = Date.now();
+    const { open } = measureGoodput({ ...input, window: { start: input.start, end: now } });
+    if (open === 0) return;
+    await sleepUntil(now + 1000);
   }
 }
 
@@ -106,8 +121,7 @@ export async function runMode(input: {
   }
   await sleepUntil(start + config.minutes * 60_000);
   await stepping(operator, job);
-  // A few steps more, so the last fault's step is passed by every rank before the window closes.
-  await sleepUntil(Date.now() + 20 * config.stepMs + 1000);
+  await settled({ lines: tail.lines, faults, start });
   const end = Date.now();
   await tail.stop();
   const actions = await countActions(operator, job);

@@ -10,7 +10,7 @@ import { parseStepLine, type StepLine } from "./progress";
  * with the time it was read: up to one poll late, the same for every mode and for both ends of a fault.
  * New pods (pod replacement, full restarts) are found by listing the directory again every poll.
  */
-export type StepTail = { lines: StepLine[]; stop(): Promise<void> };
+export type LineTail<T> = { lines: T[]; stop(): Promise<void> };
 
 const missing = (error: unknown) => (error as NodeJS.ErrnoException).code === "ENOENT";
 
@@ -54,15 +54,19 @@ async function readNew(file: string, cursor: Cursor): Promise<string[]> {
   }
 }
 
-export function tailStepLines(input: { dir: string; pollMs: number }): StepTail {
+export function tailLines<T>(input: {
+  dir: string;
+  pollMs: number;
+  parse: (line: string, at: number) => T | null;
+}): LineTail<T> {
   const cursors = new Map<string, Cursor>();
-  const lines: StepLine[] = [];
+  const lines: T[] = [];
   let stopped = false;
   const readAll = async (file: string, cursor: Cursor) => {
     const read = await readNew(file, cursor);
     const at = Date.now();
     for (const text of read) {
-      const line = parseStepLine(text, at);
+      const line = input.parse(text, at);
       if (line) lines.push(line);
     }
   };
@@ -86,3 +90,7 @@ export function tailStepLines(input: { dir: string; pollMs: number }): StepTail 
     },
   };
 }
+
+/** The demo trainer's step lines of every pod of the job under `dir`. */
+export const tailStepLines = (input: { dir: string; pollMs: number }): LineTail<StepLine> =>
+  tailLines({ ...input, parse: parseStepLine });
