@@ -6,12 +6,23 @@ import type {
   GovernanceSnapshot,
   Workload,
 } from "@/server/domain/governance/types";
+import { STEP_SEPARATOR } from "./local-elastic";
 import type { Entry } from "./local-entries";
 
 /**
  * One admission cycle's bookkeeping around the domain's pure decision (server/domain/governance
  * decideAdmissions): the snapshot it decides over, and what its decision changes in the entries.
  */
+
+/**
+ * When the entry was admitted, for preemption's "newest first": an elastic job's steps admitted in one cycle
+ * count the larger step as the newer (a fraction of a millisecond per replica), so the largest goes first.
+ */
+function admittedAt(entry: Entry): number {
+  const at = entry.workload.key.lastIndexOf(STEP_SEPARATOR);
+  const size = at < 0 ? 0 : Number(entry.workload.key.slice(at + 1));
+  return entry.since + (Number.isFinite(size) ? Math.min(size, 100_000) / 100_001 : 0);
+}
 
 export function snapshotOf(input: {
   config: GovernanceConfig;
@@ -23,7 +34,8 @@ export function snapshotOf(input: {
   const pending: Workload[] = [];
   for (const entry of input.entries.values()) {
     if (entry.state === "pending") pending.push(entry.workload);
-    else admitted.push({ ...entry.workload, flavor: entry.flavor ?? "default", admittedAt: entry.since });
+    else
+      admitted.push({ ...entry.workload, flavor: entry.flavor ?? "default", admittedAt: admittedAt(entry) });
   }
   return { config: input.config, capacity: input.capacity, admitted, pending, now: input.now };
 }
