@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { jobAtMinimum, jobAtSize, sizesOf } from "./sized-job";
+import { baseWorkload, stepWorkload } from "./step-workload";
 
 const PARTIAL = `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
@@ -41,5 +42,15 @@ describe("jobAtSize", () => {
     );
     expect(jobAtSize(job, 6)).toBe(job);
     expect(sizesOf(job)).toEqual([2]);
+  });
+});
+
+describe("partial preemption: base and step workloads", () => {
+  it("the base at minReplicas with the base spec's priority; steps with the elastic spec's", () => {
+    const job = parse(PARTIAL);
+    const base = baseWorkload(job, { team: "a", createdAt: 0 });
+    expect(base.priorityClass).toBe("high");
+    const step = stepWorkload(job, { from: 2, to: 4, team: "a", createdAt: 0 });
+    expect(step).toMatchObject({ key: "default/elastic-partial#4", priorityClass: "low" });
   });
 });

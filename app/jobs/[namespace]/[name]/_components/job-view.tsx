@@ -6,6 +6,7 @@ import { RestartTimeline } from "@/components/charts/restart-timeline";
 import { formatDuration } from "@/components/jobs/format";
 import { RankTable } from "@/components/jobs/rank-table";
 import { RankTopology } from "@/components/jobs/rank-topology";
+import { ScalingHistory } from "@/components/jobs/scaling-history";
 import { PastRuns } from "@/components/jobs/runs/past-runs";
 import { useNow } from "@/components/jobs/use-now";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
@@ -156,6 +157,7 @@ export function JobView(props: { namespace: string; name: string }) {
       </section>
 
       <JobTimeline page={page} now={now} />
+      <ScalingHistory events={page.events} createdAt={page.createdAt} now={now} />
 
       <JobCharts job={ref} selected={selected} />
 
