@@ -45,6 +45,7 @@ const config: GovernanceConfig = {
     team("team-a", 8, "LendAndBorrow"),
     team("team-b", 8, "LendAndBorrow"),
     team("team-c", 16, "DontLend"),
+    team("team-e", 8, "DontLend"),
     // Two instance types: a step goes where the job's own Workload went, not to the next flavor with room.
     { ...team("team-d", 8, "DontLend"), guaranteed: { [FLAVOR]: { [GPU]: 8 }, [FLAVOR_2]: { [GPU]: 8 } } },
   ],
@@ -318,5 +319,31 @@ describe("a step on a cluster of two instance types", () => {
       status: { admission: { podSetAssignments: Array<{ flavors: Record<string, string> }> } };
     };
     expect(admitted.status.admission.podSetAssignments[0]?.flavors).toEqual({ [GPU]: FLAVOR });
+  });
+});
+
+describe("steps yield to a job of the same priority class", () => {
+  it("gives a waiting job of the same class and team the steps (they are one below the class), not the base", async () => {
+    const job = await submit(
+      "team-e",
+      "e-elastic",
+      {
+        elasticPolicy: { minReplicas: 1, maxReplicas: 2 },
+        replicaSpecs: [{ name: "workers", replicas: 1, maxReplicas: 2, template: template() }],
+      },
+      "training-priority",
+    );
+    await verdictIs(job, "Admitted");
+    await waitUntil("the step admitted", async () =>
+      (await gate.elastic.request(job, 2)) === "admitted" ? true : null,
+    );
+    expect((await readStep(job, 2))?.spec.priority).toBe(69);
+
+    const same = await fixed("team-e", "e-fixed", 1, "training-priority");
+    expect((await gate.verdict(same, Date.now())).state).toBe("Pending");
+    expect(await waitUntil("Kueue to preempt the step", () => gate.elastic.preempted(job))).toBe(1);
+    await gate.elastic.release(job, 1);
+    await verdictIs(same, "Admitted");
+    expect((await gate.verdict(job, Date.now())).state).toBe("Admitted");
   });
 });
