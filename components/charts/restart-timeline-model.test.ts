@@ -55,4 +55,30 @@ describe("timelineRows", () => {
     expect(skewed.rows[0]?.detection).toBe(0);
     expect(timelineRows([], { now: 5 })).toEqual({ origin: 5, end: 0, rows: [] });
   });
+
+  it("draws a hang's silence before the fault and the steps redone after the recovery", () => {
+    // Last step line at 1000, the hang rule fired at 4000; recovered at 5200; back at the step at 8200.
+    const hang = entry("h", 4000, { progressStep: 40, progressAt: 1000, resumeStep: 30, resumedAt: 8200 });
+    const data = timelineRows([hang], { now: 20_000 });
+    expect(data.origin).toBe(1000);
+    expect(data.rows[0]).toMatchObject({
+      offset: 0,
+      stalled: 3000,
+      detection: 200,
+      recovery: 1000,
+      catchUp: 3000,
+    });
+    expect(data.rows[0]?.loss).toMatchObject({ basis: "progress", lostMs: 7200, lostSteps: 10 });
+    expect(data.end).toBe(7200);
+    // Training not back yet: the catch-up runs to now.
+    const open = timelineRows([{ ...hang, resumedAt: null }], { now: 9000 });
+    expect(open.rows[0]).toMatchObject({ catchUp: 3800 });
+    expect(open.rows[0]?.loss?.open).toBe(true);
+  });
+
+  it("has no stalled or catch-up span for a row without progress (control-plane time)", () => {
+    const data = timelineRows([entry("c", 1000)], { now: 9000 });
+    expect(data.rows[0]).toMatchObject({ stalled: 0, catchUp: 0 });
+    expect(data.rows[0]?.loss?.basis).toBe("control-plane");
+  });
 });

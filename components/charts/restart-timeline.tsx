@@ -4,7 +4,7 @@ import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/ui/query-state";
 import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
 import styles from "./charts.module.css";
-import { timelineRows } from "./restart-timeline-model";
+import { entryLosses, timelineRows } from "./restart-timeline-model";
 import { type ShadowTimelineEntry, ShadowVerdictList } from "./shadow-verdict-list";
 import { chartHeight, SPAN_COLORS, TimelineChart } from "./timeline-chart";
 import { entrySentence } from "./timeline-text";
@@ -23,23 +23,32 @@ export type RestartTimelineProps = {
 
 /** Changes exactly when a chart row would: an entry added, resolved or re-timed. */
 function entriesKey(entries: readonly TimelineEntry[]): string {
-  return entries.map((e) => `${e.id}:${e.outcome}:${e.faultAt}:${e.detectedAt}:${e.recoveredAt}`).join("|");
+  return entries
+    .map(
+      (e) =>
+        `${e.id}:${e.outcome}:${e.faultAt}:${e.detectedAt}:${e.recoveredAt}:${e.progressAt}:${e.resumeStep}:${e.resumedAt}`,
+    )
+    .join("|");
 }
 
 function ChartKey() {
   return (
     <div className={styles.key} aria-hidden="true">
+      <span style={{ color: SPAN_COLORS.stalled }}>■ Stalled</span>
       <span style={{ color: SPAN_COLORS.detection }}>■ Detection</span>
       <span style={{ color: SPAN_COLORS.recovery }}>■ Recovery</span>
       <span style={{ color: SPAN_COLORS.recovery }}>▨ Recovering</span>
       <span style={{ color: SPAN_COLORS.failed }}>■ Failed</span>
+      <span style={{ color: SPAN_COLORS.catchUp }}>■ Catching up</span>
     </div>
   );
 }
 
 /**
- * The job's faults on a time axis, one bar per fault: detection (fault → detected) then recovery
- * (detected → recovered, or → now while pending), labelled by action and reason, with the totals above.
+ * The job's faults on a time axis, one bar per fault: stalled (the job's last progress → the fault, a
+ * hang's window), detection (fault → detected), recovery (detected → recovered, or → now while pending),
+ * catching up (recovered → training back at the step it had reached), labelled by action and reason, with
+ * the totals above; each entry says what it cost the training (lost time and steps, server/domain/goodput).
  * The chart is aria-hidden; the same entries are an ordered list, always read by screen readers and shown
  * to everyone with the "Show as list" toggle. Entries are keyed by id, so updates never reshuffle them.
  * A shadow rule set's verdicts ("would have restarted …") follow as entries of their own kind, always
@@ -51,7 +60,13 @@ function ChartKey() {
 export function RestartTimeline({ entries, totals, now, shadow = [] }: RestartTimelineProps) {
   const [asList, setAsList] = useState(false);
   const stable = useStableValue(entries, entriesKey(entries));
-  const open = stable.some((entry) => entry.outcome !== "recovered");
+  // Something still grows with the clock: a recovery under way, or training not back yet.
+  const open = useMemo(
+    () =>
+      stable.some((entry) => entry.outcome !== "recovered") ||
+      [...entryLosses(stable, 0).values()].some((loss) => loss.open),
+    [stable],
+  );
   const chartNow = open ? now : 0;
   const chart = useMemo(
     () => ({ ...timelineRows(stable, { now: chartNow }), now: chartNow }),
@@ -59,6 +74,7 @@ export function RestartTimeline({ entries, totals, now, shadow = [] }: RestartTi
   );
   const pacedChart = usePacedValue(chart);
   const ordered = useMemo(() => [...stable].sort((a, b) => a.faultAt - b.faultAt), [stable]);
+  const losses = useMemo(() => entryLosses(stable, now), [stable, now]);
   const empty = entries.length === 0;
   return (
     <div className={styles.timeline}>
@@ -88,7 +104,7 @@ export function RestartTimeline({ entries, totals, now, shadow = [] }: RestartTi
       )}
       <ol className={asList ? styles.entryList : styles.srOnly} aria-label="Faults and recoveries">
         {ordered.map((entry) => (
-          <li key={entry.id}>{entrySentence(entry, now)}</li>
+          <li key={entry.id}>{entrySentence(entry, now, losses.get(entry.id))}</li>
         ))}
       </ol>
       <ShadowVerdictList entries={shadow} />

@@ -9,9 +9,13 @@ import type { TimelineChartData, TimelineRow } from "./restart-timeline-model";
 import { TimelineTooltip } from "./timeline-tooltip";
 
 export const SPAN_COLORS = {
+  /** The job's last progress → the fault (a hang's silence). */
+  stalled: HEALTH_STYLE.hanging.color,
   detection: HEALTH_STYLE.slow.color,
   recovery: HEALTH_STYLE.restarting.color,
   failed: HEALTH_STYLE.faulted.color,
+  /** Recovered → training back at the step it had reached (steps redone). */
+  catchUp: HEALTH_STYLE.waiting.color,
 };
 const ROW_HEIGHT = 28;
 /** A 150 ms detection on a 10-minute axis would be sub-pixel; keep every span visible. */
@@ -42,7 +46,8 @@ function recoveryCell(row: TimelineRow) {
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /**
- * The Gantt of faults: stacked horizontal bars (invisible offset, detection, recovery) on a clock axis.
+ * The Gantt of faults: stacked horizontal bars (invisible offset, stalled, detection, recovery, catch-up)
+ * on a clock axis.
  * Memoised on its data, which RestartTimeline keeps stable while nothing changed, so an idle 1 Hz tick
  * costs recharts nothing. aria-hidden: the list in RestartTimeline is the accessible version.
  */
@@ -92,6 +97,13 @@ export const TimelineChart = memo(function TimelineChart({
           />
           <Bar dataKey="offset" stackId="t" fill="transparent" isAnimationActive={false} />
           <Bar
+            dataKey="stalled"
+            name="Stalled"
+            stackId="t"
+            fill={SPAN_COLORS.stalled}
+            isAnimationActive={false}
+          />
+          <Bar
             dataKey="detection"
             name="Detection"
             stackId="t"
@@ -111,6 +123,13 @@ export const TimelineChart = memo(function TimelineChart({
               <Cell key={row.id} {...recoveryCell(row)} />
             ))}
           </Bar>
+          <Bar
+            dataKey="catchUp"
+            name="Catching up"
+            stackId="t"
+            fill={SPAN_COLORS.catchUp}
+            isAnimationActive={false}
+          />
         </BarChart>
       </ResponsiveContainer>
     </div>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEntry } from "@/server/domain/jobs/view-model";
-import { faultScope, recoveryText } from "./timeline-text";
+import { entrySentence, faultScope, lossText, recoveryText } from "./timeline-text";
 
 const entry: TimelineEntry = {
   id: "a",
@@ -28,5 +28,22 @@ describe("timeline text", () => {
     expect(recoveryText(entry, 3300)).toBe("recovering for 3.2 s");
     expect(recoveryText({ ...entry, outcome: "recovered", recoveryMs: 850 }, 0)).toBe("recovered in 850 ms");
     expect(recoveryText({ ...entry, outcome: "failed" }, 0)).toBe("recovery failed");
+  });
+
+  it("says what each fault cost the training", () => {
+    const base = { start: 0, end: 4200, open: false, lostMs: 4200 };
+    expect(lossText({ ...base, basis: "progress", lostSteps: 3 })).toBe("lost 4.2 s and 3 steps");
+    expect(lossText({ ...base, basis: "progress", lostSteps: 1 })).toBe("lost 4.2 s and 1 step");
+    expect(lossText({ ...base, basis: "progress", lostSteps: 0 })).toBe("lost 4.2 s, no step lost");
+    expect(lossText({ ...base, basis: "progress", lostSteps: null, open: true })).toBe(
+      "training not back for 4.2 s",
+    );
+    expect(lossText({ ...base, basis: "control-plane", lostSteps: null })).toBe(
+      "lost 4.2 s (control-plane time: no training progress recorded)",
+    );
+    const recovered = { ...entry, outcome: "recovered" as const, recoveryMs: 850 };
+    expect(entrySentence(recovered, 0, { ...base, basis: "progress", lostSteps: 3 })).toMatch(
+      /detected in 100 ms, recovered in 850 ms; lost 4\.2 s and 3 steps\.$/,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { formatClock, formatDuration, formatRankList } from "@/components/jobs/format";
+import type { FaultLoss } from "@/server/domain/goodput";
 import type { TimelineEntry } from "@/server/domain/jobs/view-model";
 import { ACTION_LABEL } from "./restart-timeline-model";
 
@@ -30,8 +31,28 @@ export function recoveryText(entry: TimelineEntry, now: number): string {
   }
 }
 
+function stepsText(steps: number | null): string {
+  if (steps === null) return "";
+  if (steps === 0) return ", no step lost";
+  return ` and ${steps.toLocaleString("en-US")} ${steps === 1 ? "step" : "steps"}`;
+}
+
+/**
+ * What the fault cost the training (server/domain/goodput): "lost 4.2 s and 3 steps" (last progress →
+ * training back at that step), "training not back for 12 s" while it is not, or on a row without progress
+ * "lost 1.2 s (control-plane time: no training progress recorded)".
+ */
+export function lossText(loss: FaultLoss): string {
+  const lost = formatDuration(loss.lostMs);
+  if (loss.basis === "control-plane")
+    return `lost ${lost} (control-plane time: no training progress recorded)`;
+  if (loss.open) return `training not back for ${lost}`;
+  return `lost ${lost}${stepsText(loss.lostSteps)}`;
+}
+
 /** One sentence per fault, for the accessible list. */
-export function entrySentence(entry: TimelineEntry, now: number): string {
+export function entrySentence(entry: TimelineEntry, now: number, loss?: FaultLoss): string {
   const policy = entry.policy ? ` (under ${entry.policy})` : "";
-  return `${formatClock(entry.faultAt)}: ${entry.reason} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}.`;
+  const cost = loss ? `; ${lossText(loss)}` : "";
+  return `${formatClock(entry.faultAt)}: ${entry.reason} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}${cost}.`;
 }

@@ -1,7 +1,7 @@
 import { formatClock, formatDuration } from "@/components/jobs/format";
 import styles from "./charts.module.css";
 import { ACTION_LABEL, type TimelineRow } from "./restart-timeline-model";
-import { faultScope, recoveryText } from "./timeline-text";
+import { faultScope, lossText, recoveryText } from "./timeline-text";
 
 function isRow(value: unknown): value is TimelineRow {
   return typeof value === "object" && value !== null && "entry" in value && "offset" in value;
@@ -13,7 +13,7 @@ type TimelineTooltipProps = {
   now: number;
 };
 
-/** Recharts tooltip content for a restart-timeline bar: reason, scope and both latencies. */
+/** Recharts tooltip content for a restart-timeline bar: reason, scope, both latencies and the training lost. */
 export function TimelineTooltip({ active, payload, now }: TimelineTooltipProps) {
   const row: unknown = payload?.[0]?.payload;
   if (!active || !isRow(row)) return null;
@@ -36,6 +36,7 @@ export function TimelineTooltip({ active, payload, now }: TimelineTooltipProps) 
           ? recoveryText(entry, now)
           : `${formatDuration(entry.recoveryMs)} (${Math.round(entry.recoveryMs).toLocaleString("en-US")} ms)`}
       </div>
+      {row.loss ? <div>Training: {lossText(row.loss)}</div> : null}
     </div>
   );
 }

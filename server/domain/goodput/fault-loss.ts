@@ -56,7 +56,7 @@ export function hasProgress(fault: FaultFacts): boolean {
  * down when it happened, and that fault's row carries the outage on), else at `now` (still open).
  */
 function openEnd(next: FaultFacts | null, now: number): { end: number; open: boolean } {
-  if (next && Number.isFinite(next.faultAt)) return { end: Math.min(next.faultAt, now), open: false };
+  if (next && Number.isFinite(next.faultAt)) return { end: next.faultAt, open: false };
   return { end: now, open: true };
 }
 
