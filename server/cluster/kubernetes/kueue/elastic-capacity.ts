@@ -68,7 +68,7 @@ export function createKueueElastic(opts: {
     return size;
   };
 
-  const create = async (job: ClusterJob, step: ElasticStep, queueName: string): Promise<boolean> => {
+  const create = async (job: ClusterJob, step: ElasticStep, queueName: string): Promise<void> => {
     const classes = workloads.priorityClasses();
     const resolved = resolvePriority(classes, stepPriorityClass(job, step));
     if (!resolved.ok) {
@@ -76,7 +76,7 @@ export function createKueueElastic(opts: {
         job: `${job.ref.namespace}/${job.ref.name}`,
         reason: resolved.message,
       });
-      return false;
+      return; // the step stays missing: the job stays at the size it has
     }
     const workload = buildStepWorkload(job, step, {
       queueName,
@@ -93,7 +93,6 @@ export function createKueueElastic(opts: {
       workload: workload.metadata.name,
       size: step.size,
     });
-    return true;
   };
 
   const removeAbove = async (job: ClusterJob, toReplicas: number): Promise<void> => {
