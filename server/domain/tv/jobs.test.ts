@@ -38,4 +38,15 @@ describe("tvJobList", () => {
     expect(jobs[0]?.name).toBe("j00");
     expect(more).toBe(5);
   });
+
+  it("gives the cluster's goodput over every listed job, weighted by GPUs", () => {
+    const rows = [
+      { ...row("big", "Running"), gpus: 24, goodput: 0.9 },
+      { ...row("small", "Recovering"), gpus: 8, goodput: 0.5 },
+      { ...row("new", "Pending"), gpus: 0, goodput: null },
+      { ...row("done", "Succeeded"), gpus: 64, goodput: 0.1 },
+    ];
+    expect(tvJobList(rows, 1)).toMatchObject({ more: 2, goodput: 0.8 });
+    expect(tvJobList([row("q", "Pending")].map((r) => ({ ...r, goodput: null }))).goodput).toBeNull();
+  });
 });

@@ -1,3 +1,5 @@
+import { clusterGoodput } from "@/server/domain/goodput";
+
 /** A job as the TV lists it: no per-rank data, so a frame stays a few kilobytes at any job size. */
 export type TvJobRow = {
   namespace: string;
@@ -10,7 +12,10 @@ export type TvJobRow = {
   ranksTotal: number;
   /** Restarts of every kind (in-place, pod replacement, full job) of this run. */
   restarts: number;
-  /** 1 − downtime / lifetime (timelineTotals); null before the job started. */
+  /**
+   * Goodput as training progress (timelineTotals, server/domain/goodput): 1 − time lost to faults (last
+   * progress → training back at that step) / lifetime; null before the job started.
+   */
   goodput: number | null;
 };
 
@@ -20,8 +25,15 @@ export const MAX_TV_JOBS = 10;
 /** Jobs that need eyes first: recovering, failed, then running, pending; by name within each. */
 const ORDER: Record<string, number> = { Recovering: 0, Failed: 1, Running: 2, Starting: 3, Pending: 4 };
 
-/** Running, pending and failed jobs (finished and suspended ones left out), at most `max`. */
-export function tvJobList(rows: readonly TvJobRow[], max = MAX_TV_JOBS): { jobs: TvJobRow[]; more: number } {
+/**
+ * Running, pending and failed jobs (finished and suspended ones left out), at most `max`, and the cluster's
+ * goodput over all of them (not only those shown): their goodput weighted by the GPUs each holds
+ * (server/domain/goodput/cluster-goodput.ts); null when none has one.
+ */
+export function tvJobList(
+  rows: readonly TvJobRow[],
+  max = MAX_TV_JOBS,
+): { jobs: TvJobRow[]; more: number; goodput: number | null } {
   const shown = rows
     .filter((row) => ORDER[row.phase] !== undefined)
     .sort(
@@ -30,5 +42,10 @@ export function tvJobList(rows: readonly TvJobRow[], max = MAX_TV_JOBS): { jobs:
         a.namespace.localeCompare(b.namespace) ||
         a.name.localeCompare(b.name),
     );
-  return { jobs: shown.slice(0, max), more: Math.max(0, shown.length - max) };
+  const goodput = clusterGoodput(shown);
+  return {
+    jobs: shown.slice(0, max),
+    more: Math.max(0, shown.length - max),
+    goodput: goodput === null ? null : Math.round(goodput * 10_000) / 10_000,
+  };
 }
