@@ -4,7 +4,7 @@ import { type BenchEnvironment, openEnvironment } from "../recovery/environment"
 import { log } from "../recovery/phases";
 import { parseConfig } from "./config";
 import { report } from "./report";
-import { type ModeRun, runMode } from "./run-mode";
+import { type ModeFailure, type ModeRun, runMode } from "./run-mode";
 import { faultPlan } from "./schedule";
 
 /**
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     ranks: config.nodes * config.ranksPerNode,
   });
   try {
-    const runs: ModeRun[] = [];
+    const runs: (ModeRun | ModeFailure)[] = [];
     for (const mode of config.modes) runs.push(await runMode({ operator: env.operator, config, mode, plan }));
     report(runs, config, Date.now() - began);
   } finally {

@@ -1,7 +1,7 @@
 import { round } from "../recovery/stats";
 import type { GoodputConfig, Mode } from "./config";
 import { type FaultLoss, type Goodput, measureGoodput } from "./progress";
-import type { ModeRun } from "./run-mode";
+import type { ModeFailure, ModeRun } from "./run-mode";
 import { FAULT_KINDS } from "./schedule";
 
 /** Turns each mode's step lines and faults into goodput, a table (stdout) and `BENCH goodput <json>`. */
@@ -96,13 +96,20 @@ function goalLine(json: Record<string, number>): string {
   return `goal: peer recovery >= 0.98 goodput (${peer >= 0.98 ? "met" : "MISSED"}), >= 80% less downtime per fault than full restart (${reduction >= 0.8 ? "met" : "MISSED"})`;
 }
 
-export function report(runs: readonly ModeRun[], config: GoodputConfig, elapsedMs: number): void {
-  const measured = measureRuns(runs);
+export function report(
+  runs: readonly (ModeRun | ModeFailure)[],
+  config: GoodputConfig,
+  elapsedMs: number,
+): void {
+  const failed = runs.filter((run): run is ModeFailure => "error" in run);
+  const measured = measureRuns(runs.filter((run): run is ModeRun => !("error" in run)));
   const json: Record<string, number> = {
     ...goodputJson(measured, config),
+    ...Object.fromEntries(failed.map((run) => [`failed_${KEY[run.mode]}`, 1])),
     run_s: Math.round(elapsedMs / 1000),
   };
+  const failures = failed.map((run) => `${LABEL[run.mode]}: FAILED: ${run.error.split("\n")[0]}`);
   process.stdout.write(
-    `${[...table(measured, config), goalLine(json)].join("\n")}\nBENCH goodput ${JSON.stringify(json)}\n`,
+    `${[...table(measured, config), ...failures, goalLine(json)].join("\n")}\nBENCH goodput ${JSON.stringify(json)}\n`,
   );
 }

@@ -79,31 +79,20 @@ async function countActions(operator: BenchOperator, job: BenchJob): Promise<Rec
   return actions;
 }
 
-export async function runMode(input: {
+type Drive = {
   operator: BenchOperator;
   config: GoodputConfig;
-  mode: Mode;
+  job: BenchJob;
   plan: PlannedFault[];
-}): Promise<ModeRun> {
-  const { operator, config, mode, plan } = input;
-  const name = `goodput-${mode}`;
-  const job: BenchJob = {
-    ref: { namespace: NAMESPACE, name },
-    nodes: config.nodes,
-    ranksPerNode: config.ranksPerNode,
-    ranks: config.nodes * config.ranksPerNode,
-  };
-  const tail = tailStepLines({
-    dir: path.join(operator.dataDir, "local", "pods", NAMESPACE, name),
-    pollMs: config.tailMs,
-  });
-  const submitted = Date.now();
-  await operator.submit(goodputJobYaml({ ...config, name, mode }));
-  await stepping(operator, job);
+  lines: StepLine[];
+  failedNodes: Set<string>;
+};
+
+/** Injects the planned faults from the steady state; returns them and the measured window. */
+async function drive(input: Drive): Promise<Pick<ModeRun, "faults" | "window">> {
+  const { operator, config, job, plan, failedNodes } = input;
   const start = Date.now();
-  log(`${name}: ${job.ranks} ranks stepping ${start - submitted} ms after submission`);
   const faults: ModeRun["faults"] = [];
-  const failedNodes = new Set<string>();
   for (const planned of plan) {
     await sleepUntil(start + planned.offsetMs);
     await stepping(operator, job);
@@ -116,17 +105,53 @@ export async function runMode(input: {
     const lateMs = at - (start + planned.offsetMs);
     faults.push({ at, kind: planned.kind, victims: victimsOf(planned, config.ranksPerNode), lateMs });
     log(
-      `${name} fault ${planned.index + 1}/${plan.length}: ${planned.kind} rank ${planned.rank}, ${lateMs} ms late`,
+      `${job.ref.name} fault ${planned.index + 1}/${plan.length}: ${planned.kind} rank ${planned.rank}, ${lateMs} ms late`,
     );
   }
   await sleepUntil(start + config.minutes * 60_000);
   await stepping(operator, job);
-  await settled({ lines: tail.lines, faults, start });
-  const end = Date.now();
-  await tail.stop();
-  const actions = await countActions(operator, job);
-  await deleteJob(operator, job);
-  for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
-  log(`${name}: ${tail.lines.length} step lines, actions ${JSON.stringify(actions)}`);
-  return { mode, lines: tail.lines, faults, window: { start, end }, actions, startMs: start - submitted };
+  await settled({ lines: input.lines, faults, start });
+  return { faults, window: { start, end: Date.now() } };
+}
+
+/** A mode that could not finish: what went wrong (the other modes still run). */
+export type ModeFailure = { mode: Mode; error: string };
+
+export async function runMode(input: {
+  operator: BenchOperator;
+  config: GoodputConfig;
+  mode: Mode;
+  plan: PlannedFault[];
+}): Promise<ModeRun | ModeFailure> {
+  const { operator, config, mode, plan } = input;
+  const name = `goodput-${mode}`;
+  const job: BenchJob = {
+    ref: { namespace: NAMESPACE, name },
+    nodes: config.nodes,
+    ranksPerNode: config.ranksPerNode,
+    ranks: config.nodes * config.ranksPerNode,
+  };
+  const tail = tailStepLines({
+    dir: path.join(operator.dataDir, "local", "pods", NAMESPACE, name),
+    pollMs: config.tailMs,
+  });
+  const failedNodes = new Set<string>();
+  const submitted = Date.now();
+  try {
+    await operator.submit(goodputJobYaml({ ...config, name, mode }));
+    await stepping(operator, job);
+    const startMs = Date.now() - submitted;
+    log(`${name}: ${job.ranks} ranks stepping ${startMs} ms after submission`);
+    const measured = await drive({ operator, config, job, plan, lines: tail.lines, failedNodes });
+    const actions = await countActions(operator, job);
+    log(`${name}: ${tail.lines.length} step lines, actions ${JSON.stringify(actions)}`);
+    return { mode, lines: tail.lines, ...measured, actions, startMs };
+  } catch (error) {
+    log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return { mode, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await tail.stop();
+    await deleteJob(operator, job).catch((error: unknown) => log(`${name}: deleting it: ${String(error)}`));
+    for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
+  }
 }
