@@ -16,12 +16,12 @@ import type { Entry } from "./local-entries";
 
 /**
  * When the entry was admitted, for preemption's "newest first": an elastic job's steps admitted in one cycle
- * count the larger step as the newer (a fraction of a millisecond per replica), so the largest goes first.
+ * count the larger step as the newer (a millisecond per replica of its size), so the largest goes first.
  */
 function admittedAt(entry: Entry): number {
   const at = entry.workload.key.lastIndexOf(STEP_SEPARATOR);
   const size = at < 0 ? 0 : Number(entry.workload.key.slice(at + 1));
-  return entry.since + (Number.isFinite(size) ? Math.min(size, 100_000) / 100_001 : 0);
+  return entry.since + (Number.isFinite(size) ? Math.min(size, 1000) : 0);
 }
 
 export function snapshotOf(input: {

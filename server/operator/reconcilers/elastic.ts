@@ -2,6 +2,7 @@ import type { ClusterJob } from "@/server/cluster/types";
 import {
   decideScaling,
   initialMemory,
+  type ScalingInput,
   type ScalingMemory,
   scalingTimers,
 } from "@/server/domain/elastic/scaling";
@@ -13,6 +14,7 @@ import { event, type JobContext, saveStatus } from "./deps";
 import { elasticScalingStep, recordScaling } from "./elastic-scaling";
 import type { ElasticState, ReboundState } from "./job-state";
 import { DEFAULT_GRACEFUL_TIMEOUT_SECONDS } from "./preemption";
+import { dropRecovery } from "./record";
 
 /**
  * Elastic training (reference §1.7, §5.1): an elastic job runs at one of its allowed sizes; the state machine
@@ -104,7 +106,11 @@ export async function settleElastic(ctx: JobContext): Promise<void> {
   writeScalingStatus(ctx);
 }
 
-function decide(ctx: JobContext, elastic: ElasticState, policy: ElasticPolicy) {
+function decide(
+  ctx: JobContext,
+  opts: { elastic: ElasticState; policy: ElasticPolicy; faulty?: ScalingInput["faulty"] },
+) {
+  const { elastic, policy } = opts;
   const capacity = ctx.deps.admission?.elastic;
   const sizes = sizesOf(ctx.job.job);
   const max = sizes.at(-1) ?? elastic.size;
@@ -116,7 +122,7 @@ function decide(ctx: JobContext, elastic: ElasticState, policy: ElasticPolicy) {
       sizes,
       admitted: capacity ? capacity.admitted(ctx.job) : max,
       preemptedTo: capacity ? capacity.preempted(ctx.job) : null,
-      faulty: null,
+      faulty: opts.faulty ?? null,
     },
     scalingTimers({ ...policy, scaleUpSnoozeTimeInSeconds: snooze }),
   );
@@ -144,7 +150,7 @@ export async function stepElastic(ctx: JobContext): Promise<{ handled: boolean; 
     return { handled: true, lookInMs: SCALING_POLL_MS };
   }
   await dropStrays(ctx);
-  const decision = decide(ctx, elastic, policy);
+  const decision = decide(ctx, { elastic, policy });
   ctx.state.elastic = { ...elastic, ...decision.memory, why: decision.kind === "hold" ? decision.why : null };
   if (decision.kind === "scale") {
     await beginScaling(ctx, { to: decision.to, reason: decision.reason });
@@ -204,4 +210,30 @@ export function liveElastic(ctx: JobContext): LiveJob["elastic"] {
     max: policy.maxReplicas,
     why: elastic?.why ?? null,
   };
+}
+
+/**
+ * A restart of an elastic job whose failed replicas are not back (their pods wait for room) within
+ * faultyScaleDownTimeoutInSeconds of the fault: the restart is given up and the job scales down, gracefully,
+ * to the largest allowed size its running pods make (never below minReplicas). Returns true when it did.
+ */
+export async function faultyScaleDown(ctx: JobContext): Promise<boolean> {
+  const elastic = ensureElasticState(ctx);
+  const policy = policyOf(ctx.job);
+  const recovery = ctx.state.recovery;
+  if (!elastic || !policy || !recovery || elastic.scaling || ctx.state.record) return false;
+  const healthy = ctx.obs.pods.filter((view) => view.pod?.phase === "Running").length;
+  if (healthy >= ctx.obs.pods.length) return false;
+  const faulty = { since: recovery.detectedAt, healthy };
+  const decision = decide(ctx, { elastic, policy, faulty });
+  if (decision.kind !== "scale" || decision.reason !== "FaultyScaleDown") return false;
+  await dropRecovery(
+    ctx,
+    `scaled down to ${decision.to} replicas: failed replicas did not come back in time`,
+  );
+  ctx.state = { ...ctx.state, phase: "Running", since: ctx.now, recovery: null };
+  ctx.state.elastic = { ...elastic, ...decision.memory };
+  await beginScaling(ctx, { to: decision.to, reason: decision.reason });
+  writeScalingStatus(ctx);
+  return true;
 }

@@ -7,7 +7,7 @@ import type { HandlerResult } from "@/server/operator/workqueue";
 import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectFault } from "./detect";
-import { liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
+import { faultyScaleDown, liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
 import { displayStatus, type JobPhase, readState, setCondition, statusReason, withState } from "./job-state";
 import {
   completeJob,
@@ -78,6 +78,8 @@ async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<voi
 
 /** While agents restart, a new fault means this restart failed: it is decided afresh (and superseded). */
 async function stepRecovering(ctx: JobContext, options: DetectOptions): Promise<void> {
+  // Failed replicas not back in time: an elastic job scales down instead (faultyScaleDownTimeoutInSeconds).
+  if (await faultyScaleDown(ctx)) return;
   const starting = ctx.state.recovery?.stage === "starting" && !inBackOff(ctx);
   const fault = starting ? detectFault(ctx.obs, options) : null;
   if (!fault) return advanceRecovery(ctx);
