@@ -6,7 +6,7 @@ import { type ElasticConfig, parseConfig, sizes } from "./config";
 import { type ElasticEnvironment, openElasticEnvironment } from "./environment";
 import { ELASTIC, elasticYaml, otherJob, otherYaml } from "./jobs";
 import { type Cycle, runCycle, trainedAt, type Watch, watch } from "./scenario";
-import { idleGpuUse } from "./usage";
+import { idleGpuUse, stepsRedone } from "./usage";
 
 /**
  * Elastic benchmark (issue 14), run by `npm run bench:elastic` (bench/elastic.ts): on the local back end
@@ -31,7 +31,14 @@ function report(input: {
   const inWindow = input.watch.samples.filter((s) => s.at >= input.window.start && s.at <= input.window.end);
   const use = idleGpuUse(inWindow);
   const up = cycles.map((c) => c.scaledUpAt - c.freedAt);
-  const decided = cycles.flatMap((c) => (c.targetAt === null ? [] : [c.targetAt - c.freedAt]));
+  const after = (pick: (c: Cycle) => number | null) =>
+    cycles.flatMap((c) => {
+      const at = pick(c);
+      return at === null ? [] : [at - c.freedAt];
+    });
+  const decided = after((c) => c.targetAt);
+  const pods = after((c) => c.podsAt);
+  const restarted = after((c) => c.restartedAt);
   const back = cycles.map((c) => c.otherRunningAt - c.backAt);
   const shrink = cycles.map((c) => c.shrunkAt - c.backAt);
   const { beside, max } = sizes(input.config);
@@ -39,11 +46,14 @@ function report(input: {
     capacity_to_scaled_up_ms: round(percentile(up, 50)),
     capacity_to_scaled_up_max_ms: round(Math.max(...up)),
     capacity_to_scale_decided_ms: round(percentile(decided, 50)),
-    idle_gpu_hours_used_ratio: round(use.ratio * 1000) / 1000,
-    idle_gpu_hours: round(use.idleGpuHours * 1000) / 1000,
-    idle_gpu_hours_used: round(use.usedGpuHours * 1000) / 1000,
+    capacity_to_pods_created_ms: round(percentile(pods, 50)),
+    capacity_to_restart_at_new_size_ms: round(percentile(restarted, 50)),
+    idle_gpu_hours_used_ratio: Number(use.ratio.toFixed(3)),
+    idle_gpu_hours: Number(use.idleGpuHours.toFixed(4)),
+    idle_gpu_hours_used: Number(use.usedGpuHours.toFixed(4)),
     other_job_back_to_running_ms: round(percentile(back, 50)),
     other_job_back_to_elastic_shrunk_ms: round(percentile(shrink, 50)),
+    rank0_steps_redone: stepsRedone(input.watch.lines, 0),
     sigkills: [...input.watch.signals].filter((signal) => signal === "SIGKILL").length,
     cycles: cycles.length,
     elastic_pods_beside: beside,
@@ -53,9 +63,9 @@ function report(input: {
   };
   const lines = [
     `Elastic: ${json.gpus} GPUs (${input.config.nodes} nodes × ${input.config.gpusPerNode}); the elastic job at ${beside} pods beside the other team's ${input.config.otherPods}, ${max} when they end; ${cycles.length} cycles`,
-    `capacity freed → every rank of the grown job stepping: ${up.join(", ")} ms (operator's target set after ${decided.join(", ")} ms)`,
+    `capacity freed → every rank of the grown job stepping: ${up.join(", ")} ms (target set ${decided.join(", ")} ms; pods created ${pods.join(", ")} ms; first rank at the new size ${restarted.join(", ")} ms)`,
     `other job back → running: ${back.join(", ")} ms; → elastic job stepping at ${beside} pods: ${shrink.join(", ")} ms`,
-    `idle GPU-hours used by the elastic job: ${json.idle_gpu_hours_used} of ${json.idle_gpu_hours} (${(use.ratio * 100).toFixed(1)}%) over ${json.window_s} s; SIGKILLs ${json.sigkills}`,
+    `idle GPU-hours used by the elastic job: ${json.idle_gpu_hours_used} of ${json.idle_gpu_hours} (${(use.ratio * 100).toFixed(1)}%) over ${json.window_s} s; SIGKILLs ${json.sigkills}; steps rank 0 printed again ${json.rank0_steps_redone}`,
   ];
   process.stdout.write(`${lines.join("\n")}\nBENCH elastic ${JSON.stringify(json)}\n`);
 }

@@ -5,7 +5,14 @@ import type { BenchOperator } from "../recovery/operator";
 import { log } from "../recovery/phases";
 import { type ElasticConfig, sizes } from "./config";
 import { ELASTIC, otherJob, otherYaml } from "./jobs";
-import { parseTrainerLine, ranksTraining, type TrainerLine, trainingAt, type UsageSample } from "./usage";
+import {
+  firstStartAt,
+  parseTrainerLine,
+  ranksTraining,
+  type TrainerLine,
+  trainingAt,
+  type UsageSample,
+} from "./usage";
 
 /**
  * The scenario, watched from the trainer's own lines (the elastic job's pods' logs) and the cluster's pods:
@@ -17,6 +24,10 @@ export type Cycle = {
   freedAt: number;
   /** The operator set the elastic job's target to every node. */
   targetAt: number | null;
+  /** The grown job's pods all created (the scaling step admitted). */
+  podsAt: number | null;
+  /** The first rank started at the new world size (the old ranks had saved and exited). */
+  restartedAt: number | null;
   /** Every rank of the grown job trained (started at the new world size and printed a step). */
   scaledUpAt: number;
   /** The other job submitted again, and when it ran (every pod's agent running its ranks). */
@@ -134,9 +145,15 @@ export async function runCycle(input: {
     gone(operator, other) ? Date.now() : null,
   );
   let targetAt: number | null = null;
+  let podsAt: number | null = null;
   const scaledUpAt = await until(operator, "grown", () => {
     if (targetAt === null && operator.live(ELASTIC)?.elastic?.targetReplicas === max) targetAt = Date.now();
+    if (podsAt === null && operator.backend.pods.list(ELASTIC).length >= max) podsAt = Date.now();
     return trainingAt(input.watch.lines, { worldSize: max * config.gpusPerNode, after: freedAt });
+  });
+  const restartedAt = firstStartAt(input.watch.lines, {
+    worldSize: max * config.gpusPerNode,
+    after: freedAt,
   });
   log(`cycle ${cycle + 1}: freed → grown to ${max} pods in ${scaledUpAt - freedAt} ms`);
   await new Promise((resolve) => setTimeout(resolve, config.holdSeconds * 1000));
@@ -153,5 +170,5 @@ export async function runCycle(input: {
   log(
     `cycle ${cycle + 1}: back → running in ${otherRunningAt - backAt} ms; elastic at ${beside} pods after ${shrunkAt - backAt} ms`,
   );
-  return { freedAt, targetAt, scaledUpAt, backAt, otherRunningAt, shrunkAt };
+  return { freedAt, targetAt, podsAt, restartedAt, scaledUpAt, backAt, otherRunningAt, shrunkAt };
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { idleGpuUse, parseTrainerLine, ranksTraining, type TrainerLine, trainingAt } from "./usage";
+import {
+  firstStartAt,
+  idleGpuUse,
+  parseTrainerLine,
+  ranksTraining,
+  type TrainerLine,
+  trainingAt,
+} from "./usage";
 
 describe("idleGpuUse", () => {
   it("integrates idle and used GPUs over time; used never counts above idle", () => {
@@ -69,6 +76,28 @@ describe("trainingAt", () => {
   it("a rank that started again at another size does not count for this one", () => {
     const lines = [start(10, 0, 2), start(11, 1, 2), step(20, 0), start(21, 1, 4), step(22, 1)];
     expect(trainingAt(lines, { worldSize: 2, after: 0 })).toBeNull();
+  });
+});
+
+describe("firstStartAt", () => {
+  it("is the first start at that world size after the moment", () => {
+    const lines: TrainerLine[] = [
+      { kind: "start", at: 5, rank: 0, worldSize: 4 },
+      { kind: "start", at: 15, rank: 1, worldSize: 8 },
+      { kind: "start", at: 25, rank: 0, worldSize: 4 },
+    ];
+    expect(firstStartAt(lines, { worldSize: 4, after: 10 })).toBe(25);
+    expect(firstStartAt(lines, { worldSize: 2, after: 0 })).toBeNull();
+  });
+});
+
+describe("stepsRedone", () => {
+  it("counts the steps a rank printed again after going back", () => {
+    const steps = [1, 2, 3, 4, 3, 4, 5, 6, 6, 7].map(
+      (step, at): TrainerLine => ({ kind: "step", at, rank: 0, step }),
+    );
+    expect(stepsRedone(steps, 0)).toBe(3);
+    expect(stepsRedone(steps, 1)).toBe(0);
   });
 });
 

@@ -74,3 +74,24 @@ export function ranksTraining(
   for (const at of lastStepAt.values()) if (input.at - at <= input.withinMs) count += 1;
   return count;
 }
+
+/** The first rank to start at `worldSize` after `after` (the restart at the new size began), or null. */
+export function firstStartAt(
+  lines: readonly TrainerLine[],
+  input: { worldSize: number; after: number },
+): number | null {
+  const line = lines.find((l) => l.kind === "start" && l.at > input.after && l.worldSize === input.worldSize);
+  return line?.at ?? null;
+}
+
+/** Steps rank `rank` printed again (its step went back after a restart): 0 when every resize kept its step. */
+export function stepsRedone(lines: readonly TrainerLine[], rank: number): number {
+  let highest = Number.NEGATIVE_INFINITY;
+  let redone = 0;
+  for (const line of lines) {
+    if (line.kind !== "step" || line.rank !== rank) continue;
+    if (line.step <= highest) redone += 1;
+    highest = Math.max(highest, line.step);
+  }
+  return redone;
+}
