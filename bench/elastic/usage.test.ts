@@ -4,6 +4,7 @@ import {
   idleGpuUse,
   parseTrainerLine,
   ranksTraining,
+  stepsRedone,
   type TrainerLine,
   trainingAt,
 } from "./usage";
