@@ -25,7 +25,7 @@ export function createCheckpointTracker() {
   let best: { step: number; path: string | null } | null = null;
   const complete = (entry: Step) =>
     Object.entries(expected).every(
-      ([type, count]) => count !== null && entry.reported.get(type)?.size === count,
+      ([type, count]) => count !== null && (entry.reported.get(type)?.size ?? 0) === count,
     );
   return {
     init(body: Record<string, unknown>) {
