@@ -60,6 +60,7 @@ function elasticYaml(): string {
     ranks: 1,
     gpusPerPod: 2,
     gracefulSeconds: GRACEFUL_SECONDS,
+    tee: true,
     labels: { "kueue.x-k8s.io/priority-class": "training-priority" },
   });
   const policy = [
@@ -208,11 +209,11 @@ describe("elastic training on the local back end", () => {
     expect([...samples.signals]).not.toContain("SIGKILL");
     const events = await op.backend.listEvents(A);
     expect(events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual([]);
-    expect(events.filter((e) => e.reason === "Scaled").map((e) => e.message.split(" (")[0])).toEqual([
-      "Scaled from 1 to 4 replicas",
-      "Scaled from 4 to 2 replicas",
-      "Scaled from 2 to 4 replicas",
-    ]);
+    const told = events.map((e) => `${e.reason}: ${e.message}`).join("\n");
+    expect(
+      events.filter((e) => e.reason === "Scaled").map((e) => e.message.split(" (")[0]),
+      told,
+    ).toEqual(["Scaled from 1 to 4 replicas", "Scaled from 4 to 2 replicas", "Scaled from 2 to 4 replicas"]);
     expect(await op.backend.podLogs(A, `${A.name}-workers-0`, 2000)).toContain("checkpoint saved on SIGUSR1");
     expect(live(A)?.restartCount).toBe(0);
 
