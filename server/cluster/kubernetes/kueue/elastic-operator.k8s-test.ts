@@ -31,7 +31,8 @@ import { createKueueWorkloads } from "./workload-client";
  * minimum while team B's job holds the other 12 GPUs; B's job is deleted and A's grows to 4 (one extra
  * Workload per step, admitted on B's idle GPUs); a higher-priority job of team B arrives, Kueue preempts
  * A's steps (never A's own Workload) and A shrinks gracefully to what is left (2) while B's runs. The
- * trainer's step never goes backwards and no rank is SIGKILLed.
+ * trainer's step never goes backwards and no rank is SIGKILLed. Then the partial-preemption shape: a base spec
+ * at a high priority and an elastic spec at a low one; team B reclaims and only elastic pods go.
  */
 const NODES = ["kwok-node-0", "kwok-node-1", "kwok-node-2", "kwok-node-3"];
 const GPU = "nvidia.com/gpu";
@@ -42,6 +43,8 @@ const JOB_API = { group: JOB_GROUP, version: JOB_VERSION, plural: JOB_PLURAL };
 const A: JobRef = { namespace: "hyperpod-ns-team-a", name: "a-elastic" };
 const B1: JobRef = { namespace: "hyperpod-ns-team-b", name: "b-first" };
 const B2: JobRef = { namespace: "hyperpod-ns-team-b", name: "b-urgent" };
+const P: JobRef = { namespace: "hyperpod-ns-team-a", name: "p-partial" };
+const M: JobRef = { namespace: "hyperpod-ns-team-b", name: "b-reclaim" };
 
 const config: GovernanceConfig = {
   teams: [
@@ -61,6 +64,7 @@ const config: GovernanceConfig = {
     priorityClasses: [
       { name: "training", weight: 50 },
       { name: "inference", weight: 100 },
+      { name: "low", weight: 10 },
     ],
     taskRanking: true,
     fairShare: false,
@@ -129,8 +133,10 @@ afterAll(async () => {
   if (agentDir) await rm(agentDir, { recursive: true, force: true });
 }, 60_000);
 
-async function submit(yaml: string): Promise<void> {
-  const body = parse(yaml) as { metadata: { namespace: string; labels?: Record<string, string> } };
+type JobBody = { metadata: { namespace: string; labels?: Record<string, string> } };
+
+async function submit(yaml: string | JobBody): Promise<void> {
+  const body = typeof yaml === "string" ? (parse(yaml) as JobBody) : yaml;
   const namespace = body.metadata.namespace;
   body.metadata.labels = { ...body.metadata.labels, "kueue.x-k8s.io/queue-name": `${namespace}-localqueue` };
   await env.custom.createNamespacedCustomObject({ ...JOB_API, namespace, body });
@@ -155,6 +161,35 @@ function elasticYaml(): string {
     "",
   ].join("\n");
   return `${base.slice(0, base.indexOf("  elasticPolicy:"))}${policy}${base.slice(base.indexOf("  runPolicy:"))}`;
+}
+
+type Spec = { name: string; replicas: number; maxReplicas?: number; template: Record<string, unknown> };
+type Parsed = JobBody & { spec: { replicaSpecs: Spec[]; elasticPolicy?: unknown } };
+
+/**
+ * The partial-preemption shape (reference §5.1): a `base` spec of 1 pod at inference priority and an
+ * `elastic` spec of 0 to 3 pods at low priority (their templates' priority-class labels), 1 to 4 in all.
+ */
+function partialJob(): Parsed {
+  const body = parse(demoJobYaml({ ...P, nodes: 1, ranks: 1, gpusPerPod: 4 })) as Parsed;
+  const [worker] = body.spec.replicaSpecs;
+  if (!worker) throw new Error("no replica spec");
+  const labelled = (priorityClass: string) => ({
+    ...worker.template,
+    metadata: { labels: { "kueue.x-k8s.io/priority-class": priorityClass } },
+  });
+  body.spec.replicaSpecs = [
+    { name: "base", replicas: 1, template: labelled("inference-priority") },
+    { name: "elastic", replicas: 0, maxReplicas: 3, template: labelled("low-priority") },
+  ];
+  body.spec.elasticPolicy = {
+    minReplicas: 1,
+    maxReplicas: 4,
+    replicaIncrementStep: 1,
+    scalingTimeoutInSeconds: 2,
+    gracefulShutdownTimeoutInSeconds: GRACEFUL_SECONDS,
+  };
+  return body;
 }
 
 const fixedYaml = (ref: JobRef, nodes: number, priorityClass: string) =>
@@ -183,19 +218,19 @@ async function wait<T>(
   try {
     return await waitUntil(what, probe, timeoutMs);
   } catch (error) {
-    const workloads = (await workloadsOfA()).map((w) => `${w.metadata.name}:${conditions(w)}`);
+    const workloads = (await workloadsOf(A)).map((w) => `${w.metadata.name}:${conditions(w)}`);
     throw new Error(
-      `${String(error)}\n${summary(A)}\n${summary(B1)}\n${summary(B2)}\nA's Workloads: ${workloads.join(" | ")}`,
+      `${String(error)}\n${[A, B1, B2, P, M].map(summary).join("\n")}\nA's Workloads: ${workloads.join(" | ")}`,
     );
   }
 }
 
-/** A's job runs at `replicas` with every rank printing steps past `beyond`. */
-const runningAt = (replicas: number, beyond: number) =>
+/** The job runs at `replicas` with every rank printing steps past `beyond`. */
+const runningAt = (replicas: number, beyond: number, ref: JobRef = A) =>
   wait(
-    `A running at ${replicas} past step ${beyond}`,
+    `${ref.name} running at ${replicas} past step ${beyond}`,
     () => {
-      const job = live(A);
+      const job = live(ref);
       const elastic = job?.elastic;
       if (
         job?.phase !== "Running" ||
@@ -249,7 +284,7 @@ describe("elastic training on the kubernetes back end through Kueue", () => {
       expect(live(A)?.elastic).toMatchObject({ min: 1, max: 4 });
       // Its steps wait in Kueue while B1 holds the GPUs they would borrow.
       const uid = (await backend.getJob(A))?.uid ?? "";
-      await wait("A's steps asked for", async () => (await workloadsOfA(uid)).length > 1, 30_000);
+      await wait("A's steps asked for", async () => (await workloadsOf(A, uid)).length > 1, 30_000);
       expect(await admittedSteps(uid)).toEqual([]);
       expect(live(A)?.admission).toMatchObject({ state: "Admitted" });
       expect(live(B1)?.phase).toBe("Running");
@@ -286,34 +321,82 @@ describe("elastic training on the kubernetes back end through Kueue", () => {
     expect(scaled.filter((line) => line?.endsWith("to 4 replicas"))).toHaveLength(1);
     expect(scaled.at(-1)).toMatch(/^Scaled from [1-4] to 2 replicas$/);
   }, 900_000);
+
+  it("runs the partial-preemption shape: the low-priority elastic pods go, the base stays", async () => {
+    for (const ref of [A, B2]) await env.custom.deleteNamespacedCustomObject({ ...JOB_API, ...ref });
+    await wait(
+      "A and B2 gone",
+      async () => (await podNames(A)).length + (await podNames(B2)).length === 0,
+      120_000,
+    );
+
+    await submit(partialJob());
+    await runningAt(4, 3, P); // all 16 GPUs idle: the base and three elastic steps
+    const uid = (await backend.getJob(P))?.uid ?? "";
+    expect((await readBase(uid, P)).spec).toMatchObject({
+      priorityClassName: "inference-priority",
+      priority: 100,
+      podSets: [
+        { name: "base", count: 1 },
+        { name: "elastic", count: 0 },
+      ],
+    });
+    const steps = (await workloadsOf(P, uid)).filter((w) => sizeOf(w) !== null);
+    expect(
+      steps.map((w) => [w.spec.priorityClassName, w.spec.priority, w.spec.podSets.map((set) => set.name)]),
+    ).toEqual([
+      ["low-priority", 9, ["elastic"]],
+      ["low-priority", 9, ["elastic"]],
+      ["low-priority", 9, ["elastic"]],
+    ]);
+    expect((await podNames(P)).sort()).toEqual([
+      "p-partial-base-0",
+      "p-partial-elastic-0",
+      "p-partial-elastic-1",
+      "p-partial-elastic-2",
+    ]);
+
+    // Team B reclaims 8 of the 12 GPUs P borrowed (a training job, below P's base, above its elastic pods).
+    await submit(fixedYaml(M, 2, "training-priority"));
+    await wait("M running", () => live(M)?.phase === "Running", 240_000);
+    await runningAt(2, 0, P);
+    expect((await podNames(P)).sort()).toEqual(["p-partial-base-0", "p-partial-elastic-0"]);
+    const base = await readBase(uid, P);
+    expect(isTrue(base, "Admitted") && conditionOf(base, "Evicted")?.status !== "True").toBe(true);
+    expect(live(P)?.restartCount).toBe(0);
+  }, 900_000);
 });
 
 type Listed = { items?: WorkloadObject[] };
 
-/** A's Workloads (this run's when `uid` is given), not being deleted. */
-async function workloadsOfA(uid?: string): Promise<WorkloadObject[]> {
+/** The job's Workloads (this run's when `uid` is given), not being deleted. */
+async function workloadsOf(ref: JobRef, uid?: string): Promise<WorkloadObject[]> {
   const list = (await env.custom.listNamespacedCustomObject({
     group: "kueue.x-k8s.io",
     version: "v1beta1",
     plural: "workloads",
-    namespace: A.namespace,
+    namespace: ref.namespace,
   })) as Listed;
   return (list.items ?? []).filter(
     (w) =>
       !w.metadata.deletionTimestamp &&
-      w.metadata.ownerReferences?.some((owner) => (uid ? owner.uid === uid : owner.name === A.name)),
+      w.metadata.ownerReferences?.some((owner) => (uid ? owner.uid === uid : owner.name === ref.name)),
   );
 }
 
-/** The sizes of A's admitted step Workloads, ascending (steps asked for beyond them may wait). */
-async function admittedSteps(uid: string): Promise<number[]> {
-  return (await workloadsOfA(uid))
+/** The sizes of the job's admitted step Workloads, ascending (steps asked for beyond them may wait). */
+async function admittedSteps(uid: string, ref: JobRef = A): Promise<number[]> {
+  return (await workloadsOf(ref, uid))
     .filter((w) => isTrue(w, "Admitted") && conditionOf(w, "Evicted")?.status !== "True")
     .map((w) => sizeOf(w))
     .filter((size): size is number => size !== null)
     .sort((a, b) => a - b);
 }
 
-async function readBase(uid: string): Promise<WorkloadObject> {
-  return (await env.read("workloads", workloadName({ name: A.name, uid }), A.namespace)) as WorkloadObject;
+async function readBase(uid: string, ref: JobRef = A): Promise<WorkloadObject> {
+  return (await env.read(
+    "workloads",
+    workloadName({ name: ref.name, uid }),
+    ref.namespace,
+  )) as WorkloadObject;
 }

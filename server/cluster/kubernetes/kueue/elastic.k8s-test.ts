@@ -198,6 +198,21 @@ describe("an elastic job's steps through Kueue", () => {
     );
     expect(gate.elastic.admitted(elastic)).toBe(4);
     expect(condition(await readStep(elastic, 4), "Admitted")?.status).toBe("True");
+
+    // A restarted operator (a new gate, its caches listed afresh) sees the same: nothing asked for twice.
+    const kubeConfig = env.operatorKubeConfig;
+    const again = createKueueGate({
+      workloads: createKueueWorkloads({ kubeConfig, log: quiet }),
+      log: quiet,
+    });
+    try {
+      expect((await again.verdict(elastic, Date.now())).state).toBe("Admitted");
+      expect(await again.elastic.request(elastic, 4)).toBe("admitted");
+      expect(again.elastic.admitted(elastic)).toBe(4);
+      expect(again.elastic.preempted(elastic)).toBeNull();
+    } finally {
+      await again.dispose();
+    }
   });
 
   it("loses its steps, not its own Workload, when the other team reclaims its guarantee", async () => {
