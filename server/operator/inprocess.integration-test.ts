@@ -152,4 +152,37 @@ describe("in-process recovery with peer-state recovery (local back end)", () => 
     expect(kept).toMatch(new RegExp(`\\[default0\\]:step=${Number(keptLine?.[1]) + 1} `));
     expect(kept).not.toMatch(/resuming from checkpoint/);
   });
+
+  it("recovers a hang the same way: the hung node restarts, the other keeps its pids", async () => {
+    const before = await operator.waitFor("all stepping", steppingPast(ref, 0));
+    const count = (await listRestartEvents(operator.db, { namespace: ref.namespace, jobName: ref.name }))
+      .length;
+    injectFault({
+      backend: operator.backend,
+      live: operator.deps.live,
+      ref,
+      input: { kind: "hang", rank: 0 },
+    });
+    const event = await operator.waitFor(
+      "hang recovered",
+      async () => {
+        const events = await listRestartEvents(operator.db, { namespace: ref.namespace, jobName: ref.name });
+        const last = events[count];
+        return last && last.outcome !== "pending" ? last : null;
+      },
+      60_000,
+    );
+    expect(event).toMatchObject({ faultReason: "LogHang_JobHang", action: "PLR", outcome: "recovered" });
+    const stepAtFault = Math.max(...before.filter((rank) => rank.rank >= 2).map((rank) => rank.step ?? 0));
+    const after = await operator.waitFor("stepping again", steppingPast(ref, stepAtFault + 2), 60_000);
+    const pidOf = (list: RankView[], rank: number) => list.find((entry) => entry.rank === rank)?.pid;
+    for (const rank of [2, 3]) expect(pidOf(after, rank)).toBe(pidOf(before, rank));
+    for (const rank of [0, 1]) expect(pidOf(after, rank)).not.toBe(pidOf(before, rank));
+    const log = await operator.waitFor("rank 0's peer line", async () => {
+      const text = await podLog(ref, "it-inprocess-workers-0");
+      return /state from peer rank=2 step=\d+ weights=\S+ rank=0/.test(text) ? text : null;
+    });
+    const peerStep = Number(/state from peer rank=2 step=(\d+) weights=\S+ rank=0/.exec(log)?.[1]);
+    expect(peerStep).toBeGreaterThanOrEqual(stepAtFault);
+  });
 });
