@@ -5,20 +5,23 @@ import { createDb, type Db } from "@/server/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
 import { GPU } from "@/server/domain/governance/types";
-import { type BenchOperator, startBenchOperator } from "../recovery/operator";
+import { startLocalOperator } from "@/server/operator/testing/local-operator";
+import type { BenchOperator } from "../recovery/operator";
 
 /**
- * What the elastic benchmark runs against: a fresh embedded PostgreSQL in a temp dir with two teams and
- * their GPU quotas (team A runs the elastic job, team B the other job; each lends its idle GPUs and
- * borrows the other's, as task governance's LendAndBorrow), two priority classes, and a real in-process
- * operator with the local back end and its admission. `close()` is safe at any point and more than once.
+ * What the benchmarks run against: a fresh embedded PostgreSQL in a temp dir, seeded, and a real in-process
+ * operator with the local back end (server/operator/main.ts's defaults, the agent poll as given), with or
+ * without task governance's admission. `close()` is safe at any point and more than once.
+ * The elastic benchmark's seed: two teams and their GPU quotas (team A runs the elastic job, team B the
+ * other job; each lends its idle GPUs and borrows the other's, as task governance's LendAndBorrow) and two
+ * priority classes.
  */
 export const TEAM_A = "hyperpod-ns-elastic-a";
 export const TEAM_B = "hyperpod-ns-elastic-b";
 
-export type ElasticEnvironment = { operator: BenchOperator; close(): Promise<void> };
+export type BenchEnvironment = { operator: BenchOperator; close(): Promise<void> };
 
-async function seedTeams(db: Db, guaranteed: { a: number; b: number }): Promise<void> {
+export async function seedTeams(db: Db, guaranteed: { a: number; b: number }): Promise<void> {
   await db.schedulerConfig.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
   await db.priorityClass.create({ data: { name: "training", weight: 50 } });
   await db.priorityClass.create({ data: { name: "inference", weight: 100 } });
@@ -55,12 +58,13 @@ async function bounded(work: Promise<void> | undefined, ms: number): Promise<voi
   }
 }
 
-export async function openElasticEnvironment(opts: {
+export async function openBenchEnvironment(opts: {
   nodes: number;
   gpusPerNode: number;
   pollMs: number;
-  guaranteed: { a: number; b: number };
-}): Promise<ElasticEnvironment> {
+  seed: (db: Db) => Promise<void>;
+  governance: boolean;
+}): Promise<BenchEnvironment> {
   const dir = await mkdtemp(path.join(tmpdir(), "rebound-bench-elastic-"));
   let database: EmbeddedDatabase | null = null;
   let operator: BenchOperator | null = null;
@@ -81,9 +85,16 @@ export async function openElasticEnvironment(opts: {
     database = await startEmbeddedPostgres({ dataDir: dir });
     await migrate(database.url);
     const db = createDb(database.url);
-    await seedTeams(db, opts.guaranteed);
+    await opts.seed(db);
     await db.$disconnect();
-    operator = await startBenchOperator({ databaseUrl: database.url, ...opts });
+    operator = await startLocalOperator({
+      databaseUrl: database.url,
+      nodes: opts.nodes,
+      gpusPerNode: opts.gpusPerNode,
+      config: { pollMs: opts.pollMs },
+      governance: opts.governance,
+      service: "bench-operator",
+    });
     return { operator, close };
   } catch (error) {
     await close();

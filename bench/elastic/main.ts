@@ -3,7 +3,7 @@ import { exitWhenDone } from "../lib/isolated";
 import { log } from "../recovery/phases";
 import { percentile, round } from "../recovery/stats";
 import { type ElasticConfig, parseConfig, sizes } from "./config";
-import { type ElasticEnvironment, openElasticEnvironment } from "./environment";
+import { type BenchEnvironment, openBenchEnvironment, seedTeams } from "./environment";
 import { ELASTIC, elasticYaml, otherJob, otherYaml } from "./jobs";
 import { type Cycle, runCycle, trainedAt, type Watch, watch } from "./scenario";
 import { idleGpuUse, stepsRedone } from "./usage";
@@ -70,7 +70,7 @@ function report(input: {
   process.stdout.write(`${lines.join("\n")}\nBENCH elastic ${JSON.stringify(json)}\n`);
 }
 
-async function measure(env: ElasticEnvironment): Promise<void> {
+async function measure(env: BenchEnvironment): Promise<void> {
   const { operator } = env;
   const { beside } = sizes(config);
   const seen = watch(operator, config);
@@ -99,7 +99,7 @@ async function measure(env: ElasticEnvironment): Promise<void> {
 
 async function main(): Promise<void> {
   await buildDemoTrainer();
-  let env: ElasticEnvironment | null = null;
+  let env: BenchEnvironment | null = null;
   let interrupted = false;
   process.on("disconnect", () => {
     if (interrupted) return;
@@ -108,11 +108,12 @@ async function main(): Promise<void> {
     if (env) void env.close().finally(() => process.exit(130));
   });
   const guaranteed = (config.nodes - config.otherPods) * config.gpusPerNode;
-  env = await openElasticEnvironment({
+  env = await openBenchEnvironment({
     nodes: config.nodes,
     gpusPerNode: config.gpusPerNode,
     pollMs: config.pollMs,
-    guaranteed: { a: guaranteed, b: config.otherPods * config.gpusPerNode },
+    seed: (db) => seedTeams(db, { a: guaranteed, b: config.otherPods * config.gpusPerNode }),
+    governance: true,
   });
   if (interrupted) return env.close().finally(() => process.exit(130));
   try {

@@ -1,6 +1,7 @@
 import { buildDemoTrainer } from "@/scripts/lib/demo-trainer-build";
+import { seedIfEmpty } from "@/server/db/seed";
+import { type BenchEnvironment, openBenchEnvironment } from "../elastic/environment";
 import { exitWhenDone } from "../lib/isolated";
-import { type BenchEnvironment, openEnvironment } from "../recovery/environment";
 import { log } from "../recovery/phases";
 import { parseConfig } from "./config";
 import { report } from "./report";
@@ -36,10 +37,16 @@ async function main(): Promise<void> {
     log("interrupted: stopping every process and removing the temp dirs");
     if (env) void env.close().finally(() => process.exit(130));
   });
-  env = await openEnvironment({
+  // Task governance's admission is left out: the job's 64 GPUs are beyond the demo team's quota, and
+  // admission plays no part in recovery.
+  env = await openBenchEnvironment({
     nodes: config.nodes + 1,
     gpusPerNode: config.ranksPerNode,
     pollMs: config.pollMs,
+    seed: async (db) => {
+      await seedIfEmpty(db);
+    },
+    governance: false,
   });
   if (interrupted) return env.close().finally(() => process.exit(130));
   const plan = faultPlan({
