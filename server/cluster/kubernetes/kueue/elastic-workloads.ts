@@ -1,5 +1,6 @@
 import type { ClusterJob } from "@/server/cluster/types";
 import { allowedSizes, replicasBySpec, stepPods } from "@/server/domain/elastic/sizes";
+import { specPriorityLabel } from "@/server/domain/elastic/step-workload";
 import { JOB_API_VERSION, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
 import type { ReplicaSpec } from "@/server/domain/job-spec/replica-spec.schema";
 import { KUEUE_API_VERSION, LABEL_PRIORITY_CLASS } from "./names";
@@ -55,15 +56,11 @@ export function sizeOf(workload: WorkloadObject): number | null {
 
 /**
  * A replica spec's priority class (a WorkloadPriorityClass name): its pod template's
- * `kueue.x-k8s.io/priority-class` label, else its pod spec's `priorityClassName`, else the job's label.
+ * `kueue.x-k8s.io/priority-class` label, else its pod spec's `priorityClassName`, else the job's label; the
+ * rule the local admission counts by (server/domain/elastic/step-workload.ts).
  */
-export function specPriorityClass(job: ElasticJob, spec: ReplicaSpec): string | null {
-  const labelled = spec.template.metadata?.labels?.[LABEL_PRIORITY_CLASS];
-  if (labelled) return labelled;
-  const podClass = (spec.template.spec as { priorityClassName?: unknown }).priorityClassName;
-  if (typeof podClass === "string" && podClass) return podClass;
-  return job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
-}
+export const specPriorityClass = (job: ElasticJob, spec: ReplicaSpec): string | null =>
+  specPriorityLabel(job.job, spec) || null;
 
 /**
  * The priority class of the job's own Workload when elastic: the job's label, else its first replica spec's
