@@ -47,7 +47,7 @@ const ownedBy = (workload: WorkloadObject | undefined, job: ClusterJob): Workloa
 const since = (workload: WorkloadObject, type: string): number =>
   Date.parse(conditionOf(workload, type)?.lastTransitionTime ?? "") || 0;
 
-/** The gate, with the two optional members of AdmissionGate that the controller uses. */
+/** The gate, with the optional members of AdmissionGate that the controller uses. */
 export type KueueGate = AdmissionGate & {
   /** Elastic jobs' steps: one extra Workload per allowed size above the minimum. */
   elastic: KueueElastic;
