@@ -37,12 +37,12 @@ const fmt = (value: number, digits: number, width: number) =>
 function table(measured: readonly Measured[], config: GoodputConfig): string[] {
   const lines = [
     `Goodput: ${config.nodes * config.ranksPerNode} ranks (${config.nodes} × ${config.ranksPerNode}), one fault every ${config.intervalMs / 1000} s (crash, hang, NaN, node in turn) for ${config.minutes} min per mode, step ${config.stepMs} ms, checkpoint every ${config.checkpointEvery} steps, hang window ${config.hangSeconds} s`,
-    `${"mode".padEnd(36)}${"goodput".padStart(8)}${"ETTR".padStart(7)}${"faults".padStart(7)}${"s/fault".padStart(8)}${FAULT_KINDS.map((k) => `${k} s`.padStart(8)).join("")}${"steps/f".padStart(8)}  actions`,
+    `${"mode".padEnd(36)}${"goodput".padStart(8)}${"ETTR".padStart(7)}${"console".padStart(8)}${"faults".padStart(7)}${"s/fault".padStart(8)}${FAULT_KINDS.map((k) => `${k} s`.padStart(8)).join("")}${"steps/f".padStart(8)}  actions`,
   ];
   for (const { run, goodput } of measured) {
     const byKind = FAULT_KINDS.map((kind) => fmt(lostS(goodput.faults.filter((f) => f.kind === kind)), 2, 8));
     lines.push(
-      `${LABEL[run.mode].padEnd(36)}${fmt(goodput.goodput, 4, 8)}${fmt(goodput.ettr, 4, 7)}${String(goodput.faults.length).padStart(7)}${fmt(downtimePerFaultS(goodput), 2, 8)}${byKind.join("")}${fmt(lostSteps(goodput.faults), 1, 8)}  ${JSON.stringify(run.actions)}`,
+      `${LABEL[run.mode].padEnd(36)}${fmt(goodput.goodput, 4, 8)}${fmt(goodput.ettr, 4, 7)}${fmt(run.console.goodput, 4, 8)}${String(goodput.faults.length).padStart(7)}${fmt(downtimePerFaultS(goodput), 2, 8)}${byKind.join("")}${fmt(lostSteps(goodput.faults), 1, 8)}  ${JSON.stringify(run.actions)}`,
     );
   }
   return lines;
@@ -53,6 +53,7 @@ function modeJson({ run, goodput }: Measured): Record<string, number> {
   const json: Record<string, number> = {
     [`goodput_${key}`]: round(goodput.goodput * 10_000) / 10_000,
     [`ettr_${key}`]: round(goodput.ettr * 10_000) / 10_000,
+    [`console_goodput_${key}`]: round(run.console.goodput * 10_000) / 10_000,
     [`downtime_per_fault_s_${key}`]: round(downtimePerFaultS(goodput) * 100) / 100,
     [`lost_steps_per_fault_${key}`]: round(lostSteps(goodput.faults)),
     [`faults_${key}`]: goodput.faults.length,

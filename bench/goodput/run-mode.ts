@@ -1,6 +1,7 @@
 import path from "node:path";
+import { type FaultFacts, jobGoodput } from "@/server/domain/goodput";
 import { injectFault } from "@/server/operator/api/faults";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { entryProgress, listRestartEvents } from "@/server/services/restart-events/queries";
 import { type BenchJob, deleteJob, NAMESPACE, waitStepping } from "../recovery/job";
 import type { BenchOperator } from "../recovery/operator";
 import { log } from "../recovery/phases";
@@ -24,6 +25,8 @@ export type ModeRun = {
   window: { start: number; end: number };
   /** Recovery actions the operator recorded, by action (PLR, JLR, POD_REPLACEMENT, …). */
   actions: Record<string, number>;
+  /** The console's goodput over the same window, from the operator's restart rows (a cross-check). */
+  console: { goodput: number; basis: string };
   startMs: number;
 };
 
@@ -69,14 +72,27 @@ function inject(operator: BenchOperator, job: BenchJob, fault: PlannedFault): st
   return "node" in done && typeof done.node === "string" ? done.node : null;
 }
 
-async function countActions(operator: BenchOperator, job: BenchJob): Promise<Record<string, number>> {
+/**
+ * What the operator recorded for the window's faults: recovery actions by kind (PLR, JLR, POD_REPLACEMENT…),
+ * and the console's own goodput over the window (server/domain/goodput over the restart rows' progress
+ * facts), to set beside the benchmark's, which comes from the step lines alone.
+ */
+async function recorded(operator: BenchOperator, job: BenchJob, window: { start: number; end: number }) {
   const events = await listRestartEvents(operator.db, {
     namespace: job.ref.namespace,
     jobName: job.ref.name,
   });
   const actions: Record<string, number> = {};
   for (const event of events) actions[event.action] = (actions[event.action] ?? 0) + 1;
-  return actions;
+  const facts: FaultFacts[] = events.map((event) => ({
+    faultAt: event.faultAt.getTime(),
+    detectedAt: event.detectedAt.getTime(),
+    recoveredAt: event.recoveredAt?.getTime() ?? null,
+    outcome: event.outcome === "recovered" || event.outcome === "failed" ? event.outcome : "pending",
+    ...entryProgress(event.progress),
+  }));
+  const figure = jobGoodput(facts, { startedAt: window.start, now: window.end });
+  return { actions, console: { goodput: figure.goodput ?? Number.NaN, basis: figure.basis } };
 }
 
 type Drive = {
@@ -143,9 +159,9 @@ export async function runMode(input: {
     const startMs = Date.now() - submitted;
     log(`${name}: ${job.ranks} ranks stepping ${startMs} ms after submission`);
     const measured = await drive({ operator, config, job, plan, lines: tail.lines, failedNodes });
-    const actions = await countActions(operator, job);
+    const { actions, console } = await recorded(operator, job, measured.window);
     log(`${name}: ${tail.lines.length} step lines, actions ${JSON.stringify(actions)}`);
-    return { mode, lines: tail.lines, ...measured, actions, startMs };
+    return { mode, lines: tail.lines, ...measured, actions, console, startMs };
   } catch (error) {
     log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return { mode, error: error instanceof Error ? error.message : String(error) };
