@@ -3,6 +3,7 @@
 import { EmptyState } from "@/components/ui/query-state";
 import type { ClusterEvent } from "@/server/cluster/types";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
+import { formatClock } from "./format";
 import {
   REASON_TEXT,
   type ScalingEntry,
@@ -65,7 +66,7 @@ function EntryRow({ entry }: { entry: ScalingEntry }) {
   const label = entry.outcome === "InProgress" ? "Scaling" : entry.outcome;
   return (
     <li>
-      <time dateTime={new Date(entry.at).toISOString()}>{new Date(entry.at).toLocaleTimeString()}</time>{" "}
+      <time dateTime={new Date(entry.at).toISOString()}>{formatClock(entry.at)}</time>{" "}
       <strong>
         {entry.from} → {entry.to}
       </strong>{" "}
