@@ -14,7 +14,8 @@ import { tailStepLines } from "./tail";
 /**
  * One mode's run: submit its job, wait until every rank steps, then inject the planned faults at their
  * offsets (a fault due while the job is still recovering waits until every rank steps again, and says how
- * late it came), and read the step lines throughout. Ends once the last slot is over and the job steps
+ * late it came; the next one then comes an interval after it, not at once), and read the step lines
+ * throughout. Ends once the last slot is over and the job steps
  * again, then deletes the job. The operator's restart events are read only to check the mode did what it
  * says (which recovery actions ran); goodput comes from the step lines alone.
  */
@@ -110,7 +111,10 @@ async function drive(input: Drive): Promise<Pick<ModeRun, "faults" | "window">> 
   const start = Date.now();
   const faults: ModeRun["faults"] = [];
   for (const planned of plan) {
-    await sleepUntil(start + planned.offsetMs);
+    // On its slot, and never within an interval of the one before (a late fault does not bring on a burst).
+    const previous = faults.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
+    const due = Math.max(start + planned.offsetMs, previous + config.intervalMs);
+    await sleepUntil(due);
     await stepping(operator, job);
     // A failed node "reboots" once its pods were replaced, so a later node fault finds a spare again.
     for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
