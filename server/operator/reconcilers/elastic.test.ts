@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import type { StopRequestBody } from "@/server/operator/agent-client";
+import { createReconcileHarness, type ReconcileHarness } from "@/server/operator/testing/reconcile-harness";
+
+/**
+ * The elastic reconciler on in-memory fakes (no governance: every size is available, as HyperPod without
+ * Kueue): the job starts at minReplicas, scales up through the stages (new pods READY, graceful stop, restart
+ * at the new world size with new ranks), only ever stops gracefully, and an operator that dies between any
+ * two reconciles continues the scaling from the job's status instead of starting another.
+ */
+const YAML = `apiVersion: sagemaker.amazonaws.com/v1
+kind: HyperPodPyTorchJob
+metadata: { name: grow, namespace: hyperpod-ns-llm-research }
+spec:
+  nprocPerNode: "2"
+  elasticPolicy:
+    minReplicas: 1
+    maxReplicas: 3
+    replicaIncrementStep: 2
+    scalingTimeoutInSeconds: 0
+    gracefulShutdownTimeoutInSeconds: 45
+  replicaSpecs:
+    - name: workers
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: trainer
+              image: rebound/demo:latest
+              resources: { limits: { nvidia.com/gpu: 2 } }
+`;
+
+function recordStops(h: ReconcileHarness): StopRequestBody[] {
+  const stops: StopRequestBody[] = [];
+  const stop = h.agents.stop.bind(h.agents);
+  h.agents.stop = (url, body) => {
+    stops.push(body);
+    return stop(url, body);
+  };
+  return stops;
+}
+
+async function until(
+  h: ReconcileHarness,
+  done: () => boolean,
+  opts: { crash?: boolean } = {},
+): Promise<number> {
+  for (let i = 0; i < 40; i += 1) {
+    if (done()) return i;
+    await h.reconcile();
+    if (opts.crash) h.crash();
+  }
+  throw new Error(`not done after 40 reconciles: ${JSON.stringify(h.state().elastic)}`);
+}
+
+const startsOf = (h: ReconcileHarness, pod: string) => h.agents.starts(h.agentUrl(pod));
+
+describe.each([
+  { name: "one operator", crash: false },
+  { name: "an operator killed after every reconcile", crash: true },
+])("elastic scale-up ($name)", ({ crash }) => {
+  it("starts at minReplicas, grows to the next allowed size through READY pods and a graceful stop", async () => {
+    const h = createReconcileHarness({ yaml: YAML, nodes: 3, gpusPerNode: 2 });
+    const stops = recordStops(h);
+    await until(h, () => h.state().phase === "Running", { crash });
+    expect(h.cluster.created).toEqual(["grow-workers-0"]);
+    expect(startsOf(h, "grow-workers-0").map((s) => s.nnodes)).toEqual([1]);
+
+    await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null, { crash });
+    // Sizes 1 and 3 only (step 2): the two new pods made once each, every stop graceful with the policy's timeout.
+    expect(h.cluster.created).toEqual(["grow-workers-0", "grow-workers-1", "grow-workers-2"]);
+    expect(stops.length).toBeGreaterThan(0);
+    expect(stops.every((body) => body.is_graceful === true && body.timeout === 45)).toBe(true);
+    // Restarted at the new world size, re-ranked.
+    for (const [rank, pod] of ["grow-workers-0", "grow-workers-1", "grow-workers-2"].entries()) {
+      expect(startsOf(h, pod).at(-1)).toMatchObject({ nnodes: 3, rank });
+    }
+    expect(h.state().phase).toBe("Running");
+    expect(h.cluster.status().elasticScalingStatus).toMatchObject({
+      targetReplicas: { workers: 3 },
+      podsScaled: true,
+      isFaultyPodScaleDown: false,
+      consecutiveScalingFailures: 0,
+    });
+    const reasons = h.cluster.events.map((e) => e.reason);
+    expect(reasons.filter((r) => r === "Scaling")).toHaveLength(1);
+    expect(reasons.filter((r) => r === "Scaled")).toHaveLength(1);
+    expect(h.cluster.status().restartCount ?? 0).toBe(0);
+  });
+});
+
+describe("elastic scale-up that fails", () => {
+  it("new pods not READY within the start grace: deleted, the job stays at its size, backed off", async () => {
+    const h = createReconcileHarness({ yaml: YAML, nodes: 3, gpusPerNode: 2 });
+    await until(h, () => h.state().phase === "Running");
+    // The new pods' agents never come up: they stay in INIT.
+    const boot = h.agents.boot.bind(h.agents);
+    h.agents.boot = (url) => {
+      boot(url);
+      h.agents.fault(url, { reason: "never", at: 0 });
+    };
+    h.deps().config.podStartGraceMs = 0;
+    await until(h, () => (h.state().elastic?.failures ?? 0) > 0);
+    expect(h.state().elastic).toMatchObject({ size: 1, scaling: null, failures: 1 });
+    expect(h.cluster.pod("grow-workers-1")).toBeUndefined();
+    expect(h.cluster.events.map((e) => e.reason)).toContain("ScalingFailed");
+    expect(h.cluster.status().elasticScalingStatus?.consecutiveScalingFailures).toBe(1);
+    // Backing off: the next reconciles start no scaling.
+    await h.reconcile();
+    expect(h.state().elastic?.scaling).toBeNull();
+    expect(h.state().elastic?.why).toMatch(/backing off after 1 failed scaling/);
+  });
+});
