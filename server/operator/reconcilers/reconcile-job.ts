@@ -21,6 +21,7 @@ import {
 } from "./lifecycle";
 import { beginManualRestart } from "./manual-restart";
 import { observe } from "./observe";
+import { trackProgress } from "./progress";
 import { advanceRecovery, beginRecovery, carryOutDecision, inBackOff } from "./recovery";
 import { noteRunEnded, noteRunStarted } from "./runs";
 
@@ -68,6 +69,7 @@ function noteProgress(ctx: JobContext): void {
 async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<void> {
   if (allCompleted(ctx.obs)) return completeJob(ctx);
   noteProgress(ctx);
+  await trackProgress(ctx);
   // An elastic job's scaling under way takes the step (its ranks stop and start on purpose: not a fault).
   if ((await stepElastic(ctx)).handled) return;
   const request = ctx.deps.requests.take(jobKey(ctx.job.ref));
