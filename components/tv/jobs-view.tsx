@@ -34,7 +34,12 @@ function JobLine({ job }: { job: TvJobRow }) {
 export function JobsView({ frame }: { frame: JobsFrame }) {
   return (
     <>
-      <JobCountTiles counts={frame.counts} />
+      <JobCountTiles counts={frame.counts}>
+        <div className={styles.tile}>
+          <dt>Cluster goodput</dt>
+          <dd className={goodputClass(frame.goodput)}>{formatPercent(frame.goodput)}</dd>
+        </div>
+      </JobCountTiles>
       {frame.jobs.length === 0 ? (
         <p className={styles.allClear}>No running, pending or failed jobs.</p>
       ) : (

@@ -35,7 +35,14 @@ export type ClusterFrame = FrameBase & {
   /** GPUs on healthy nodes, and in use by the jobs in scope. */
   gpus: { capacity: number; inUse: number };
 };
-export type JobsFrame = FrameBase & { view: "jobs"; counts: JobCounts; jobs: TvJobRow[]; more: number };
+export type JobsFrame = FrameBase & {
+  view: "jobs";
+  counts: JobCounts;
+  jobs: TvJobRow[];
+  more: number;
+  /** The cluster's goodput as training progress: every listed job's, weighted by its GPUs (tvJobList); null with none. */
+  goodput: number | null;
+};
 export type ReliabilityFrame = FrameBase & {
   view: "reliability";
   stats: ReliabilityStats;
