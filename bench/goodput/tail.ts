@@ -4,8 +4,8 @@ import path from "node:path";
 import { parseStepLine, type StepLine } from "./progress";
 
 /**
- * Reads the trainer's step lines as they are written, independent of the operator and the console: every
- * pod's `agent.log` under the job's directory of the local back end (the agents run with `--tee 3`, so each
+ * Reads the trainer's lines as they are written (the ones `parse` keeps), independent of the operator and
+ * the console: every pod's `agent.log` under the job's directory of the local back end (the agents run with `--tee 3`, so each
  * rank's output is copied there as `[default<local rank>]:step=…`), polled every `pollMs`. A line is stamped
  * with the time it was read: up to one poll late, the same for every mode and for both ends of a fault.
  * New pods (pod replacement, full restarts) are found by listing the directory again every poll.
