@@ -6,7 +6,7 @@ import type {
   GovernanceSnapshot,
   Workload,
 } from "@/server/domain/governance/types";
-import { STEP_SEPARATOR } from "./local-elastic";
+import { STEP_SEPARATOR, stepClasses } from "./local-elastic";
 import type { Entry } from "./local-entries";
 
 /**
@@ -37,7 +37,12 @@ export function snapshotOf(input: {
     else
       admitted.push({ ...entry.workload, flavor: entry.flavor ?? "default", admittedAt: admittedAt(entry) });
   }
-  return { config: input.config, capacity: input.capacity, admitted, pending, now: input.now };
+  const scheduler = input.config.scheduler;
+  const config = {
+    ...input.config,
+    scheduler: { ...scheduler, priorityClasses: stepClasses(scheduler.priorityClasses) },
+  };
+  return { config, capacity: input.capacity, admitted, pending, now: input.now };
 }
 
 /** `wake: false`: the entry changed but the job's reconcile would show nothing new. */

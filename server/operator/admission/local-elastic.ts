@@ -15,6 +15,25 @@ import type { ElasticCapacity } from "./types";
 
 export const STEP_SEPARATOR = "#";
 
+/**
+ * A step's priority class: its replica spec's class, one notch below it (HyperPod: "then incrementally
+ * requests additional capacity with lower priority"), so that the job's own Workload and a waiting job of
+ * the same class outrank it. The notch is a class of its own (`<class>#step`, weight − 0.5) that the
+ * admission's configuration gets beside the real ones (stepClasses).
+ */
+export const STEP_CLASS_SUFFIX = "#step";
+const stepClass = (priorityClass: string | null) => `${priorityClass ?? ""}${STEP_CLASS_SUFFIX}`;
+
+export function stepClasses(
+  classes: readonly { name: string; weight: number }[],
+): { name: string; weight: number }[] {
+  return [
+    ...classes,
+    ...classes.map((spec) => ({ name: stepClass(spec.name), weight: spec.weight - 0.5 })),
+    { name: stepClass(null), weight: -0.5 },
+  ];
+}
+
 /** The job key of an entry's key (a step's key names its job). */
 export function jobOfEntryKey(key: string): string {
   const at = key.indexOf(STEP_SEPARATOR);
@@ -67,7 +86,8 @@ export function createLocalElastic(opts: {
     const now = opts.clock();
     // Steps the job already runs with (an operator restart) hold their capacity, as a running job's base does.
     const running = runningSize(job) >= step.to;
-    const workload = stepWorkload(job.job, { ...step, team, createdAt: now + index });
+    const own = stepWorkload(job.job, { ...step, team, createdAt: now + index });
+    const workload = { ...own, priorityClass: stepClass(own.priorityClass) };
     entries.set(key, {
       uid: job.uid,
       workload,
