@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { faultLoss, measureGoodput, parseStepLine, rankPeriodsMs, type StepLine, unionMs } from "./progress";
+import {
+  faultLoss,
+  measureGoodput,
+  parseRestoreLine,
+  parseStepLine,
+  rankPeriodsMs,
+  type StepLine,
+  unionMs,
+} from "./progress";
 
 const PERIOD = 100;
 const PERIODS = new Map([
@@ -31,6 +39,14 @@ describe("parseStepLine", () => {
       good: false,
     });
     expect(parseStepLine("training started rank=3 local_rank=3 world_size=64 restart=0", 1)).toBeNull();
+  });
+});
+
+describe("parseRestoreLine", () => {
+  it("tells a state taken from a peer from a checkpoint reload", () => {
+    expect(parseRestoreLine("[default2]:state from peer rank=3 step=40 weights=ab12 rank=10")).toBe("peer");
+    expect(parseRestoreLine("[default0]:resuming from checkpoint at step 50")).toBe("checkpoint");
+    expect(parseRestoreLine("[default0]:step=51 loss=1.0 throughput=1200.0 samples/s rank=0")).toBeNull();
   });
 });
 

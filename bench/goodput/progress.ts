@@ -21,6 +21,15 @@
 
 export type StepLine = { at: number; rank: number; step: number; good: boolean };
 
+/** Where a restarted rank took its state from, as the demo trainer says it. */
+export type RestoreSource = "peer" | "checkpoint";
+
+export function parseRestoreLine(line: string): RestoreSource | null {
+  if (line.includes("state from peer rank=")) return "peer";
+  if (line.includes("resuming from checkpoint at step")) return "checkpoint";
+  return null;
+}
+
 export type InjectedFault = { at: number; kind: string; victims: readonly number[] };
 
 export type FaultLoss = {

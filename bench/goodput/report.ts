@@ -57,6 +57,8 @@ function modeJson({ run, goodput }: Measured): Record<string, number> {
     [`downtime_per_fault_s_${key}`]: round(downtimePerFaultS(goodput) * 100) / 100,
     [`lost_steps_per_fault_${key}`]: round(lostSteps(goodput.faults)),
     [`faults_${key}`]: goodput.faults.length,
+    [`rank_starts_from_peer_${key}`]: run.restored.peer,
+    [`rank_starts_from_checkpoint_${key}`]: run.restored.checkpoint,
     [`faults_open_${key}`]: goodput.open,
     [`faults_late_max_ms_${key}`]: Math.max(0, ...run.faults.map((f) => f.lateMs)),
     [`window_s_${key}`]: Math.round(goodput.windowMs / 1000),

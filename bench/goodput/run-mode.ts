@@ -7,9 +7,15 @@ import type { BenchOperator } from "../recovery/operator";
 import { log } from "../recovery/phases";
 import type { GoodputConfig, Mode } from "./config";
 import { goodputJobYaml } from "./job";
-import { type InjectedFault, measureGoodput, type StepLine } from "./progress";
+import {
+  type InjectedFault,
+  measureGoodput,
+  parseRestoreLine,
+  type RestoreSource,
+  type StepLine,
+} from "./progress";
 import { type PlannedFault, victimsOf } from "./schedule";
-import { tailStepLines } from "./tail";
+import { tailLines, tailStepLines } from "./tail";
 
 /**
  * One mode's run: submit its job, wait until every rank steps, then inject the planned faults at their
@@ -28,6 +34,8 @@ export type ModeRun = {
   actions: Record<string, number>;
   /** The console's goodput over the same window, from the operator's restart rows (a cross-check). */
   console: { goodput: number; basis: string };
+  /** Rank starts that took their state from a peer, and from the checkpoint (every rank of a restart). */
+  restored: Record<RestoreSource, number>;
   startMs: number;
 };
 
@@ -151,10 +159,10 @@ export async function runMode(input: {
     ranksPerNode: config.ranksPerNode,
     ranks: config.nodes * config.ranksPerNode,
   };
-  const tail = tailStepLines({
-    dir: path.join(operator.dataDir, "local", "pods", NAMESPACE, name),
-    pollMs: config.tailMs,
-  });
+  const tailDir = path.join(operator.dataDir, "local", "pods", NAMESPACE, name);
+  const tail = tailStepLines({ dir: tailDir, pollMs: config.tailMs });
+  // How restarted ranks took their state (a peer, or the checkpoint), from the same logs.
+  const restores = tailLines({ dir: tailDir, pollMs: 500, parse: (line) => parseRestoreLine(line) });
   const failedNodes = new Set<string>();
   const submitted = Date.now();
   try {
@@ -165,12 +173,16 @@ export async function runMode(input: {
     const measured = await drive({ operator, config, job, plan, lines: tail.lines, failedNodes });
     const { actions, console } = await recorded(operator, job, measured.window);
     log(`${name}: ${tail.lines.length} step lines, actions ${JSON.stringify(actions)}`);
-    return { mode, lines: tail.lines, ...measured, actions, console, startMs };
+    await restores.stop();
+    const count = (source: RestoreSource) => restores.lines.filter((line) => line === source).length;
+    const restored = { peer: count("peer"), checkpoint: count("checkpoint") };
+    return { mode, lines: tail.lines, ...measured, actions, console, restored, startMs };
   } catch (error) {
     log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return { mode, error: error instanceof Error ? error.message : String(error) };
   } finally {
     await tail.stop();
+    await restores.stop();
     await deleteJob(operator, job).catch((error: unknown) => log(`${name}: deleting it: ${String(error)}`));
     for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
   }
