@@ -111,3 +111,32 @@ describe("elastic scale-up that fails", () => {
     expect(h.state().elastic?.why).toMatch(/backing off after 1 failed scaling/);
   });
 });
+
+describe("faulty scale-down", () => {
+  it("a replaced pod with no node to go to: after faultyScaleDownTimeoutInSeconds the job shrinks instead", async () => {
+    const yaml = YAML.replace(
+      "gracefulShutdownTimeoutInSeconds: 45",
+      "gracefulShutdownTimeoutInSeconds: 45\n    faultyScaleDownTimeoutInSeconds: 0",
+    );
+    const h = createReconcileHarness({ yaml, nodes: 3, gpusPerNode: 2 });
+    const stops = recordStops(h);
+    await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null);
+    // The node of the last pod fails: its replacement has nowhere to go (every node's GPUs are taken).
+    h.cluster.setNodeHealth(h.cluster.pod("grow-workers-2")?.node ?? "", "Unschedulable", h.clock());
+    await until(
+      h,
+      () => h.state().elastic?.lastReason === "FaultyScaleDown" && h.state().elastic?.scaling === null,
+    );
+    expect(h.state().elastic?.size).toBe(1);
+    expect(h.state().phase).toBe("Running");
+    expect(h.cluster.status().elasticScalingStatus).toMatchObject({
+      isFaultyPodScaleDown: true,
+      targetReplicas: { workers: 1 },
+    });
+    expect(startsOf(h, "grow-workers-0").at(-1)).toMatchObject({ nnodes: 1, rank: 0 });
+    expect(h.cluster.pod("grow-workers-1")).toBeUndefined();
+    // The restart it gave up is on the timeline as failed, saying why.
+    expect(h.store.rows().at(-1)).toMatchObject({ outcome: "failed" });
+    expect(stops.filter((body) => body.is_graceful === true).every((body) => body.timeout === 45)).toBe(true);
+  });
+});
