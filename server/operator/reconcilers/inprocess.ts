@@ -59,21 +59,7 @@ export async function pauseAgents(ctx: JobContext): Promise<boolean> {
   return allReady;
 }
 
-/**
- * /start to every READY agent, as steps.ts's startAgents, with the job's worker_data added to each body.
- * (steps.ts has no place for it yet: the agent client is wrapped for this one call.)
- */
-export async function startInProcess(ctx: JobContext): Promise<boolean> {
-  const workerData = aggregateWorkerData(ctx.obs.pods);
-  const deps = ctx.deps;
-  const { agents } = deps;
-  ctx.deps = {
-    ...deps,
-    agents: { ...agents, start: (base, body) => agents.start(base, { ...body, worker_data: workerData }) },
-  };
-  try {
-    return await startAgents(ctx);
-  } finally {
-    ctx.deps = deps;
-  }
+/** /start to every READY agent (steps.ts's startAgents) with every agent's worker_data in each body. */
+export function startInProcess(ctx: JobContext): Promise<boolean> {
+  return startAgents(ctx, { workerData: aggregateWorkerData(ctx.obs.pods) });
 }

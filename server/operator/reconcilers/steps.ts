@@ -112,10 +112,14 @@ async function ensureRendezvous(
   return ctx.state.rendezvous;
 }
 
+/** What every /start of one attempt adds for in-process agents: all agents' `worker_data`, combined. */
+export type StartExtras = { workerData?: readonly Record<string, unknown>[] };
+
 function startBody(
   ctx: JobContext,
   view: PodView,
   rendezvous: { addr: string; port: string; ipVersion: string },
+  extras: StartExtras,
 ) {
   const body: StartRequestBody = {
     rank: view.expected.groupRank,
@@ -130,6 +134,7 @@ function startBody(
     ),
     spare: false,
     progress: {},
+    ...(extras.workerData ? { worker_data: [...extras.workerData] } : {}),
   };
   return body;
 }
@@ -147,8 +152,9 @@ async function startAgent(
   ctx: JobContext,
   view: PodView,
   at: { agentUrl: string; rendezvous: { addr: string; port: string; ipVersion: string } },
+  extras: StartExtras,
 ): Promise<void> {
-  const body = startBody(ctx, view, at.rendezvous);
+  const body = startBody(ctx, view, at.rendezvous, extras);
   const result = await ctx.deps.agents.start(at.agentUrl, body);
   if (!result.ok) return;
   recordStartedRules(ctx, body.log_monitoring_configuration);
@@ -159,7 +165,7 @@ async function startAgent(
  * Sends /start to every READY agent (the others are already running or not up yet); true once every agent
  * reports RUNNING. The rendezvous is chosen once per attempt and kept in status.
  */
-export async function startAgents(ctx: JobContext): Promise<boolean> {
+export async function startAgents(ctx: JobContext, extras: StartExtras = {}): Promise<boolean> {
   const rendezvous = await ensureRendezvous(ctx);
   if (!rendezvous) return false;
   let allRunning = true;
@@ -169,7 +175,7 @@ export async function startAgents(ctx: JobContext): Promise<boolean> {
       if (state === "running") return;
       allRunning = false;
       if (state !== "ready" || !view.pod?.agentUrl) return;
-      await startAgent(ctx, view, { agentUrl: view.pod.agentUrl, rendezvous });
+      await startAgent(ctx, view, { agentUrl: view.pod.agentUrl, rendezvous }, extras);
     }),
   );
   return (
