@@ -45,6 +45,8 @@ const page = (ranks: RankView[], over: Partial<JobPage> = {}): JobPage => ({
   shadow: null,
   verdicts: [],
   pendingRestart: false,
+  elastic: null,
+  scaling: [],
   ...over,
 });
 

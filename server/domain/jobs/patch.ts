@@ -34,6 +34,8 @@ const PARTS = [
   "shadow",
   "verdicts",
   "pendingRestart",
+  "elastic",
+  "scaling",
 ] as const satisfies ReadonlyArray<keyof JobPage>;
 
 /** null when nothing a viewer sees changed (updatedAt alone does not count). */

@@ -7,11 +7,14 @@ import type {
   TimelineEntry,
   TopologyView,
 } from "@/server/domain/jobs/view-model";
+import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
 import type { ClusterSource, JobPolicyView } from "@/server/services/jobs/gateway/types";
 import { SourceError } from "@/server/services/jobs/gateway/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listScalingEvents } from "@/server/services/scaling-events/queries";
+import type { ScalingEventRow } from "@/server/services/scaling-events/store";
 import { jobTotalsView, shadowEntries, timelineEntries, topologyView } from "./job-view";
 import { matchLogLines } from "./log-matcher";
 
@@ -59,6 +62,10 @@ export type JobPage = {
   verdicts: ShadowVerdictEntry[];
   /** New rules were applied that the running agents take at the next restart. */
   pendingRestart: boolean;
+  /** An elastic job's target vs actual replicas and bounds (null: not elastic, or an operator without it). */
+  elastic: NonNullable<LiveJob["elastic"]> | null;
+  /** This run's scalings, oldest first (elastic jobs; empty otherwise). */
+  scaling: ScalingEventRow[];
 };
 
 export function toAppError(error: unknown): unknown {
@@ -166,7 +173,12 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
   if (!detail) throw new AppError("NOT_FOUND", `job ${ref.namespace}/${ref.name} not found`);
   const { live } = detail;
   // This run's records only (a resubmitted name starts clean); every run's from an operator sending no uid.
-  const rows = await listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid });
+  const [rows, scaling] = await Promise.all([
+    listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid }),
+    live.elastic && live.uid
+      ? listScalingEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid })
+      : Promise.resolve([]),
+  ]);
   const now = Date.now();
   const timeline = timelineEntries(rows);
   const team = teams.get(ref.namespace) ?? null;
@@ -188,6 +200,8 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
     events: detail.events.slice(-50),
     logRules: detail.logRules,
     updatedAt: live.updatedAt,
+    elastic: live.elastic ?? null,
+    scaling,
     ...policyParts(detail.policy),
   };
 }

@@ -157,7 +157,13 @@ export function JobView(props: { namespace: string; name: string }) {
       </section>
 
       <JobTimeline page={page} now={now} />
-      <ScalingHistory events={page.events} createdAt={page.createdAt} now={now} />
+      <ScalingHistory
+        events={page.events}
+        elastic={page.elastic ?? undefined}
+        rows={page.scaling}
+        createdAt={page.createdAt}
+        now={now}
+      />
 
       <JobCharts job={ref} selected={selected} />
 
