@@ -30,7 +30,9 @@ function setUp(container: Container, input: { mode: Mode; checkpointEvery: numbe
   const env = [{ name: "REBOUND_LOG_RULES_ALL_RANKS", value: "true" }];
   container.args.push("--checkpoint-every", String(input.checkpointEvery));
   if (input.mode === "peer") {
-    container.command.push("--inprocess-restart");
+    // A bound on the pause, as a user sets it: without one HyperPod's agent (and ours) waits for paused ranks
+    // forever, and a rank that never answers job_fault held a whole recovery for minutes in one run.
+    container.command.push("--inprocess-restart", "--inprocess-timeout", "10");
     container.args.push("--peer-recovery");
     env.push({ name: "INPROCESS_RESTART", value: "1" });
   }
