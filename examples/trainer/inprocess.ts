@@ -3,8 +3,8 @@ import { createControlPoller } from "./faults";
 import { connectIpc, type IpcClient, type JobStart } from "./ipc-client";
 import {
   checksum,
-  fetchPeerState,
   initialState,
+  newestPeerState,
   peersFor,
   startPeerServer,
   type TrainingState,
@@ -49,9 +49,9 @@ async function fromPeer(start: JobStart, torch: TorchEnv): Promise<TrainingState
     rankIps: aggregate?.rank_ips ?? [],
     workerData: aggregate?.aggregate_worker_data ?? [],
   });
-  for (const peer of peers) {
-    const state = await fetchPeerState(peer);
-    if (state === null) continue;
+  const newest = await newestPeerState(peers);
+  if (newest !== null) {
+    const { peer, state } = newest;
     process.stdout.write(
       `state from peer rank=${peer.rank} step=${state.step} weights=${checksum(state)} rank=${torch.rank}\n`,
     );

@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { applyStep, checksum, fetchPeerState, initialState, peersFor, startPeerServer } from "./peer-state";
+import {
+  applyStep,
+  checksum,
+  fetchPeerState,
+  initialState,
+  newestPeerState,
+  PEERS_ASKED,
+  peersFor,
+  startPeerServer,
+} from "./peer-state";
 
 describe("peer-state recovery", () => {
   it("finds healthy peers from job_start's worker data and rank ips, the same local rank first", () => {
@@ -43,5 +52,35 @@ describe("peer-state recovery", () => {
     expect(got && checksum(got)).toBe(checksum(state));
     expect(got?.momentum).toEqual(state.momentum);
     expect(await fetchPeerState({ rank: 4, url: `http://127.0.0.1:${port}/nothing` })).toBeNull();
+  });
+});
+
+describe("newestPeerState", () => {
+  const peer = (rank: number) => ({ rank, url: `http://peer-${rank}/state` });
+  const at = (step: number) => ({ ...initialState(0), step });
+
+  it("takes the newest state among the peers that answer", async () => {
+    const steps = new Map([
+      [1, 40],
+      [2, 43],
+      [3, 41],
+    ]);
+    const got = await newestPeerState([peer(1), peer(2), peer(3), peer(4)], async (p) => {
+      const step = steps.get(p.rank);
+      return step === undefined ? null : at(step);
+    });
+    expect(got?.peer.rank).toBe(2);
+    expect(got?.state.step).toBe(43);
+  });
+
+  it("asks at most PEERS_ASKED peers, and gives null when none answers", async () => {
+    const asked: number[] = [];
+    const peers = Array.from({ length: PEERS_ASKED + 4 }, (_, index) => peer(index));
+    const got = await newestPeerState(peers, async (p) => {
+      asked.push(p.rank);
+      return null;
+    });
+    expect(got).toBeNull();
+    expect(asked).toHaveLength(PEERS_ASKED);
   });
 });

@@ -117,3 +117,25 @@ export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<Trai
     return null;
   }
 }
+
+/** Peers asked at once by a restarted rank (the first ones peersFor lists: the same local rank first). */
+export const PEERS_ASKED = 8;
+
+/**
+ * The newest state among the first PEERS_ASKED peers that answer. In a synchronous data-parallel job every
+ * healthy replica holds the same step; the demo's ranks step on their own, so the newest one is the job's
+ * progress and taking it loses the fewest steps. Null when none answers.
+ */
+export async function newestPeerState(
+  peers: readonly Peer[],
+  fetchState: (peer: Peer) => Promise<TrainingState | null> = fetchPeerState,
+): Promise<{ peer: Peer; state: TrainingState } | null> {
+  const answers = await Promise.all(
+    peers.slice(0, PEERS_ASKED).map(async (peer) => ({ peer, state: await fetchState(peer) })),
+  );
+  let newest: { peer: Peer; state: TrainingState } | null = null;
+  for (const { peer, state } of answers) {
+    if (state !== null && (newest === null || state.step > newest.state.step)) newest = { peer, state };
+  }
+  return newest;
+}
