@@ -71,7 +71,9 @@ async function logMatching(input: {
     if (input.pattern.test(log)) return log;
     if (Date.now() > deadline) {
       const other = input.also
-        ? await readRankLog({ logDir: input.also, attempt: 0, localRank: 0, stream: "stdout" }).catch(() => "")
+        ? await readRankLog({ logDir: input.also, attempt: 0, localRank: 0, stream: "stdout" }).catch(
+            () => "",
+          )
         : "";
       throw new Error(`no ${input.pattern} in:\n${log.slice(-2000)}\nother:\n${other.slice(-1500)}`);
     }

@@ -2,8 +2,10 @@
 // and after job_start never comes back to it: the agent's --inprocess-timeout must restart it.
 import { connect } from "node:net";
 
-const localRank = Number(process.env.LOCAL_RANK ?? "0");
-const socket = connect(process.env.HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH ?? "");
+// biome-ignore lint/style/noProcessEnv: a stand-in worker; its environment is its input
+const env = process.env;
+const localRank = Number(env.LOCAL_RANK ?? "0");
+const socket = connect(env.HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH ?? "");
 const send = (type, body = {}) => {
   const payload = Buffer.from(
     JSON.stringify({ ...body, type, local_rank: localRank, client_id: `stubborn-${localRank}` }),

@@ -159,7 +159,7 @@ export function JobView(props: { namespace: string; name: string }) {
       <JobTimeline page={page} now={now} />
       <ScalingHistory
         events={page.events}
-        elastic={page.elastic ?? undefined}
+        elastic={page.elastic}
         rows={page.scaling}
         createdAt={page.createdAt}
         now={now}
