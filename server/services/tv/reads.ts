@@ -11,7 +11,7 @@ import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { timelineEntries } from "@/server/services/jobs/job-view";
 import { type JobRow, listJobRows } from "@/server/services/jobs/queries";
 import { liveHub } from "@/server/services/live/hub";
-import { sharedReads } from "@/server/services/live/scope";
+import { SHARED_READ_TTL_MS, sharedReads } from "@/server/services/live/scope";
 import { listRestartSummaries, type RestartSummaryRow } from "@/server/services/restart-events/queries";
 
 /**
@@ -65,11 +65,11 @@ export function tvReads(args: { db: Db; cluster: () => Promise<ClusterSource> })
           orderBy: { name: "asc" },
         }),
       ),
-    // Rows count each job's healthy ranks over its whole topology: once per TTL, not per TV loop. Their restart
-    // counts come from the database (the operator writes a restart's row when it detects the fault), so
-    // their age, not the cluster read's, is what a fault's delay to the TV is made of.
+    // Rows count each job's healthy ranks over its whole topology: once per shared read, not per TV loop.
     jobRows: () =>
-      hub.cached("tv:job-rows", LIVE_TTL_MS, async () => listJobRows(db, await sharedSource(), () => true)),
+      hub.cached("tv:job-rows", SHARED_READ_TTL_MS, async () =>
+        listJobRows(db, await sharedSource(), () => true),
+      ),
     capacities: () =>
       hub.cached("tv:capacities", LIVE_TTL_MS, async () => {
         const [config, teamOfNamespace, liveNodes, jobs] = await Promise.all([
