@@ -90,9 +90,15 @@ async function waitPhase(name: string, phase: string, timeoutMs = 120_000) {
   );
 }
 
+/** Pods the local back end still records as running (not stopped on purpose). */
+const runningPods = () =>
+  loadPodRecords(path.join(dataDir, "local/pods.json")).filter(
+    (record) => !record.stoppedOnPurpose && record.phase === "Running",
+  );
+
 const agentPids = (name: string) =>
-  loadPodRecords(path.join(dataDir, "local/pods.json"))
-    .filter((record) => record.job === name && !record.stoppedOnPurpose && record.phase === "Running")
+  runningPods()
+    .filter((record) => record.job === name)
     .map((record) => record.pid);
 
 /** The processes `pid` started (tsx starts the operator's node process; the pods are below that one). */
@@ -116,6 +122,9 @@ async function stopOperator(): Promise<void> {
   await stopChild(child);
   operator = null;
   await waitFor("the operator stopped", async () => !(await answers(url)), 30_000);
+  // Its port closes before it has recorded its pods stopped on purpose: wait for that too (a pod left
+  // running still fails the test that stops it, after this bound).
+  await waitFor("the operator's pods recorded stopped", async () => runningPods().length === 0, 30_000);
 }
 
 const healthyJob = (name: string) =>
