@@ -62,6 +62,26 @@ export function createOperatorMetrics() {
       labelNames: ["cause"] as const,
       registers,
     }),
+    agentPolls: new Counter({
+      name: "rebound_operator_agent_polls_total",
+      help: "Agent /status polls sent (agents that cannot push, and pushing agents' fallback polls).",
+      registers,
+    }),
+    agentPushLines: new Counter({
+      name: "rebound_operator_agent_push_lines_total",
+      help: "/status lines received on agents' watch streams (GET /rebound/v1/watch).",
+      registers,
+    }),
+    agentHeartbeats: new Counter({
+      name: "rebound_operator_agent_heartbeats_total",
+      help: "Heartbeats (bare newlines) received on agents' watch streams.",
+      registers,
+    }),
+    agentSilences: new Counter({
+      name: "rebound_operator_agent_silences_total",
+      help: "Pushing agents judged silent (no line nor heartbeat within the silence threshold).",
+      registers,
+    }),
     activeJobs: new Gauge({
       name: "rebound_operator_active_jobs",
       help: "Jobs the operator is driving.",
