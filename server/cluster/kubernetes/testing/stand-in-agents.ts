@@ -16,6 +16,13 @@ import {
 } from "@/server/agent/protocol";
 import { isoTimestamp } from "@/server/agent/state";
 import { parseBody } from "@/server/agent/validation-detail";
+import {
+  createHeartbeats,
+  createLineGate,
+  type Heartbeats,
+  isWatchRequest,
+  type WatchStream,
+} from "@/server/agent/watch";
 import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
 import { LABEL_JOB, podGpuRequest } from "../objects";
@@ -30,6 +37,11 @@ import { annotateAgentUrl, isBound, isGone } from "./kubelet";
  * local rank (one per GPU the pod asks for) simply "runs". The pod is annotated with the server's address
  * (rebound.dev/agent-url), which the operator honours; a deleted pod's server is closed. bench/k8s/stand-in-check.ts
  * drives one through every state with the operator's own agent client before each bench:k8s run.
+ *
+ * They push as our agent does (GET /rebound/v1/watch, server/agent/watch.ts): a line at once on a state
+ * change, progress coalesced to one line a second, and a heartbeat from ONE timer shared by every stream of
+ * the process. `freeze` makes a pod's agent behave as a SIGSTOPped process: its streams stay open and send
+ * nothing, its HTTP requests are never answered.
  */
 
 export type StandInAgents = {
@@ -41,6 +53,13 @@ export type StandInAgents = {
   stateOf(namespace: string, pod: string): AgentStatusName | null;
   /** Turns a RUNNING agent FAULTED (as a crashed worker would); false when the pod has no running agent. */
   fault(input: { namespace: string; pod: string; reason?: string; message?: string }): boolean;
+  /**
+   * From now on this pod's agent sends nothing on its watch streams (left open) and never answers a request,
+   * as a frozen (SIGSTOPped) process; false when the pod has no agent serving.
+   */
+  freeze(input: { namespace: string; pod: string }): boolean;
+  /** Open watch streams, all pods together. */
+  watchers(): number;
   stop(): Promise<void>;
 };
 
@@ -101,6 +120,8 @@ export function createStandInAgent(opts: {
   /** When set, running ranks report a step every `stepMs` (with loss, throughput and a log line). */
   stepMs?: number;
   clock?: () => number;
+  /** Called after every change of state or assignment (the watch streams send it). */
+  onChange?: () => void;
 }): StandInAgent {
   const clock = opts.clock ?? Date.now;
   let state: AgentStatusName = "ready";
@@ -141,6 +162,7 @@ export function createStandInAgent(opts: {
     state = next;
     transitions[next.toUpperCase() as Upper] = isoTimestamp(clock());
     cached = null;
+    opts.onChange?.();
   };
   const setRanks = (rankState: RankStatus["state"]) => {
     ranks = ranks.map((rank) => ({ ...rank, state: rankState }));
@@ -205,6 +227,7 @@ export function createStandInAgent(opts: {
         ipversion: body.ipVersion ?? undefined,
       };
       cached = null;
+      opts.onChange?.();
       return { ok: true };
     },
     shutdown() {
@@ -275,9 +298,21 @@ async function route(
   }
 }
 
+export type ServeOptions = {
+  /** A frozen agent leaves every request unanswered. */
+  frozen?: () => boolean;
+  /** Takes GET /rebound/v1/watch (absent: 404, as an agent that does not push). */
+  watch?: (request: IncomingMessage, response: ServerResponse) => void;
+};
+
 /** Serves one agent on a free loopback port; resolves with the server and its port. */
-export function serveStandInAgent(agent: StandInAgent): Promise<{ server: Server; port: number }> {
+export function serveStandInAgent(
+  agent: StandInAgent,
+  options: ServeOptions = {},
+): Promise<{ server: Server; port: number }> {
   const server = createServer((request, response) => {
+    if (options.frozen?.()) return;
+    if (options.watch && isWatchRequest(request)) return options.watch(request, response);
     route(agent, request).then(
       (reply) =>
         send(response, reply.status, reply.status === 200 ? agent.statusJson() : detailJson(reply.detail)),
@@ -298,7 +333,36 @@ export function closeServer(server: Server): void {
   server.closeAllConnections();
 }
 
-type Running = { key: string; agent: StandInAgent; server: Server | null; url: string | null };
+export type Running = {
+  key: string;
+  agent: StandInAgent;
+  server: Server | null;
+  url: string | null;
+  frozen: boolean;
+  streams: Set<WatchStream>;
+  gate: ReturnType<typeof createLineGate>;
+};
+
+/** How often progress (and anything a state change did not send) is looked at, all pods together. */
+const PROGRESS_SWEEP_MS = 250;
+
+/** Sends a pod's pending line (if the gate lets one through) to each of its open streams. */
+export function publish(entry: Running): void {
+  if (entry.frozen || entry.streams.size === 0) return;
+  const line = entry.gate.next(entry.agent.state(), () => entry.agent.statusJson());
+  if (line === null) return;
+  for (const stream of entry.streams) stream.send(line);
+}
+
+export function watchHandler(entry: Running, heartbeats: Heartbeats) {
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const first = entry.agent.statusJson();
+    entry.gate.seen(entry.agent.state(), first);
+    const stream = heartbeats.open({ request, response, first, muted: () => entry.frozen });
+    entry.streams.add(stream);
+    response.on("close", () => entry.streams.delete(stream));
+  };
+}
 
 export async function startStandInAgents(opts: {
   kubeConfig: KubeConfig;
@@ -316,6 +380,11 @@ export async function startStandInAgents(opts: {
   const ranksOf = (pod: V1Pod) => opts.ranksPerPod ?? Math.max(1, podGpuRequest(pod));
   let total = 0;
   let stopped = false;
+  const heartbeats = createHeartbeats();
+  const sweep = setInterval(() => {
+    for (const entry of byUid.values()) publish(entry);
+  }, PROGRESS_SWEEP_MS);
+  sweep.unref();
 
   const close = (uid: string) => {
     const entry = byUid.get(uid);
@@ -326,7 +395,10 @@ export async function startStandInAgents(opts: {
   };
 
   const launch = async (pod: V1Pod, entry: Running) => {
-    const { server, port } = await serveStandInAgent(entry.agent);
+    const { server, port } = await serveStandInAgent(entry.agent, {
+      frozen: () => entry.frozen,
+      watch: watchHandler(entry, heartbeats),
+    });
     if (stopped || byUid.get(pod.metadata?.uid ?? "") !== entry) return closeServer(server);
     entry.server = server;
     entry.url = `http://127.0.0.1:${port}`;
@@ -341,9 +413,17 @@ export async function startStandInAgents(opts: {
     if (!isBound(pod) || byUid.has(uid)) return;
     const entry: Running = {
       key: objectKey(pod as KubeObject),
-      agent: createStandInAgent({ ranks: ranksOf(pod), stopDelayMs, stepMs: opts.stepMs }),
+      agent: createStandInAgent({
+        ranks: ranksOf(pod),
+        stopDelayMs,
+        stepMs: opts.stepMs,
+        onChange: () => publish(entry),
+      }),
       server: null,
       url: null,
+      frozen: false,
+      streams: new Set(),
+      gate: createLineGate(),
     };
     byUid.set(uid, entry);
     launch(pod, entry).catch((error: unknown) => {
@@ -387,8 +467,17 @@ export async function startStandInAgents(opts: {
         input.reason ?? "WorkerCrash",
         input.message ?? "a worker exited with code 1 (stand-in fault)",
       ) ?? false,
+    freeze(input) {
+      const entry = find(input.namespace, input.pod);
+      if (!entry) return false;
+      entry.frozen = true;
+      return true;
+    },
+    watchers: () => heartbeats.count(),
     async stop() {
       stopped = true;
+      clearInterval(sweep);
+      heartbeats.stop();
       informer.stop();
       for (const uid of [...byUid.keys()]) close(uid);
     },
