@@ -2,7 +2,8 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RANKS_UNREPORTED_NOTE, topologyView } from "@/server/services/jobs/job-view";
+import { RANKS_UNREPORTED_NOTE } from "@/server/domain/console/job-ranks";
+import { topologyView } from "@/server/services/jobs/job-view";
 import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, type HyperPodAgent } from "@/test/hyperpod-agent";
 import { HYPERPOD_WORKER_PY } from "./testing/hyperpod-worker";

@@ -102,6 +102,12 @@ export const liveJobSchema = z.object({
   pods: z.array(livePodSchema),
   ranksTotal: z.int(),
   ranksRunning: z.int(),
+  /**
+   * Ranks the console would show healthy (server/domain/console/job-ranks.ts), counted by the operator. Set
+   * only in the list's summary view (GET /api/v1/jobs?view=summary), where every pod's `ranks` is left
+   * empty: a list of a 2,048-rank job is then ~1 KB per job instead of ~800 KB.
+   */
+  ranksHealthy: z.int().optional(),
   updatedAt: z.number(),
   /** Admission under task governance; null: the job is not governed (no team queue). Absent from older operators. */
   admission: liveAdmissionSchema.nullable().optional(),

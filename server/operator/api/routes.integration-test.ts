@@ -129,6 +129,11 @@ describe("POST /api/v1/jobs", () => {
     expect(detail.headers.get(API_VERSION_HEADER)).toBe(OPERATOR_API_VERSION);
     expect(jobDetailResponseSchema.safeParse(await detail.json()).success).toBe(true);
     expect(jobListResponseSchema.safeParse(await (await api("/api/v1/jobs")).json()).success).toBe(true);
+    const summary = await api("/api/v1/jobs?view=summary");
+    expect(jobListResponseSchema.safeParse(await summary.json()).success).toBe(true);
+    const wrongView = await api("/api/v1/jobs?view=brief");
+    expect(wrongView.status).toBe(400);
+    expect(JSON.stringify(await wrongView.json())).toContain('view: expected \\"full\\" or \\"summary\\"');
     expect(nodeListResponseSchema.safeParse(await (await api("/api/v1/nodes")).json()).success).toBe(true);
   });
 

@@ -36,6 +36,7 @@ import {
 } from "./authorize";
 import { injectFault, injectFaultInputSchema } from "./faults";
 import { APP_ERROR_STATUS, HttpError, readBody, sendJson, sendText } from "./http-utils";
+import { jobListView, jobSummary } from "./job-summary";
 import { podOfJob } from "./pod-param";
 import type { BodyKind } from "./request-shape";
 import { putRunPolicy, putShadowPolicy } from "./run-policy";
@@ -111,7 +112,9 @@ async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
 
 /** Every job a cluster-wide lister may see; otherwise those in the namespaces the caller may list. */
 async function listJobs(ctx: CallContext): Promise<Reply> {
-  const jobs = ctx.deps.live.list();
+  const view = jobListView(ctx.req.url);
+  const live = ctx.deps.live.list();
+  const jobs = view === "summary" ? live.map(jobSummary) : live;
   const everywhere = checksFor("jobs.list");
   const decisions = await Promise.all(everywhere.map((check) => ctx.auth.allowed(ctx.caller, check)));
   if (decisions.every((decision) => decision.allowed))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RankStatus } from "@/server/agent/protocol";
+import { countHealthyRanks } from "@/server/domain/console/job-ranks";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { topologyView } from "./job-view";
 
@@ -95,5 +96,50 @@ describe("an agent that reports no ranks (hyperpodrun's /status)", () => {
 
   it("adds no note when the agent lists its ranks", () => {
     expect(topologyView(job([rank(0)]), []).note).toBeUndefined();
+  });
+});
+
+describe("the healthy count the lists show (countHealthyRanks, what the operator's summary view sends)", () => {
+  const throughputs = (values: number[]) =>
+    values.map((value, local) => rank(local, { rank: local, throughput: value }));
+  const pod = (base: LiveJob, extra: Partial<LiveJob["pods"][number]>) => ({ ...base.pods[0], ...extra });
+  const cases: Array<[string, LiveJob]> = [
+    ["all healthy", job([rank(0), rank(1), rank(2)])],
+    ["a crashed rank", job([rank(0), rank(1, { state: "crashed" }), rank(2)])],
+    ["a hanging watched rank", job([rank(0, { log_watched: true, rule_states: { StepHang: "HANGING" } })])],
+    ["a straggler", job(throughputs([100, 100, 100, 100, 100, 100, 100, 10]))],
+    [
+      "recovering",
+      {
+        ...job([rank(0), rank(1)]),
+        recovery: { action: "PLR", stage: "starting", reason: "x", faultAt: 0, detectedAt: 0, pods: [] },
+      },
+    ],
+    ["failed", { ...job([rank(0)]), phase: "Failed" }],
+    ["ranks the agent does not list (hyperpodrun)", { ...job([]), ranksTotal: 4 }],
+    ["one listed, one missing", { ...job([rank(0)]), ranksTotal: 2 }],
+    [
+      "an unreachable agent",
+      (() => {
+        const base = job([]);
+        return { ...base, pods: [pod(base, { agentState: null })], ranksTotal: 2 } as LiveJob;
+      })(),
+    ],
+    [
+      "a faulted agent",
+      (() => {
+        const base = job([rank(0), rank(1)]);
+        return { ...base, pods: [pod(base, { agentState: "faulted" })] } as LiveJob;
+      })(),
+    ],
+  ];
+
+  it.each(cases)("%s: the same count as the topology's healthy ranks", (_name, live) => {
+    const fromTopology = topologyView(live, []).ranks.filter((r) => r.health === "healthy").length;
+    expect(countHealthyRanks(live)).toBe(fromTopology);
+  });
+
+  it("tells the cases apart (the comparison above is not vacuous)", () => {
+    expect(cases.map(([, live]) => countHealthyRanks(live))).toEqual([3, 2, 0, 7, 0, 1, 4, 1, 0, 0]);
   });
 });

@@ -1,7 +1,14 @@
 import type { ClusterNode } from "@/server/cluster/types";
 import { isNodeHealthy } from "@/server/cluster/types";
-import { rankHealth } from "@/server/domain/console/rank-health";
-import { findStragglers } from "@/server/domain/console/straggler";
+import {
+  float,
+  jobStragglers,
+  missingHealth,
+  RANKS_UNREPORTED_NOTE,
+  ranksPerPod,
+  ranksUnreported,
+  reportedRankHealth,
+} from "@/server/domain/console/job-ranks";
 import { timelineTotals } from "@/server/domain/console/timeline";
 import type {
   JobTotals,
@@ -21,12 +28,6 @@ import { entryProgress, type RestartEventRow } from "@/server/services/restart-e
  */
 
 type AgentRank = LivePod["ranks"][number];
-
-/** The agent writes non-finite floats as "nan"/"inf"/"-inf" (JSON has no NaN); the view keeps numbers. */
-function float(value: number | "nan" | "inf" | "-inf" | null): number | null {
-  if (value === null || typeof value === "number") return value;
-  return value === "nan" ? Number.NaN : value === "inf" ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
-}
 
 function rankView(
   pod: LivePod,
@@ -51,30 +52,7 @@ function rankView(
     suspect: rank.suspect ?? false,
     logWatched: rank.log_watched,
   };
-  const health = rankHealth({
-    rank: base,
-    agentState: pod.agentState,
-    podPhase: pod.phase,
-    recovering: opts.recovering,
-    straggler: opts.straggler,
-  });
-  return { ...base, health };
-}
-
-/** The agent answers but lists no ranks (hyperpodrun's own /status has no per-rank list). */
-export function ranksUnreported(pod: LivePod): boolean {
-  return pod.agentState !== null && pod.ranks.length === 0;
-}
-
-export const RANKS_UNREPORTED_NOTE = "per-rank detail is not reported by this agent";
-
-function missingHealth(pod: LivePod, recovering: boolean, jobFailed: boolean): RankView["health"] {
-  if (jobFailed || pod.agentState === "faulted" || pod.phase === "Failed") return "faulted";
-  if (recovering) return "restarting";
-  // What is known of a rank its agent does not list: the agent's own state.
-  return ranksUnreported(pod) && pod.agentState === "running" && pod.phase === "Running"
-    ? "healthy"
-    : "waiting";
+  return { ...base, health: reportedRankHealth(pod, rank, opts) };
 }
 
 function missingState(pod: LivePod): RankView["state"] {
@@ -131,18 +109,14 @@ export function topologyView(
 ): TopologyView {
   const culprits = latestFault ? new Set(latestFault.ranks) : null;
   const recovering = live.recovery !== null;
-  const ranksPerPod = live.pods.length > 0 ? Math.round(live.ranksTotal / live.pods.length) : 0;
-  const stragglers = findStragglers(
-    live.pods.flatMap((pod) =>
-      pod.ranks.map((rank) => ({ rank: rank.rank, throughput: float(rank.throughput), step: rank.step })),
-    ),
-  );
+  const perPod = ranksPerPod(live);
+  const stragglers = jobStragglers(live);
   const ranks = live.pods
     .flatMap((pod) => [
       ...pod.ranks.map((rank) =>
         sinceLatestFault(rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank) }), culprits),
       ),
-      ...missingRanks(pod, ranksPerPod, { recovering, jobFailed: live.phase === "Failed" }),
+      ...missingRanks(pod, perPod, { recovering, jobFailed: live.phase === "Failed" }),
     ])
     .sort((a, b) => a.rank - b.rank);
   const ranksOfPod = new Map<string, number[]>();

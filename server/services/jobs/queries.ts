@@ -1,5 +1,6 @@
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
+import { countHealthyRanks } from "@/server/domain/console/job-ranks";
 import type {
   JobTotals,
   PolicyLabelView,
@@ -114,11 +115,10 @@ export async function listJobRows(
   source: ClusterSource,
   visible: (namespace: string) => boolean,
 ): Promise<JobRow[]> {
-  const [jobs, nodes, teams, restarts] = await Promise.all([
+  const [jobs, teams, restarts] = await Promise.all([
     source.jobs().catch((error: unknown) => {
       throw toAppError(error);
     }),
-    source.nodes().catch(() => []),
     teamsByNamespace(db),
     restartCounts(db),
   ]);
@@ -126,7 +126,6 @@ export async function listJobRows(
     .filter((live) => visible(live.namespace))
     .map((live) => {
       const key = `${live.namespace}/${live.name}`;
-      const ranks = topologyView(live, nodes).ranks;
       return {
         namespace: live.namespace,
         name: live.name,
@@ -135,7 +134,8 @@ export async function listJobRows(
         phase: live.phase,
         priorityClass: live.priorityClass,
         gpus: live.gpus,
-        ranksHealthy: ranks.filter((rank) => rank.health === "healthy").length,
+        // Counted by the operator in the list's summary view; from the ranks for a source that sends them.
+        ranksHealthy: live.ranksHealthy ?? countHealthyRanks(live),
         ranksTotal: live.ranksTotal,
         restarts:
           (live.uid === undefined ? restarts.byName.get(key) : restarts.byUid.get(live.uid)) ?? noRestarts(),

@@ -109,7 +109,8 @@ export function createOperatorSource(opts: {
 
   return {
     mode: opts.mode,
-    jobs: async () => (await call(jobListResponseSchema, "/api/v1/jobs")).jobs,
+    // The lists' view: healthy ranks counted by the operator, no per-rank detail (job-summary.ts there).
+    jobs: async () => (await call(jobListResponseSchema, "/api/v1/jobs?view=summary")).jobs,
     async job(ref) {
       try {
         const detail = await call(jobDetailResponseSchema, jobPath(ref));

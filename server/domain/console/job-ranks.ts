@@ -1,0 +1,93 @@
+import type { RankHealth } from "@/server/domain/jobs/view-model";
+import type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
+import { rankHealth } from "./rank-health";
+import { findStragglers } from "./straggler";
+
+/**
+ * A live job's ranks as the console judges them, without building its topology: the rules the job page's
+ * topology (server/services/jobs/job-view.ts) and the lists' "healthy ranks" count share. The operator counts
+ * healthy ranks with them too, for its list's summary view (GET /api/v1/jobs?view=summary), so the jobs list
+ * and the TV views of a 2,048-rank job need not carry, parse and walk every rank twice a second.
+ */
+
+type AgentRank = LivePod["ranks"][number];
+
+/** The agent writes non-finite floats as "nan"/"inf"/"-inf" (JSON has no NaN); the view keeps numbers. */
+export function float(value: number | "nan" | "inf" | "-inf" | null): number | null {
+  if (value === null || typeof value === "number") return value;
+  return value === "nan" ? Number.NaN : value === "inf" ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+}
+
+/** The agent answers but lists no ranks (hyperpodrun's own /status has no per-rank list). */
+export function ranksUnreported(pod: LivePod): boolean {
+  return pod.agentState !== null && pod.ranks.length === 0;
+}
+
+export const RANKS_UNREPORTED_NOTE = "per-rank detail is not reported by this agent";
+
+/** A rank its agent does not list (pod missing, agent unreachable, or an agent that lists none). */
+export function missingHealth(pod: LivePod, recovering: boolean, jobFailed: boolean): RankHealth {
+  if (jobFailed || pod.agentState === "faulted" || pod.phase === "Failed") return "faulted";
+  if (recovering) return "restarting";
+  // What is known of a rank its agent does not list: the agent's own state.
+  return ranksUnreported(pod) && pod.agentState === "running" && pod.phase === "Running"
+    ? "healthy"
+    : "waiting";
+}
+
+/** Ranks of the job well behind their peers in throughput or step (./straggler.ts). */
+export function jobStragglers(live: LiveJob): Set<number> {
+  return findStragglers(
+    live.pods.flatMap((pod) =>
+      pod.ranks.map((rank) => ({ rank: rank.rank, throughput: float(rank.throughput), step: rank.step })),
+    ),
+  );
+}
+
+/** A rank its agent lists, as rank-health.ts classifies it. */
+export function reportedRankHealth(
+  pod: LivePod,
+  rank: AgentRank,
+  opts: { recovering: boolean; straggler: boolean },
+): RankHealth {
+  return rankHealth({
+    rank: {
+      state: rank.state,
+      step: rank.step,
+      ruleStates: rank.rule_states,
+      restarts: rank.restarts,
+      suspect: rank.suspect ?? false,
+      logWatched: rank.log_watched,
+    },
+    agentState: pod.agentState,
+    podPhase: pod.phase,
+    recovering: opts.recovering,
+    straggler: opts.straggler,
+  });
+}
+
+/** Local ranks a pod should have: the job's ranks spread evenly over its pods. */
+export function ranksPerPod(live: LiveJob): number {
+  return live.pods.length > 0 ? Math.round(live.ranksTotal / live.pods.length) : 0;
+}
+
+/** How many of the job's ranks the topology would show healthy (listed and placeholder ranks alike). */
+export function countHealthyRanks(live: LiveJob): number {
+  const recovering = live.recovery !== null;
+  const jobFailed = live.phase === "Failed";
+  const stragglers = jobStragglers(live);
+  const perPod = ranksPerPod(live);
+  let healthy = 0;
+  for (const pod of live.pods) {
+    const listed = new Set<number>();
+    for (const rank of pod.ranks) {
+      listed.add(rank.local_rank);
+      const opts = { recovering, straggler: stragglers.has(rank.rank) };
+      if (reportedRankHealth(pod, rank, opts) === "healthy") healthy += 1;
+    }
+    let missing = 0;
+    for (let localRank = 0; localRank < perPod; localRank += 1) if (!listed.has(localRank)) missing += 1;
+    if (missing > 0 && missingHealth(pod, recovering, jobFailed) === "healthy") healthy += missing;
+  }
+  return healthy;
+}
