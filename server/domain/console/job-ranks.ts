@@ -71,23 +71,32 @@ export function ranksPerPod(live: LiveJob): number {
   return live.pods.length > 0 ? Math.round(live.ranksTotal / live.pods.length) : 0;
 }
 
+type JobState = { recovering: boolean; jobFailed: boolean; stragglers: Set<number>; perPod: number };
+
+/** One pod's healthy ranks: its listed ranks, then the placeholders for those it does not list. */
+function podHealthyRanks(pod: LivePod, state: JobState): number {
+  const listed = new Set(pod.ranks.map((rank) => rank.local_rank));
+  const healthy = pod.ranks.filter(
+    (rank) =>
+      reportedRankHealth(pod, rank, {
+        recovering: state.recovering,
+        straggler: state.stragglers.has(rank.rank),
+      }) === "healthy",
+  ).length;
+  let missing = 0;
+  for (let localRank = 0; localRank < state.perPod; localRank += 1) if (!listed.has(localRank)) missing += 1;
+  const placeholdersHealthy =
+    missing > 0 && missingHealth(pod, state.recovering, state.jobFailed) === "healthy";
+  return healthy + (placeholdersHealthy ? missing : 0);
+}
+
 /** How many of the job's ranks the topology would show healthy (listed and placeholder ranks alike). */
 export function countHealthyRanks(live: LiveJob): number {
-  const recovering = live.recovery !== null;
-  const jobFailed = live.phase === "Failed";
-  const stragglers = jobStragglers(live);
-  const perPod = ranksPerPod(live);
-  let healthy = 0;
-  for (const pod of live.pods) {
-    const listed = new Set<number>();
-    for (const rank of pod.ranks) {
-      listed.add(rank.local_rank);
-      const opts = { recovering, straggler: stragglers.has(rank.rank) };
-      if (reportedRankHealth(pod, rank, opts) === "healthy") healthy += 1;
-    }
-    let missing = 0;
-    for (let localRank = 0; localRank < perPod; localRank += 1) if (!listed.has(localRank)) missing += 1;
-    if (missing > 0 && missingHealth(pod, recovering, jobFailed) === "healthy") healthy += missing;
-  }
-  return healthy;
+  const state: JobState = {
+    recovering: live.recovery !== null,
+    jobFailed: live.phase === "Failed",
+    stragglers: jobStragglers(live),
+    perPod: ranksPerPod(live),
+  };
+  return live.pods.reduce((sum, pod) => sum + podHealthyRanks(pod, state), 0);
 }
