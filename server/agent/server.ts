@@ -3,15 +3,21 @@ import type { z } from "zod";
 import type { Logger } from "../log";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/exposition";
 import type { Agent, CommandResult } from "./agent";
+import { agentProcessEnv } from "./env";
 import { readJsonBody } from "./http-body";
 import { type ErrorBody, startRequestSchema, stopRequestSchema, updateRequestSchema } from "./protocol";
 import { jsonErrorDetail, parseBody } from "./validation-detail";
+import { createStatusWatch, isWatchRequest } from "./watch";
 
 /**
  * The agent's HTTP API (reference 2.2) on node:http: POST /start /stop /update /shutdown, GET /status, plus
  * GET /metrics (Prometheus) and GET /healthz. Errors follow FastAPI: 422 `{detail: [{type, loc, msg}]}` for
  * a body that does not validate (nothing changes), 409 `{detail}` for a command the current state refuses,
  * 413 for a body over 1 MiB, 404/405 for unknown routes. Every POST answers with the /status body.
+ *
+ * Rebound's own addition: GET /rebound/v1/watch pushes /status lines and heartbeats to the operator
+ * (server/agent/watch.ts, server/operator/presence/README.md). REBOUND_AGENT_WATCH=0 turns it off (404, as
+ * the unchanged hyperpod-elastic-agent answers): the operator then polls /status.
  */
 
 type Reply = { status: number; body: unknown } | { status: number; text: string; contentType: string };
@@ -115,10 +121,18 @@ async function dispatch(table: Record<string, Route>, request: IncomingMessage):
   return route.handle(request);
 }
 
-export function createAgentServer(input: { agent: Agent; logger: Logger }): Server {
+/** On unless REBOUND_AGENT_WATCH is "0" or "false". */
+function watchFromEnv(): boolean {
+  const value = agentProcessEnv().REBOUND_AGENT_WATCH;
+  return value !== "0" && value !== "false";
+}
+
+export function createAgentServer(input: { agent: Agent; logger: Logger; watch?: boolean }): Server {
   const { agent, logger } = input;
   const table = routes(agent);
-  return createServer((request, response) => {
+  const watch = (input.watch ?? watchFromEnv()) ? createStatusWatch({ status: () => agent.status() }) : null;
+  const server = createServer((request, response) => {
+    if (watch && isWatchRequest(request)) return watch.attach(request, response);
     dispatch(table, request)
       .catch((error: unknown) => {
         logger.error("request failed", { path: request.url, error: String(error) });
@@ -128,8 +142,16 @@ export function createAgentServer(input: { agent: Agent; logger: Logger }): Serv
         if (request.method !== "GET")
           logger.info("request", { method: request.method, path: request.url, status: reply.status });
         send(response, reply);
+        if (request.method === "POST") watch?.poke();
       });
   });
+  // Watch streams never end by themselves: a closing server ends them, or close() would wait on them.
+  const close = server.close.bind(server);
+  server.close = ((callback?: (error?: Error) => void) => {
+    watch?.stop();
+    return close(callback);
+  }) as Server["close"];
+  return server;
 }
 
 /** Listens and resolves with the bound port (useful with port 0). */

@@ -147,3 +147,61 @@ export function createLineGate(clock: () => number = Date.now) {
     },
   };
 }
+
+export type StatusWatch = {
+  /** Serves one GET /rebound/v1/watch. */
+  attach(request: IncomingMessage, response: ServerResponse): void;
+  /** Looks for a change now (after a command), not at the next check. */
+  poke(): void;
+  stop(): void;
+};
+
+/**
+ * The watch of one agent whose state lives elsewhere (server/agent/agent.ts has no change events): while a
+ * stream is open, the status is looked at every `checkMs` (25 ms: a worker's crash is on the wire within
+ * that) and after every command; the line gate decides what goes out.
+ */
+export function createStatusWatch(opts: {
+  status: () => { status: string };
+  checkMs?: number;
+  clock?: () => number;
+}): StatusWatch {
+  const clock = opts.clock ?? Date.now;
+  const heartbeats = createHeartbeats({ clock });
+  const gate = createLineGate(clock);
+  const streams = new Set<WatchStream>();
+  let timer: NodeJS.Timeout | undefined;
+
+  const check = () => {
+    if (streams.size === 0) return;
+    const status = opts.status();
+    const line = gate.next(status.status, () => JSON.stringify(status));
+    if (line !== null) for (const stream of streams) stream.send(line);
+  };
+  const forget = (stream: WatchStream) => {
+    streams.delete(stream);
+    if (streams.size > 0 || !timer) return;
+    clearInterval(timer);
+    timer = undefined;
+  };
+
+  return {
+    attach(request, response) {
+      const status = opts.status();
+      const first = JSON.stringify(status);
+      gate.seen(status.status, first);
+      const stream = heartbeats.open({ request, response, first });
+      streams.add(stream);
+      response.on("close", () => forget(stream));
+      timer ??= setInterval(check, opts.checkMs ?? 25);
+      timer.unref();
+    },
+    poke: check,
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+      streams.clear();
+      heartbeats.stop();
+    },
+  };
+}
