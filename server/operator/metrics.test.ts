@@ -32,6 +32,10 @@ function exercise(metrics: OperatorMetrics): void {
   metrics.reconcileSeconds.observe({}, 7);
   metrics.reconcileErrors.inc();
   metrics.agentPollErrors.inc({ cause: "timeout" });
+  metrics.agentPolls.inc(5);
+  metrics.agentPushLines.inc(3);
+  metrics.agentHeartbeats.inc(7);
+  metrics.agentSilences.inc();
   metrics.activeJobs.set({}, 3);
   metrics.queueDepth.set({}, 0);
 }
