@@ -36,13 +36,27 @@ async function call(transport: AgentTransport, req: AgentRequest): Promise<Agent
   }
 }
 
+/**
+ * A body whose JSON text its builder already has, in parts shared with other bodies (the job-wide part of
+ * every /start of one attempt, steps.ts): sent as that text, never serialised again. The text is kept off
+ * the object's enumerable keys, so the body is still the plain protocol object to everyone who reads it.
+ */
+const WIRE_TEXT = Symbol("wire text");
+type WithWireText = { [WIRE_TEXT]?: () => string };
+
+export function withWireText<T extends object>(body: T, text: () => string): T {
+  Object.defineProperty(body, WIRE_TEXT, { value: text, enumerable: false });
+  return body;
+}
+
+function wireText(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  const prepared = typeof body === "object" && body !== null ? (body as WithWireText)[WIRE_TEXT] : undefined;
+  return prepared ? prepared() : JSON.stringify(body);
+}
+
 const post = (transport: AgentTransport, req: { url: string; body: unknown; timeoutMs: number }) =>
-  call(transport, {
-    method: "POST",
-    url: req.url,
-    body: req.body === undefined ? undefined : JSON.stringify(req.body),
-    timeoutMs: req.timeoutMs,
-  });
+  call(transport, { method: "POST", url: req.url, body: wireText(req.body), timeoutMs: req.timeoutMs });
 
 /** The reference sends the state lower-case; accept an upper-case one from other agent builds too. */
 function lowerCaseState(value: unknown): unknown {

@@ -1,7 +1,7 @@
 import { DEFAULT_FLAVOR } from "@/server/domain/governance/types";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import { inParallel } from "@/server/in-parallel";
-import type { StartRequestBody } from "@/server/operator/agent-client";
+import { type StartRequestBody, withWireText } from "@/server/operator/agent-client";
 import { appliedPolicy, rulesFingerprint } from "@/server/operator/shadow/marks";
 import type { JobContext } from "./deps";
 import type { PodView } from "./observe";
@@ -63,24 +63,25 @@ export async function ensurePods(
   return unplaced;
 }
 
+/**
+ * Agent calls of one step (/start, /stop, /shutdown to every agent) go out this many at a time: a 2,048-pod
+ * job's sends neither open 2,048 connections nor hold 2,048 requests in memory at once.
+ */
+const SEND_CONCURRENCY = 64;
+
+const agentState = (view: PodView) => (view.agent.kind === "status" ? view.agent.status.status : null);
+
 /** Sends /stop to every agent that is not READY yet; true once all are READY. */
 export async function stopAgents(ctx: JobContext): Promise<boolean> {
   const { agents, config } = ctx.deps;
-  let allReady = true;
-  await Promise.all(
-    ctx.obs.pods.map(async (view) => {
-      const state = view.agent.kind === "status" ? view.agent.status.status : null;
-      if (state === "ready") return;
-      allReady = false;
-      if (!view.pod?.agentUrl || (state !== "running" && state !== "faulted" && state !== "completed"))
-        return;
-      await agents.stop(view.pod.agentUrl, {
-        restart_mode: "process_level_restart",
-        timeout: config.stopTimeoutSeconds,
-      });
-    }),
-  );
-  return allReady;
+  const due = ctx.obs.pods.filter((view) => agentState(view) !== "ready");
+  const stoppable = due.filter((view) => {
+    const state = agentState(view);
+    return view.pod?.agentUrl && (state === "running" || state === "faulted" || state === "completed");
+  });
+  const body = { restart_mode: "process_level_restart", timeout: config.stopTimeoutSeconds };
+  await inParallel(stoppable, SEND_CONCURRENCY, (view) => agents.stop(view.pod?.agentUrl ?? "", body));
+  return due.length === 0;
 }
 
 export async function deleteAllPods(ctx: JobContext): Promise<void> {
@@ -93,16 +94,11 @@ export async function deleteAllPods(ctx: JobContext): Promise<void> {
 }
 
 export async function shutdownAgents(ctx: JobContext): Promise<void> {
-  await Promise.all(
-    ctx.obs.pods.map((view) =>
-      view.pod?.agentUrl ? ctx.deps.agents.shutdown(view.pod.agentUrl) : undefined,
-    ),
-  );
+  const reachable = ctx.obs.pods.flatMap((view) => (view.pod?.agentUrl ? [view.pod.agentUrl] : []));
+  await inParallel(reachable, SEND_CONCURRENCY, (url) => ctx.deps.agents.shutdown(url));
 }
 
-async function ensureRendezvous(
-  ctx: JobContext,
-): Promise<{ addr: string; port: string; ipVersion: string } | null> {
+async function ensureRendezvous(ctx: JobContext): Promise<Rendezvous | null> {
   if (ctx.state.rendezvous) return ctx.state.rendezvous;
   const rank0 = ctx.obs.pods[0]?.pod;
   if (!rank0) return null;
@@ -113,30 +109,76 @@ async function ensureRendezvous(
 }
 
 /** What every /start of one attempt adds for in-process agents: all agents' `worker_data`, combined. */
-export type StartExtras = { workerData?: readonly Record<string, unknown>[] };
+export type StartExtras = { workerData?: Record<string, unknown>[] };
 
-function startBody(
-  ctx: JobContext,
-  view: PodView,
-  rendezvous: { addr: string; port: string; ipVersion: string },
-  extras: StartExtras,
-) {
-  const body: StartRequestBody = {
-    rank: view.expected.groupRank,
+type Rendezvous = { addr: string; port: string; ipVersion: string };
+type JobWideFields = Omit<StartRequestBody, "rank" | "worker_data">;
+
+/**
+ * The job-wide part of every /start of one attempt (everything but `rank`; `worker_data` is added per call,
+ * below), with its JSON text: built and serialised once per membership version (the rendezvous, the pods'
+ * addresses, the restart count and the rules) and shared by every agent's body. Each body is then
+ * `{"rank":N,` + this text + `}`, the same bytes JSON.stringify gave the whole body, so memory grows with
+ * the pods, not their square (2,048 pods: ~70 kB of rankIps once, not 2,048 times at once).
+ */
+type JobWideStart = { key: string; fields: JobWideFields; text: string };
+
+/** Jobs whose job-wide part is kept between reconciles; past that the oldest is rebuilt when next needed. */
+const JOB_WIDE_CACHE_JOBS = 32;
+const jobWideCache = new Map<string, JobWideStart>();
+let jobWideSerialisations = 0;
+
+/** How many times a job-wide /start part was serialised in this process (tests). */
+export const startBodySerialisations = (): number => jobWideSerialisations;
+
+function jobWideStart(ctx: JobContext, rendezvous: Rendezvous): JobWideStart {
+  const rankIps = ctx.obs.pods.flatMap((other) =>
+    other.pod?.ip ? [{ ip: other.pod.ip, rank: other.expected.groupRank }] : [],
+  );
+  const rules = ctx.job.job.spec.runPolicy?.logMonitoringConfiguration ?? [];
+  const faultCount = ctx.status.restartCount ?? 0;
+  const key = [
+    rendezvous.ipVersion,
+    rendezvous.addr,
+    rendezvous.port,
+    faultCount,
+    ctx.obs.pods.length,
+    JSON.stringify(rules),
+    rankIps.map((entry) => `${entry.rank}=${entry.ip}`).join(","),
+  ].join("|");
+  const cached = jobWideCache.get(ctx.job.uid);
+  if (cached?.key === key) return cached;
+  const fields: JobWideFields = {
     nnodes: ctx.obs.pods.length,
-    faultCount: ctx.status.restartCount ?? 0,
+    faultCount,
     master_addr: rendezvous.addr,
     master_port: rendezvous.port,
-    log_monitoring_configuration: ctx.job.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
+    log_monitoring_configuration: rules,
     ipVersion: rendezvous.ipVersion,
-    rankIps: ctx.obs.pods.flatMap((other) =>
-      other.pod?.ip ? [{ ip: other.pod.ip, rank: other.expected.groupRank }] : [],
-    ),
+    rankIps,
     spare: false,
     progress: {},
-    ...(extras.workerData ? { worker_data: [...extras.workerData] } : {}),
   };
-  return body;
+  jobWideSerialisations += 1;
+  const entry = { key, fields, text: JSON.stringify(fields).slice(1, -1) };
+  jobWideCache.delete(ctx.job.uid);
+  jobWideCache.set(ctx.job.uid, entry);
+  const oldest = jobWideCache.keys().next().value;
+  if (jobWideCache.size > JOB_WIDE_CACHE_JOBS && oldest !== undefined) jobWideCache.delete(oldest);
+  return entry;
+}
+
+type WorkerDataPart = { value: Record<string, unknown>[]; text: string };
+
+/** One agent's /start: its rank, and the shared job-wide parts by reference (objects and text). */
+function startBody(jobWide: JobWideStart, rank: number, workerData: WorkerDataPart | null): StartRequestBody {
+  const body: StartRequestBody = {
+    rank,
+    ...jobWide.fields,
+    ...(workerData ? { worker_data: workerData.value } : {}),
+  };
+  const tail = workerData ? `,"worker_data":${workerData.text}}` : "}";
+  return withWireText(body, () => `{"rank":${rank},${jobWide.text}${tail}`);
 }
 
 /** Keeps what the attempt's agents watch (status.rebound.started), for "new rules at the next restart". */
@@ -148,38 +190,29 @@ function recordStartedRules(ctx: JobContext, rules: StartRequestBody["log_monito
   ctx.state.started = { logRules, policy, at: ctx.now };
 }
 
-async function startAgent(
-  ctx: JobContext,
-  view: PodView,
-  at: { agentUrl: string; rendezvous: { addr: string; port: string; ipVersion: string } },
-  extras: StartExtras,
-): Promise<void> {
-  const body = startBody(ctx, view, at.rendezvous, extras);
-  const result = await ctx.deps.agents.start(at.agentUrl, body);
-  if (!result.ok) return;
-  recordStartedRules(ctx, body.log_monitoring_configuration);
-  if (view.agent.kind === "status") view.agent.status.status = "running";
-}
-
 /**
- * Sends /start to every READY agent (the others are already running or not up yet); true once every agent
- * reports RUNNING. The rendezvous is chosen once per attempt and kept in status.
+ * Sends /start to every READY agent (the others are already running or not up yet), SEND_CONCURRENCY at a
+ * time; true once every agent reports RUNNING. The rendezvous is chosen once per attempt and kept in status.
  */
 export async function startAgents(ctx: JobContext, extras: StartExtras = {}): Promise<boolean> {
   const rendezvous = await ensureRendezvous(ctx);
   if (!rendezvous) return false;
-  let allRunning = true;
-  await Promise.all(
-    ctx.obs.pods.map(async (view) => {
-      const state = view.agent.kind === "status" ? view.agent.status.status : null;
-      if (state === "running") return;
-      allRunning = false;
-      if (state !== "ready" || !view.pod?.agentUrl) return;
-      await startAgent(ctx, view, { agentUrl: view.pod.agentUrl, rendezvous }, extras);
-    }),
-  );
-  return (
-    allRunning ||
-    ctx.obs.pods.every((view) => view.agent.kind === "status" && view.agent.status.status === "running")
-  );
+  const due = ctx.obs.pods.filter((view) => agentState(view) !== "running");
+  const ready = due.filter((view) => agentState(view) === "ready" && view.pod?.agentUrl);
+  if (ready.length > 0) {
+    const jobWide = jobWideStart(ctx, rendezvous);
+    const workerData = extras.workerData
+      ? { value: extras.workerData, text: JSON.stringify(extras.workerData) }
+      : null;
+    let started = false;
+    await inParallel(ready, SEND_CONCURRENCY, async (view) => {
+      const body = startBody(jobWide, view.expected.groupRank, workerData);
+      const result = await ctx.deps.agents.start(view.pod?.agentUrl ?? "", body);
+      if (!result.ok) return;
+      started = true;
+      if (view.agent.kind === "status") view.agent.status.status = "running";
+    });
+    if (started) recordStartedRules(ctx, jobWide.fields.log_monitoring_configuration);
+  }
+  return due.length === 0 || ctx.obs.pods.every((view) => agentState(view) === "running");
 }
