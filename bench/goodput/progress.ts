@@ -39,6 +39,8 @@ export type FaultLoss = {
   progressAt: number | null;
   resumeStep: number | null;
   resumedAt: number | null;
+  /** The latest victim's first good step line after its outage (the step it restarted from + 1). */
+  firstStepAt: number | null;
   lostMs: number | null;
   lostSteps: number | null;
 };
@@ -118,6 +120,7 @@ function victimLoss(input: { lines: readonly StepLine[]; rank: number; at: numbe
     progressStep: last.step,
     progressAt: last.at,
     resumeStep: first === undefined ? null : Math.min(last.step, first.step - 1),
+    firstStepAt: first?.at ?? null,
     resumedAt: beyond === undefined ? null : Math.max(last.at, beyond.at - input.periodMs),
   };
 }
@@ -127,6 +130,7 @@ const OPEN = {
   progressAt: null,
   resumeStep: null,
   resumedAt: null,
+  firstStepAt: null,
   lostMs: null,
   lostSteps: null,
 };
@@ -154,7 +158,9 @@ export function faultLoss(input: {
   const resumedAt = Math.max(...(resumed as number[]));
   const lostSteps = Math.max(...known.map((victim) => victim.progressStep - (victim.resumeStep ?? 0)));
   const resumeStep = Math.min(...known.map((victim) => victim.resumeStep ?? 0));
-  return { ...base, ...progress, resumeStep, resumedAt, lostMs: resumedAt - first.progressAt, lostSteps };
+  const firstStepAt = Math.max(...known.map((victim) => victim.firstStepAt ?? resumedAt));
+  const lostMs = resumedAt - first.progressAt;
+  return { ...base, ...progress, resumeStep, resumedAt, firstStepAt, lostMs, lostSteps };
 }
 
 /** The length of the union of [from, to) intervals (faults whose recoveries overlap count once). */

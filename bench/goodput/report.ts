@@ -1,4 +1,5 @@
 import { round } from "../recovery/stats";
+import { breakdownJson, breakdownTable, faultLines } from "./breakdown";
 import type { GoodputConfig, Mode } from "./config";
 import { type FaultLoss, type Goodput, measureGoodput } from "./progress";
 import type { ModeFailure, ModeRun } from "./run-mode";
@@ -108,11 +109,13 @@ export function report(
   const measured = measureRuns(runs.filter((run): run is ModeRun => !("error" in run)));
   const json: Record<string, number> = {
     ...goodputJson(measured, config),
+    ...breakdownJson(measured, config),
     ...Object.fromEntries(failed.map((run) => [`failed_${KEY[run.mode]}`, 1])),
     run_s: Math.round(elapsedMs / 1000),
   };
+  for (const line of faultLines(measured, config)) process.stderr.write(`${line}\n`);
   const failures = failed.map((run) => `${LABEL[run.mode]}: FAILED: ${run.error.split("\n")[0]}`);
   process.stdout.write(
-    `${[...table(measured, config), ...failures, goalLine(json)].join("\n")}\nBENCH goodput ${JSON.stringify(json)}\n`,
+    `${[...table(measured, config), ...failures, goalLine(json), "", ...breakdownTable(measured, config)].join("\n")}\nBENCH goodput ${JSON.stringify(json)}\n`,
   );
 }

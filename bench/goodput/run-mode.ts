@@ -7,6 +7,7 @@ import type { BenchOperator } from "../recovery/operator";
 import { log } from "../recovery/phases";
 import type { GoodputConfig, Mode } from "./config";
 import { goodputJobYaml } from "./job";
+import { type LogEvent, parseLogEvent } from "./milestones";
 import {
   type InjectedFault,
   measureGoodput,
@@ -37,6 +38,9 @@ export type ModeRun = {
   /** Rank starts that took their state from a peer, and from the checkpoint (every rank of a restart). */
   restored: Record<RestoreSource, number>;
   startMs: number;
+  /** The recovery milestones the pods' logs show (milestones.ts), and when the operator detected each fault. */
+  events: LogEvent[];
+  detections: number[];
 };
 
 /** Waits until every rank steps; on a timeout, says what the operator saw (phase, recovery, ranks). */
@@ -93,6 +97,7 @@ async function recorded(operator: BenchOperator, job: BenchJob, window: { start:
   });
   const actions: Record<string, number> = {};
   for (const event of events) actions[event.action] = (actions[event.action] ?? 0) + 1;
+  const detections = events.map((event) => event.detectedAt.getTime()).sort((a, b) => a - b);
   const facts: FaultFacts[] = events.map((event) => ({
     faultAt: event.faultAt.getTime(),
     detectedAt: event.detectedAt.getTime(),
@@ -101,7 +106,7 @@ async function recorded(operator: BenchOperator, job: BenchJob, window: { start:
     ...entryProgress(event.progress),
   }));
   const figure = jobGoodput(facts, { startedAt: window.start, now: window.end });
-  return { actions, console: { goodput: figure.goodput ?? Number.NaN, basis: figure.basis } };
+  return { actions, detections, console: { goodput: figure.goodput ?? Number.NaN, basis: figure.basis } };
 }
 
 type Drive = {
@@ -163,6 +168,11 @@ export async function runMode(input: {
   const tail = tailStepLines({ dir: tailDir, pollMs: config.tailMs });
   // How restarted ranks took their state (a peer, or the checkpoint), from the same logs.
   const restores = tailLines({ dir: tailDir, pollMs: 500, parse: (line) => parseRestoreLine(line) });
+  const events = tailLines({
+    dir: tailDir,
+    pollMs: config.tailMs,
+    parse: (line, readAt, file) => parseLogEvent(line, { readAt, file }),
+  });
   const failedNodes = new Set<string>();
   const submitted = Date.now();
   try {
@@ -171,18 +181,23 @@ export async function runMode(input: {
     const startMs = Date.now() - submitted;
     log(`${name}: ${job.ranks} ranks stepping ${startMs} ms after submission`);
     const measured = await drive({ operator, config, job, plan, lines: tail.lines, failedNodes });
-    const { actions, console } = await recorded(operator, job, measured.window);
+    const { actions, console, detections } = await recorded(operator, job, measured.window);
     log(`${name}: ${tail.lines.length} step lines, actions ${JSON.stringify(actions)}`);
     await restores.stop();
+    await events.stop();
     const count = (source: RestoreSource) => restores.lines.filter((line) => line === source).length;
     const restored = { peer: count("peer"), checkpoint: count("checkpoint") };
-    return { mode, lines: tail.lines, ...measured, actions, console, restored, startMs };
+    return {
+      ...{ mode, lines: tail.lines, ...measured, actions, console, restored, startMs },
+      ...{ events: events.lines, detections },
+    };
   } catch (error) {
     log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return { mode, error: error instanceof Error ? error.message : String(error) };
   } finally {
     await tail.stop();
     await restores.stop();
+    await events.stop();
     await deleteJob(operator, job).catch((error: unknown) => log(`${name}: deleting it: ${String(error)}`));
     for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
   }

@@ -57,7 +57,7 @@ async function readNew(file: string, cursor: Cursor): Promise<string[]> {
 export function tailLines<T>(input: {
   dir: string;
   pollMs: number;
-  parse: (line: string, at: number) => T | null;
+  parse: (line: string, at: number, file: string) => T | null;
 }): LineTail<T> {
   const cursors = new Map<string, Cursor>();
   const lines: T[] = [];
@@ -66,7 +66,7 @@ export function tailLines<T>(input: {
     const read = await readNew(file, cursor);
     const at = Date.now();
     for (const text of read) {
-      const line = input.parse(text, at);
+      const line = input.parse(text, at, file);
       if (line) lines.push(line);
     }
   };

@@ -60,9 +60,10 @@ function main(): void {
     process.exit(0);
   });
   process.stdout.write(
-    `training started rank=${torch.rank} local_rank=${torch.localRank} world_size=${torch.worldSize} restart=${torch.restartCount}\n`,
+    `training started rank=${torch.rank} local_rank=${torch.localRank} world_size=${torch.worldSize} restart=${torch.restartCount} at=${Date.now()}\n`,
   );
-  if (resumed !== null) process.stdout.write(`resuming from checkpoint at step ${resumed}\n`);
+  if (resumed !== null)
+    process.stdout.write(`resuming from checkpoint at step ${resumed} at=${Date.now()}\n`);
   setTimeout(() => tick(t), options.startupMs + options.stepMs);
 }
 

@@ -53,12 +53,12 @@ async function fromPeer(start: JobStart, torch: TorchEnv): Promise<TrainingState
   if (newest !== null) {
     const { peer, state } = newest;
     process.stdout.write(
-      `state from peer rank=${peer.rank} step=${state.step} weights=${checksum(state)} rank=${torch.rank}\n`,
+      `state from peer rank=${peer.rank} step=${state.step} weights=${checksum(state)} rank=${torch.rank} at=${Date.now()}\n`,
     );
     return state;
   }
   if (peers.length > 0)
-    process.stdout.write(`no peer answered: state from the checkpoint rank=${torch.rank}\n`);
+    process.stdout.write(`no peer answered: state from the checkpoint rank=${torch.rank} at=${Date.now()}\n`);
   return null;
 }
 
@@ -71,7 +71,8 @@ async function firstState(input: {
   const peer = options.peerRecovery ? await fromPeer(start, torch) : null;
   if (peer !== null) return peer;
   const resumed = readCheckpoint(options.checkpointDir);
-  if (resumed !== null) process.stdout.write(`resuming from checkpoint at step ${resumed}\n`);
+  if (resumed !== null)
+    process.stdout.write(`resuming from checkpoint at step ${resumed} at=${Date.now()}\n`);
   return initialState(resumed ?? 0);
 }
 
@@ -132,7 +133,7 @@ export async function runInProcess(input: {
     process.exit(0);
   });
   process.stdout.write(
-    `training started (in-process restart) local_rank=${torch.localRank} peer_port=${peer.port} peer_recovery=${options.peerRecovery}\n`,
+    `training started (in-process restart) local_rank=${torch.localRank} peer_port=${peer.port} peer_recovery=${options.peerRecovery} at=${Date.now()}\n`,
   );
   await sleep(options.startupMs);
   for (;;) {
