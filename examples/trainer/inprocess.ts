@@ -41,7 +41,7 @@ function torchFrom(start: JobStart, previous: TorchEnv): TorchEnv {
   };
 }
 
-async function fromPeer(start: JobStart, torch: TorchEnv): Promise<TrainingState | null> {
+async function fromPeer(start: JobStart, torch: TorchEnv, stepMs: number): Promise<TrainingState | null> {
   const aggregate = start.aggregate_worker_data;
   const peers = peersFor({
     rank: torch.rank,
@@ -49,7 +49,8 @@ async function fromPeer(start: JobStart, torch: TorchEnv): Promise<TrainingState
     rankIps: aggregate?.rank_ips ?? [],
     workerData: aggregate?.aggregate_worker_data ?? [],
   });
-  const newest = await newestPeerState(peers);
+  // Peers a step or two apart are as good as each other: waiting longer for a slow one costs more.
+  const newest = await newestPeerState(peers, { graceMs: Math.max(100, 2 * stepMs) });
   if (newest !== null) {
     const { peer, state } = newest;
     process.stdout.write(
@@ -68,7 +69,7 @@ async function firstState(input: {
   options: TrainerOptions;
 }): Promise<TrainingState> {
   const { start, torch, options } = input;
-  const peer = options.peerRecovery ? await fromPeer(start, torch) : null;
+  const peer = options.peerRecovery ? await fromPeer(start, torch, options.stepMs) : null;
   if (peer !== null) return peer;
   const resumed = readCheckpoint(options.checkpointDir);
   if (resumed !== null)

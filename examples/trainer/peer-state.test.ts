@@ -65,9 +65,11 @@ describe("newestPeerState", () => {
       [2, 43],
       [3, 41],
     ]);
-    const got = await newestPeerState([peer(1), peer(2), peer(3), peer(4)], async (p) => {
-      const step = steps.get(p.rank);
-      return step === undefined ? null : at(step);
+    const got = await newestPeerState([peer(1), peer(2), peer(3), peer(4)], {
+      fetchState: async (p) => {
+        const step = steps.get(p.rank);
+        return step === undefined ? null : at(step);
+      },
     });
     expect(got?.peer.rank).toBe(2);
     expect(got?.state.step).toBe(43);
@@ -76,11 +78,31 @@ describe("newestPeerState", () => {
   it("asks at most PEERS_ASKED peers, and gives null when none answers", async () => {
     const asked: number[] = [];
     const peers = Array.from({ length: PEERS_ASKED + 4 }, (_, index) => peer(index));
-    const got = await newestPeerState(peers, async (p) => {
-      asked.push(p.rank);
-      return null;
+    const got = await newestPeerState(peers, {
+      fetchState: async (p) => {
+        asked.push(p.rank);
+        return null;
+      },
     });
     expect(got).toBeNull();
     expect(asked).toHaveLength(PEERS_ASKED);
+  });
+
+  it("does not wait for a slow peer once one has answered: the others get the grace period", async () => {
+    const began = Date.now();
+    const got = await newestPeerState([peer(1), peer(2), peer(3)], {
+      graceMs: 50,
+      fetchState: (p) =>
+        new Promise((resolve) => {
+          if (p.rank === 1)
+            setTimeout(() => resolve(at(40)), 5); // first
+          else if (p.rank === 2)
+            setTimeout(() => resolve(at(42)), 20); // within the grace: newer, taken
+          else setTimeout(() => resolve(at(99)), 3000); // too slow: not waited for
+        }),
+    });
+    expect(got?.peer.rank).toBe(2);
+    expect(got?.state.step).toBe(42);
+    expect(Date.now() - began).toBeLessThan(2000);
   });
 });

@@ -121,21 +121,40 @@ export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<Trai
 /** Peers asked at once by a restarted rank (the first ones peersFor lists: the same local rank first). */
 export const PEERS_ASKED = 8;
 
+type Answer = { peer: Peer; state: TrainingState };
+
 /**
- * The newest state among the first PEERS_ASKED peers that answer. In a synchronous data-parallel job every
- * healthy replica holds the same step; the demo's ranks step on their own, so the newest one is the job's
- * progress and taking it loses the fewest steps. Null when none answers.
+ * The newest state among the first PEERS_ASKED peers, asked at once. In a synchronous data-parallel job
+ * every healthy replica holds the same step; the demo's ranks step on their own, so the newest one is the
+ * job's progress and taking it loses the fewest steps. It does not wait for the slowest peer: once one
+ * has answered, the others get `graceMs` more (a step or two: enough for peers at the same step), then the
+ * newest answer so far is taken. Waiting for all of them made a restore take seconds whenever one peer was
+ * slow to answer (a loaded machine), while the restored rank trained nothing. Null when none answers.
  */
-export async function newestPeerState(
+export function newestPeerState(
   peers: readonly Peer[],
-  fetchState: (peer: Peer) => Promise<TrainingState | null> = fetchPeerState,
-): Promise<{ peer: Peer; state: TrainingState } | null> {
-  const answers = await Promise.all(
-    peers.slice(0, PEERS_ASKED).map(async (peer) => ({ peer, state: await fetchState(peer) })),
-  );
-  let newest: { peer: Peer; state: TrainingState } | null = null;
-  for (const { peer, state } of answers) {
-    if (state !== null && (newest === null || state.step > newest.state.step)) newest = { peer, state };
-  }
-  return newest;
+  options: { fetchState?: (peer: Peer) => Promise<TrainingState | null>; graceMs?: number } = {},
+): Promise<Answer | null> {
+  const { fetchState = fetchPeerState, graceMs = 200 } = options;
+  const asked = peers.slice(0, PEERS_ASKED);
+  return new Promise((resolve) => {
+    let newest: Answer | null = null;
+    let pending = asked.length;
+    let grace: NodeJS.Timeout | null = null;
+    const finish = () => {
+      if (grace !== null) clearTimeout(grace);
+      pending = -1;
+      resolve(newest);
+    };
+    if (pending === 0) finish();
+    for (const peer of asked) {
+      void fetchState(peer).then((state) => {
+        if (pending < 0) return;
+        pending -= 1;
+        if (state !== null && (newest === null || state.step > newest.state.step)) newest = { peer, state };
+        if (pending === 0) finish();
+        else if (newest !== null && grace === null) grace = setTimeout(finish, graceMs);
+      });
+    }
+  });
 }
