@@ -1,0 +1,204 @@
+import { describe, expect, it } from "vitest";
+import type { ClusterPod } from "@/server/cluster/types";
+import type { Logger } from "@/server/log";
+import { createOperatorMetrics } from "@/server/operator/metrics";
+import { createPresence, type Dial } from "./presence";
+import type { WatchEvents } from "./watch-client";
+
+type Dialed = { url: string; events: WatchEvents; closed: boolean };
+
+function harness() {
+  let now = 1_000_000;
+  const dialed: Dialed[] = [];
+  const dial: Dial = (input) => {
+    const entry = { url: input.url, events: input.events, closed: false };
+    dialed.push(entry);
+    return {
+      close: () => {
+        entry.closed = true;
+      },
+    };
+  };
+  const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
+  const log: Logger = {
+    info: (msg, fields) => void logs.push({ msg, fields }),
+    warn: (msg, fields) => void logs.push({ msg, fields }),
+    error: (msg, fields) => void logs.push({ msg, fields }),
+    child: () => log,
+  };
+  const metrics = createOperatorMetrics();
+  const presence = createPresence({ clock: () => now, log, metrics, dial, timer: false });
+  const wakes: [string, boolean][] = [];
+  presence.onWake((key, urgent) => void wakes.push([key, urgent]));
+  return {
+    presence,
+    dialed,
+    logs,
+    metrics,
+    wakes,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    now: () => now,
+  };
+}
+
+const pod = (name: string, over: Partial<ClusterPod> = {}): ClusterPod => ({
+  name,
+  namespace: "ns",
+  job: "job",
+  replicaSpec: "worker",
+  index: 0,
+  node: "node-0",
+  phase: "Running",
+  agentUrl: `http://127.0.0.1:9/${name}`,
+  createdAt: 1000,
+  finishedAt: null,
+  ...over,
+});
+
+const line = (status: string) => JSON.stringify({ status });
+const counter = async (metrics: ReturnType<typeof createOperatorMetrics>, name: string) =>
+  (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
+
+describe("presence", () => {
+  it("opens a watch per Running pod with an agent and reads pushed lines as statuses", () => {
+    const h = harness();
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [
+      running,
+      pod("job-worker-1", { phase: "Pending" }),
+      pod("x", { agentUrl: null }),
+    ]);
+    expect(h.dialed.map((d) => d.url)).toEqual([running.agentUrl]);
+    const watch = h.dialed[0] as Dialed;
+    expect(h.presence.pushed(running)).toBeNull();
+    watch.events.opened();
+    expect(h.presence.pushed(running)).toBeNull();
+    watch.events.line(line("RUNNING"));
+    expect(h.presence.pushed(running)).toEqual({ kind: "status", status: { status: "running" } });
+    expect(h.wakes).toEqual([["ns/job", true]]);
+    // The same state again is progress: it wakes the job at most once a second, not urgently.
+    watch.events.line(JSON.stringify({ status: "running", reason: "Running" }));
+    expect(h.wakes).toEqual([["ns/job", true]]);
+    h.advance(1000);
+    watch.events.line(JSON.stringify({ status: "running", reason: "x" }));
+    expect(h.wakes.at(-1)).toEqual(["ns/job", false]);
+    watch.events.line(line("faulted"));
+    expect(h.wakes.at(-1)).toEqual(["ns/job", true]);
+    expect(h.presence.stats()).toMatchObject({ pushing: 1, probing: 0 });
+  });
+
+  it("heartbeats keep an agent heard; silence past the threshold is judged once, logged, counted, woken", async () => {
+    const h = harness();
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [running]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("running"));
+    for (let i = 0; i < 8; i += 1) {
+      h.advance(250);
+      watch.events.heartbeat();
+      h.presence.judge(h.now());
+    }
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    const lastHeardAt = h.now();
+    h.advance(700);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    h.advance(1);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)).toEqual({ kind: "silent", lastHeardAt, detectedAt: h.now() });
+    const silent = h.logs.filter((entry) => entry.msg === "agent silent");
+    expect(silent).toEqual([
+      {
+        msg: "agent silent",
+        fields: { namespace: "ns", pod: "job-worker-0", lastHeardAt, detectedAt: h.now() },
+      },
+    ]);
+    expect(h.wakes.at(-1)).toEqual(["ns/job", true]);
+    h.advance(100);
+    h.presence.judge(h.now());
+    expect(h.logs.filter((entry) => entry.msg === "agent silent")).toHaveLength(1);
+    expect(await counter(h.metrics, "rebound_operator_agent_silences_total")).toBe(1);
+    expect(await counter(h.metrics, "rebound_operator_agent_heartbeats_total")).toBe(8);
+    // Heard again: no longer silent.
+    watch.events.heartbeat();
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+  });
+
+  it("does not judge on a tick that ran late, and judges after pending I/O on one that did not", async () => {
+    const h = harness();
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [running]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("running"));
+    h.advance(900);
+    // The operator stalled: the tick fires 200 ms late (more than a quarter of the 700 ms threshold).
+    h.presence.onTimer(h.now(), h.now() - 200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    expect(h.presence.stats().lateTicks).toBe(1);
+    // On time: judged after the I/O already waiting is read (a heartbeat that was sitting in the socket).
+    h.presence.onTimer(h.now(), h.now() - 10);
+    watch.events.heartbeat();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    h.advance(701);
+    h.presence.onTimer(h.now(), h.now());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.presence.pushed(running)?.kind).toBe("silent");
+  });
+
+  it("an agent that answers the watch with 404 does not push: it is polled, never judged silent", () => {
+    const h = harness();
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [running]);
+    (h.dialed[0] as Dialed).events.refused(404);
+    h.advance(10_000);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)).toBeNull();
+    expect(h.presence.stats()).toMatchObject({ polled: 1, pushing: 0, silent: 0 });
+    expect(h.dialed).toHaveLength(1);
+  });
+
+  it("a replacement pod is a new agent; a pod that goes is no longer watched", () => {
+    const h = harness();
+    h.presence.sync("ns/job", [pod("job-worker-0")]);
+    const first = h.dialed[0] as Dialed;
+    first.events.opened();
+    first.events.line(line("running"));
+    const replacement = pod("job-worker-0", { createdAt: 2000, agentUrl: "http://127.0.0.1:10" });
+    h.presence.sync("ns/job", [replacement]);
+    expect(first.closed).toBe(true);
+    expect(h.dialed).toHaveLength(2);
+    expect(h.presence.pushed(replacement)).toBeNull();
+    expect(h.presence.pushed(pod("job-worker-0"))).toBeNull();
+    h.presence.sync("ns/job", [{ ...replacement, phase: "Failed" }]);
+    expect((h.dialed[1] as Dialed).closed).toBe(true);
+    expect(h.presence.stats()).toMatchObject({ pushing: 0, probing: 0 });
+  });
+
+  it("reconnects a dropped stream; a drop restarts the window, failed reconnects do not", async () => {
+    const h = harness();
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [running]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("running"));
+    h.advance(500);
+    watch.events.closed("stream ended");
+    const droppedAt = h.now();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(h.dialed).toHaveLength(2);
+    (h.dialed[1] as Dialed).events.closed("connect ECONNREFUSED");
+    h.advance(600);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    h.advance(101);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)).toMatchObject({ kind: "silent", lastHeardAt: droppedAt });
+    h.presence.stop();
+  });
+});

@@ -1,0 +1,312 @@
+import { type AgentStatus, agentStatusSchema } from "@/server/agent/protocol";
+import type { ClusterPod } from "@/server/cluster/types";
+import type { Logger } from "@/server/log";
+import type { OperatorMetrics } from "@/server/operator/metrics";
+import { openWatch, type WatchEvents, type WatchHandle } from "./watch-client";
+
+/**
+ * What the operator knows of each pod's agent without asking it (README.md beside this file): one watch
+ * stream per Running pod with an agent address, the newest /status it pushed and when anything (a line, a
+ * heartbeat) was last heard. An agent that answers the watch with 404 does not push: it is "polled"
+ * (observe.ts polls it as before). A pushing agent heard of for longer than the silence threshold is judged
+ * silent: one "agent silent" log line, a metric, and its job woken.
+ *
+ * A pod is its namespace/name plus its creation time and agent address: a replacement pod is a new agent.
+ * Silence is judged by one sweep timer for all agents, after pending I/O has been read (setImmediate after
+ * the tick), and never on a tick that ran late by more than a quarter of the threshold: a slow or stalled
+ * operator has not read what its agents sent, so it must not call them silent.
+ */
+
+export type PresenceConfig = {
+  heartbeatMs: number;
+  silenceMs: number;
+  sweepMs: number;
+  connectTimeoutMs: number;
+};
+
+export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
+  heartbeatMs: 250,
+  silenceMs: 700,
+  sweepMs: 50,
+  connectTimeoutMs: 3000,
+};
+
+/** A pushing agent's view: its newest status, or silent since it was last heard. */
+export type PushedView =
+  | { kind: "status"; status: AgentStatus }
+  | { kind: "silent"; lastHeardAt: number; detectedAt: number };
+
+/** urgent: a state changed or an agent fell silent (reconcile first); else progress (at most once a second). */
+export type WakeListener = (jobKey: string, urgent: boolean) => void;
+
+export type Dial = (input: {
+  url: string;
+  heartbeatMs: number;
+  connectTimeoutMs: number;
+  events: WatchEvents;
+}) => WatchHandle;
+
+export type Presence = {
+  /** The job's pods as they are now: a watch for each Running pod with an agent, none for the others. */
+  sync(jobKey: string, pods: readonly ClusterPod[]): void;
+  /** A pushing agent's view; null when it does not push or has not answered yet (poll it). */
+  pushed(pod: ClusterPod): PushedView | null;
+  forgetJob(jobKey: string): void;
+  onWake(listener: WakeListener): () => void;
+  /** The sweep's timer fired (exposed for tests): judges silence after pending I/O unless it ran late. */
+  onTimer(firedAt: number, expectedAt: number): void;
+  /** Judges silence now (exposed for tests). */
+  judge(now: number): void;
+  stats(): { pushing: number; polled: number; probing: number; silent: number; lateTicks: number };
+  stop(): void;
+};
+
+type Mode = "probing" | "pushing" | "polled";
+
+type Entry = {
+  key: string;
+  namespace: string;
+  pod: string;
+  jobKey: string;
+  identity: string;
+  url: string;
+  mode: Mode;
+  status: AgentStatus | null;
+  lastHeardAt: number;
+  silentAt: number | null;
+  handle: WatchHandle | null;
+  retryMs: number;
+  retry: NodeJS.Timeout | undefined;
+  closed: boolean;
+};
+
+const FIRST_RETRY_MS = 20;
+const MAX_RETRY_MS = 2000;
+const PROGRESS_WAKE_MS = 1000;
+
+const identityOf = (pod: ClusterPod) => `${pod.createdAt} ${pod.agentUrl}`;
+
+/** The reference sends the state lower-case; accept an upper-case one too (as agent-client.ts does). */
+function parseStatus(text: string): AgentStatus | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value === "object" && value !== null && "status" in value && typeof value.status === "string")
+    value = { ...value, status: value.status.toLowerCase() };
+  const parsed = agentStatusSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+export function createPresence(deps: {
+  config?: Partial<PresenceConfig>;
+  clock?: () => number;
+  log: Logger;
+  metrics: Pick<OperatorMetrics, "agentPushLines" | "agentHeartbeats" | "agentSilences">;
+  dial?: Dial;
+  /** Start the sweep timer (default true; unit tests drive onTimer/judge themselves). */
+  timer?: boolean;
+}): Presence {
+  const config = { ...DEFAULT_PRESENCE_CONFIG, ...deps.config };
+  const clock = deps.clock ?? Date.now;
+  const dial = deps.dial ?? openWatch;
+  const entries = new Map<string, Entry>();
+  const byJob = new Map<string, Set<string>>();
+  const listeners = new Set<WakeListener>();
+  const progressWokenAt = new Map<string, number>();
+  const counts = { lines: 0, heartbeats: 0, lateTicks: 0 };
+  let sweep: NodeJS.Timeout | undefined;
+  let expectedAt = 0;
+
+  const wake = (jobKey: string, urgent: boolean) => {
+    const now = clock();
+    if (!urgent && now - (progressWokenAt.get(jobKey) ?? 0) < PROGRESS_WAKE_MS) return;
+    // Any reconcile reads the progress too: the next progress wake is a second after this one.
+    progressWokenAt.set(jobKey, now);
+    for (const listener of listeners) listener(jobKey, urgent);
+  };
+
+  const heard = (entry: Entry) => {
+    entry.lastHeardAt = clock();
+    if (entry.silentAt === null) return;
+    deps.log.info("agent heard again", {
+      namespace: entry.namespace,
+      pod: entry.pod,
+      silentAt: entry.silentAt,
+    });
+    entry.silentAt = null;
+    wake(entry.jobKey, true);
+  };
+
+  const onLine = (entry: Entry, text: string) => {
+    counts.lines += 1;
+    const status = parseStatus(text);
+    heard(entry);
+    if (status === null) {
+      deps.log.warn("agent pushed an unreadable status line", { namespace: entry.namespace, pod: entry.pod });
+      return;
+    }
+    const changed = entry.status?.status !== status.status;
+    entry.status = status;
+    entry.mode = "pushing";
+    wake(entry.jobKey, changed);
+  };
+
+  const connect = (entry: Entry) => {
+    entry.retry = undefined;
+    if (entry.closed) return;
+    let established = false;
+    entry.handle = dial({
+      url: entry.url,
+      heartbeatMs: config.heartbeatMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+      events: {
+        opened: () => {
+          established = true;
+          entry.retryMs = FIRST_RETRY_MS;
+          heard(entry);
+        },
+        line: (text) => onLine(entry, text),
+        heartbeat: () => {
+          counts.heartbeats += 1;
+          heard(entry);
+        },
+        refused: () => {
+          entry.handle = null;
+          entry.mode = "polled";
+        },
+        closed: () => {
+          entry.handle = null;
+          if (entry.closed) return;
+          // A stream that ends was an answer (its window starts again); a connection that fails is not.
+          if (established) heard(entry);
+          entry.retry = setTimeout(() => connect(entry), entry.retryMs);
+          entry.retryMs = Math.min(MAX_RETRY_MS, entry.retryMs * 2);
+        },
+      },
+    });
+  };
+
+  const close = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entry.closed = true;
+    clearTimeout(entry.retry);
+    entry.handle?.close();
+    entries.delete(key);
+    byJob.get(entry.jobKey)?.delete(key);
+  };
+
+  const track = (jobKey: string, pod: ClusterPod) => {
+    const key = `${pod.namespace}/${pod.name}`;
+    const identity = identityOf(pod);
+    const existing = entries.get(key);
+    if (existing?.identity === identity) return key;
+    if (existing) close(key);
+    const entry: Entry = {
+      key,
+      namespace: pod.namespace,
+      pod: pod.name,
+      jobKey,
+      identity,
+      url: pod.agentUrl ?? "",
+      mode: "probing",
+      status: null,
+      lastHeardAt: clock(),
+      silentAt: null,
+      handle: null,
+      retryMs: FIRST_RETRY_MS,
+      retry: undefined,
+      closed: false,
+    };
+    entries.set(key, entry);
+    connect(entry);
+    return key;
+  };
+
+  const judge = (now: number) => {
+    deps.metrics.agentPushLines.inc(counts.lines);
+    deps.metrics.agentHeartbeats.inc(counts.heartbeats);
+    counts.lines = 0;
+    counts.heartbeats = 0;
+    for (const entry of entries.values()) {
+      if (entry.mode !== "pushing" || entry.silentAt !== null) continue;
+      if (now - entry.lastHeardAt <= config.silenceMs) continue;
+      entry.silentAt = now;
+      deps.metrics.agentSilences.inc();
+      deps.log.warn("agent silent", {
+        namespace: entry.namespace,
+        pod: entry.pod,
+        lastHeardAt: entry.lastHeardAt,
+        detectedAt: now,
+      });
+      wake(entry.jobKey, true);
+    }
+  };
+
+  const onTimer = (firedAt: number, expected: number) => {
+    if (firedAt - expected > config.silenceMs / 4) {
+      counts.lateTicks += 1;
+      return;
+    }
+    setImmediate(() => judge(clock()));
+  };
+
+  if (deps.timer !== false) {
+    expectedAt = clock() + config.sweepMs;
+    sweep = setInterval(() => {
+      const firedAt = clock();
+      onTimer(firedAt, expectedAt);
+      expectedAt = firedAt + config.sweepMs;
+    }, config.sweepMs);
+    sweep.unref();
+  }
+
+  const sync = (jobKey: string, pods: readonly ClusterPod[]) => {
+    const watched = pods.filter((pod) => pod.phase === "Running" && Boolean(pod.agentUrl));
+    const keep = new Set(watched.map((pod) => track(jobKey, pod)));
+    const before = [...(byJob.get(jobKey) ?? [])];
+    byJob.set(jobKey, keep);
+    for (const key of before.filter((key) => !keep.has(key))) close(key);
+  };
+
+  const pushed = (pod: ClusterPod): PushedView | null => {
+    const entry = entries.get(`${pod.namespace}/${pod.name}`);
+    if (entry?.identity !== identityOf(pod) || entry.mode !== "pushing" || entry.status === null) return null;
+    if (entry.silentAt !== null)
+      return { kind: "silent", lastHeardAt: entry.lastHeardAt, detectedAt: entry.silentAt };
+    return { kind: "status", status: entry.status };
+  };
+
+  return {
+    sync,
+    pushed,
+    forgetJob(jobKey) {
+      for (const key of [...(byJob.get(jobKey) ?? [])]) close(key);
+      byJob.delete(jobKey);
+      progressWokenAt.delete(jobKey);
+    },
+    onWake(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    onTimer,
+    judge,
+    stats() {
+      const stats = { pushing: 0, polled: 0, probing: 0, silent: 0, lateTicks: counts.lateTicks };
+      for (const entry of entries.values()) {
+        stats[entry.mode] += 1;
+        if (entry.silentAt !== null) stats.silent += 1;
+      }
+      return stats;
+    },
+    stop() {
+      clearInterval(sweep);
+      for (const key of [...entries.keys()]) close(key);
+      byJob.clear();
+      listeners.clear();
+    },
+  };
+}
