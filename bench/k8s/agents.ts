@@ -8,6 +8,8 @@ export type AgentsProcess = {
   pid: number;
   proc: ProcWatch;
   counts(): Promise<{ count: number; started: number }>;
+  /** The pod's stand-in agent goes silent (seam 4 of issue 18); `at`: when, the agents' clock (epoch ms). */
+  freeze(pod: { namespace: string; pod: string }): Promise<{ ok: boolean; at: number }>;
   stop(): Promise<void>;
 };
 
@@ -19,11 +21,20 @@ const exited = (child: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
-function request<T>(child: ChildProcess, message: object): Promise<T> {
-  return new Promise((resolve) => {
-    child.once("message", (reply) => resolve(reply as T));
-    child.send(message);
-  });
+/** One request at a time: replies carry no id, so each is the answer to the request before it. */
+function requester(child: ChildProcess) {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(message: object): Promise<T> => {
+    const next = last.then(
+      () =>
+        new Promise<T>((resolve) => {
+          child.once("message", (reply) => resolve(reply as T));
+          child.send(message);
+        }),
+    );
+    last = next.catch(() => undefined);
+    return next;
+  };
 }
 
 export async function startAgentsProcess(opts: {
@@ -62,10 +73,12 @@ export async function startAgentsProcess(opts: {
     await stop();
     throw error;
   });
+  const request = requester(child);
   return {
     pid: child.pid ?? -1,
     proc: watchProc(child.pid ?? -1),
-    counts: () => request(child, { type: "count" }),
+    counts: () => request({ type: "count" }),
+    freeze: (pod) => request({ type: "freeze", ...pod }),
     stop,
   };
 }

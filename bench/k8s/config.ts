@@ -9,6 +9,9 @@ import { integerReader, stringOptions } from "../lib/flags";
  *   --budget-s 600                  wall-clock budget for the whole run, set-up included
  *   --steady-s 10                   a quiet window with the job Running, before the first fault
  *   --poll-ms 0                     the operator's REBOUND_AGENT_POLL_MS; 0 = its default
+ *   --silent-percent 0              after the quiet window, freeze this % of the job's pods' agents over
+ *                                  10 s and time the operator's "agent silent" line for each (0 = off;
+ *                                  bench/k8s/silence.ts)
  *   --operator-node-args="--max-old-space-size=256"   node flags for the operator: by default the same heap
  *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none)
  *   --operator-log PATH            keep the operator's log there (default: in the run's temp dir, removed)
@@ -22,6 +25,7 @@ export type BenchConfig = {
   budgetMs: number;
   steadyMs: number;
   pollMs: number | null;
+  silentPercent: number;
   operatorNodeArgs: string[];
   operatorLog: string | null;
   verbose: boolean;
@@ -44,11 +48,15 @@ export function parseConfig(argv: string[]): BenchConfig {
     ...stringOptions<Flag>(DEFAULTS),
     "operator-node-args": { type: "string" as const, default: "--max-old-space-size=256" },
     "operator-log": { type: "string" as const },
+    "silent-percent": { type: "string" as const, default: "0" },
     verbose: { type: "boolean" as const, default: false },
   };
   const { values } = parseArgs({ args: argv, options });
   const int = integerReader<Flag>(DEFAULTS, values);
   const pollMs = int("poll-ms", 0);
+  const silentPercent = Number(values["silent-percent"]);
+  if (!(silentPercent >= 0 && silentPercent <= 100))
+    throw new Error(`--silent-percent: expected a number from 0 to 100, got ${values["silent-percent"]}`);
   return {
     nodes: int("nodes", 1),
     gpusPerNode: int("gpus-per-node", 1),
@@ -57,6 +65,7 @@ export function parseConfig(argv: string[]): BenchConfig {
     budgetMs: int("budget-s", 60) * 1000,
     steadyMs: int("steady-s", 0) * 1000,
     pollMs: pollMs === 0 ? null : Math.max(20, pollMs),
+    silentPercent,
     operatorNodeArgs: (values["operator-node-args"] ?? "").split(" ").filter((arg) => arg !== ""),
     operatorLog: values["operator-log"] ?? null,
     verbose: values.verbose === true,

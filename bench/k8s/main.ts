@@ -5,8 +5,9 @@ import { type BenchConfig, parseConfig } from "./config";
 import { type BenchEnvironment, createLifecycle, openEnvironment } from "./environment";
 import { type FaultSample, injectNodeFault } from "./faults";
 import { liveRanksRunning, startJob } from "./job";
-import { scrapeOperator } from "./operator";
+import { describeExit, scrapeOperator, whileOperatorRuns } from "./operator";
 import { report, type Snapshot } from "./report";
+import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./silence";
 
 /**
  * Kubernetes back end at scale (DESIGN.md "Performance targets"), run by `npm run bench:k8s`
@@ -15,8 +16,12 @@ import { report, type Snapshot } from "./report";
  * the real protocol, no workers) for the pods, and one 2,048-rank job (256 pods × 8 ranks). Once the job
  * runs and a quiet window has passed, nodes hosting its pods are marked UnschedulablePendingReboot one at
  * a time; each is timed to the replacement pod and to the job Running again. Reports those, the operator's
- * RSS and CPU (/proc), and its API requests per second (audit log): a table, then `BENCH k8s <json>`.
- * Progress goes to stderr. Every process and temp dir is removed at the end, on failure and on Ctrl-C.
+ * RSS and CPU (/proc), its API requests per second (audit log), and its agent polls, pushed lines and
+ * heartbeats per second in the quiet window (its /metrics): a table, then `BENCH k8s <json>`. With
+ * `--silent-percent P`, P % of the pods' agents are frozen after the quiet window (bench/k8s/silence.ts)
+ * and the job recovers before the node faults. If the operator exits at any point, the run fails at once
+ * with its exit status and last log lines. Progress goes to stderr. Every process and temp dir is removed
+ * at the end, on failure and on Ctrl-C.
  */
 const RESERVE_MS = 30_000;
 const MIN_FAULT_MS = 20_000;
@@ -82,9 +87,31 @@ async function measure(env: BenchEnvironment) {
   log(`quiet window: ${config.steadyMs / 1000} s with the job Running`);
   await sleep(config.steadyMs);
   const steadyTo = await snapshot(env);
+  const frozen = config.silentPercent > 0 ? await silencePhase(env, job.ref, ranks) : [];
+  const faultsFrom = frozen.length > 0 ? await snapshot(env) : steadyTo;
   const faults = await runFaults(env, job.ref, config);
   const end = await snapshot(env);
-  return { job, idle, steadyFrom, steadyTo, end, faults };
+  return { job, idle, steadyFrom, steadyTo, faultsFrom, end, faults, frozen };
+}
+
+/** Freezes the agents, then waits for the job to run every rank again before the node faults. */
+async function silencePhase(env: BenchEnvironment, ref: JobRef, ranks: number): Promise<Frozen[]> {
+  const frozen = await freezeAgents({ env, ref, percent: config.silentPercent, log });
+  const began = Date.now();
+  await waitUntil(
+    "the job to run every rank again after the silent agents",
+    async () => (await liveRanksRunning(env, ref)) === ranks,
+    Math.max(10_000, Math.min(180_000, left() - RESERVE_MS)),
+  );
+  log(`every rank running again ${Date.now() - began} ms after the silence was detected`);
+  return frozen;
+}
+
+/** On a failure: whether the operator was still running, and its last log lines. */
+async function explainOperator(env: BenchEnvironment): Promise<void> {
+  const exit = await Promise.race([env.operator.exited, sleep(500).then(() => null)]);
+  log(exit ? `the operator had exited: ${describeExit(exit)}` : "the operator was still running");
+  log(`last lines of the operator's log:\n${await env.operator.logTail(20)}`);
 }
 
 async function main(): Promise<void> {
@@ -101,12 +128,13 @@ async function main(): Promise<void> {
   let env: BenchEnvironment | null = null;
   try {
     env = await openEnvironment({ config, life, log });
-    const measured = await measure(env);
+    const measured = await whileOperatorRuns(env.operator, measure(env));
     const audit = await readAuditLog(env.cluster.auditLogPath);
-    report({ config, env, ...measured, audit, elapsedMs: Date.now() - began });
+    const silence = silenceFigures(measured.frozen, await silenceLinesOf(env.operator.logFile));
+    report({ config, env, ...measured, audit, silence, elapsedMs: Date.now() - began });
   } catch (error) {
     log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    if (env) log(`last lines of the operator's log:\n${await env.operator.logTail(20)}`);
+    if (env) await explainOperator(env);
     throw error;
   } finally {
     log("cleaning up");

@@ -11,15 +11,27 @@ import { type ProcWatch, watchProc } from "./proc";
  * kubernetes back end, the operator's own token), so its CPU time and memory can be read from /proc.
  * Its stdout and stderr go to a log file in the run's temp dir.
  */
+export type OperatorExit = { code: number | null; signal: string | null; at: number };
+
 export type OperatorProcess = {
   pid: number;
   url: string;
   /** A bearer token for its API (the operator's own user's: TokenReview + SubjectAccessReview admit it). */
   token: string;
   proc: ProcWatch;
+  /** Its log file (stdout and stderr, JSON lines and whatever else it printed). */
+  logFile: string;
+  /** Settles when the process has exited and its last output is in the log file, whoever stopped it. */
+  exited: Promise<OperatorExit>;
+  /** Whether the exit, if any, was this bench's stop() (not a crash). */
+  stopping(): boolean;
   logTail(lines: number): Promise<string>;
   stop(): Promise<void>;
 };
+
+/** "exit code 134", "signal SIGKILL". */
+export const describeExit = (exit: OperatorExit) =>
+  exit.signal !== null ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const READY_TIMEOUT_MS = 120_000;
@@ -60,14 +72,24 @@ export async function startOperatorProcess(opts: {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // Both streams into one file, which is ended once both are closed (piping with the default `end` would
+  // end it with the first, losing the other's last lines: a heap-out-of-memory report is on stderr).
   const log = createWriteStream(opts.logFile);
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
   if (opts.verbose) child.stderr?.pipe(process.stderr);
+  const exitedPromise = new Promise<OperatorExit>((resolve) => {
+    child.once("close", (code, signal) => {
+      const exit = { code, signal, at: Date.now() };
+      log.end(() => resolve(exit));
+    });
+  });
+  let stopRequested = false;
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
+    stopRequested = true;
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
     await exited(child);
@@ -88,34 +110,84 @@ export async function startOperatorProcess(opts: {
     await stop();
     throw new Error(`${String(error)}\noperator log:\n${await logTail(30)}`);
   }
-  return { pid: child.pid ?? -1, url, token: opts.token, proc: watchProc(child.pid ?? -1), logTail, stop };
+  return {
+    pid: child.pid ?? -1,
+    url,
+    token: opts.token,
+    proc: watchProc(child.pid ?? -1),
+    logFile: opts.logFile,
+    exited: exitedPromise,
+    stopping: () => stopRequested,
+    logTail,
+    stop,
+  };
 }
 
-/** The operator's own counters, from its /metrics: reconciles (count, seconds) and failures. */
+/**
+ * Runs `work` while watching the operator: if the operator exits first (a crash, the heap cap, a kill), the
+ * result is that failure at once, with its exit code or signal, instead of whatever `work` would have run
+ * into minutes later (a wait timing out on a job that no longer moves).
+ */
+export async function whileOperatorRuns<T>(operator: OperatorProcess, work: Promise<T>): Promise<T> {
+  let settled = false;
+  const died = new Promise<never>((_, reject) => {
+    void operator.exited.then((exit) => {
+      if (!settled && !operator.stopping())
+        reject(new Error(`the operator exited (${describeExit(exit)}) during the run`));
+    });
+  });
+  try {
+    return await Promise.race([work, died]);
+  } finally {
+    settled = true;
+  }
+}
+
+/**
+ * The operator's own counters, from its /metrics: reconciles (count, seconds), failures, and how it hears
+ * from agents: /status polls, pushed status lines, heartbeats and silences (NaN where the operator does not
+ * export the series: one that only polls has no push counters).
+ */
 export type OperatorCounters = {
   reconciles: number;
   reconcileSeconds: number;
   errors: number;
   pollErrors: number;
+  polls: number;
+  pushLines: number;
+  heartbeats: number;
+  silences: number;
 };
 
-function sumSeries(text: string, name: string): number {
+/** The sum of a family's series; NaN when the family is not exported at all. */
+export function sumSeries(text: string, name: string): number {
   let total = 0;
+  let found = false;
   for (const line of text.split("\n")) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
+      found = true;
       total += Number(line.split(" ").at(-1)) || 0;
+    }
   }
-  return total;
+  return found ? total : Number.NaN;
+}
+
+export function parseCounters(text: string): OperatorCounters {
+  const zeroIfAbsent = (value: number) => (Number.isNaN(value) ? 0 : value);
+  return {
+    reconciles: zeroIfAbsent(sumSeries(text, "rebound_operator_reconcile_duration_seconds_count")),
+    reconcileSeconds: zeroIfAbsent(sumSeries(text, "rebound_operator_reconcile_duration_seconds_sum")),
+    errors: zeroIfAbsent(sumSeries(text, "rebound_operator_reconcile_errors_total")),
+    pollErrors: zeroIfAbsent(sumSeries(text, "rebound_operator_agent_poll_errors_total")),
+    polls: sumSeries(text, "rebound_operator_agent_polls_total"),
+    pushLines: sumSeries(text, "rebound_operator_agent_push_lines_total"),
+    heartbeats: sumSeries(text, "rebound_operator_agent_heartbeats_total"),
+    silences: sumSeries(text, "rebound_operator_agent_silences_total"),
+  };
 }
 
 export async function scrapeOperator(url: string): Promise<OperatorCounters | null> {
   const response = await fetch(`${url}/metrics`).catch(() => null);
   if (!response?.ok) return null;
-  const text = await response.text();
-  return {
-    reconciles: sumSeries(text, "rebound_operator_reconcile_duration_seconds_count"),
-    reconcileSeconds: sumSeries(text, "rebound_operator_reconcile_duration_seconds_sum"),
-    errors: sumSeries(text, "rebound_operator_reconcile_errors_total"),
-    pollErrors: sumSeries(text, "rebound_operator_agent_poll_errors_total"),
-  };
+  return parseCounters(await response.text());
 }
