@@ -78,33 +78,21 @@ async function firstState(input: {
 }
 
 /** Trains until the agent sends job_fault (resolves) or the last step (exits). */
-function trainUntilFault(t: Trainer, ipc: { armFault(onFault: () => void): void }): Promise<void> {
+function trainUntilFault(t: Trainer, ipc: Pick<IpcClient, "armFault">): Promise<void> {
   return new Promise((resolve) => {
-    let timer: NodeJS.Timeout;
+    let timer: NodeJS.Timeout | undefined;
+    let faulted = false;
     const loop = () => {
-      timer = setTimeout(loop, trainStep(t));
+      if (!faulted) timer = setTimeout(loop, trainStep(t));
     };
     ipc.armFault(() => {
+      faulted = true;
       clearTimeout(timer);
       process.stdout.write(`job_fault: back to the barrier at step ${t.state.step} rank=${t.torch.rank}\n`);
       resolve();
     });
     timer = setTimeout(loop, t.options.stepMs);
   });
-}
-
-function armable(ipc: IpcClient) {
-  let armed: (() => void) | null = null;
-  ipc.onFault(() => {
-    const fire = armed;
-    armed = null;
-    fire?.();
-  });
-  return {
-    armFault: (onFault: () => void) => {
-      armed = onFault;
-    },
-  };
 }
 
 function beginRun(t: Trainer, torch: TorchEnv): void {
@@ -127,7 +115,6 @@ export async function runInProcess(input: {
   let t: Trainer | null = null;
   const peer = await startPeerServer({ state: () => t?.state ?? null, rank: () => torch.rank });
   const ipc = await connectIpc({ path: input.socketPath, localRank: torch.localRank });
-  const faults = armable(ipc);
   process.on("SIGUSR1", () => {
     if (t !== null) saveCheckpoint(t);
     process.stdout.write(`checkpoint saved on SIGUSR1 rank=${torch.rank}\n`);
@@ -161,6 +148,6 @@ export async function runInProcess(input: {
       `run started rank=${torch.rank} world_size=${torch.worldSize} step=${t.state.step}\n`,
     );
     ipc.sendData(torch.rank, JSON.stringify({ peer_port: peer.port }));
-    await trainUntilFault(t, faults);
+    await trainUntilFault(t, ipc);
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { createFrameDecoder, frameMessage, parseMessage } from "../../server/agent/ipr/framing";
+import { createFaultLatch } from "./fault-latch";
 
 /**
  * The trainer's end of HyperPod's IPC (hyperpod_elastic_agent/ipc/client.py, InProcessRestartSocketClient),
@@ -11,7 +12,8 @@ import { createFrameDecoder, frameMessage, parseMessage } from "../../server/age
  *   pastBarrier()  past_rcb_barrier
  *   sendData()     job_data {rank, data}: shown to the operator as /status worker_data
  *   sendFault()    job_fault {rank, restart_mode, reason, message}: a fault this rank found itself
- *   onFault(fn)    job_fault {restart_count} from the agent: leave the block, go back to the barrier
+ *   armFault(fn)   job_fault {restart_count} from the agent: leave the block, go back to the barrier; a
+ *                  job_fault that came since job_start, before the loop armed, fires at once (fault-latch.ts)
  */
 
 export type RankIp = { ip: string; rank: number };
@@ -35,29 +37,34 @@ export type IpcClient = {
   pastBarrier(): void;
   sendData(rank: number, data: string): void;
   sendFault(input: { rank: number; restartMode?: string; reason?: string; message?: string }): void;
-  onFault(listener: (restartCount: number) => void): void;
+  /** Calls `onFault` once, on a later turn, for the first job_fault since the last job_start. */
+  armFault(onFault: () => void): void;
   close(): void;
 };
 
 type Send = (type: string, body?: Record<string, unknown>) => void;
 
-/** Routes the agent's messages: job_start to the rank waiting at the barrier, job_fault to the listeners. */
+/**
+ * Routes the agent's messages: job_start to the rank waiting at the barrier, job_fault to the fault latch.
+ * The latch learns of job_start here, as the message comes, not when the rank's await resumes: a job_fault
+ * read from the same chunk right after it must count as one inside the block.
+ */
 function createReceiver() {
   let waiting: ((start: JobStart) => void) | null = null;
-  const faultListeners: ((restartCount: number) => void)[] = [];
+  const latch = createFaultLatch();
   return {
     wait: (resolve: (start: JobStart) => void) => {
       waiting = resolve;
     },
-    onFault: (listener: (restartCount: number) => void) => faultListeners.push(listener),
+    armFault: (onFault: () => void) => latch.arm(onFault),
     receive(message: Record<string, unknown>) {
       if (message.type === "job_start") {
         const resolveStart = waiting;
         waiting = null;
+        latch.enterBlock();
         resolveStart?.(message as unknown as JobStart);
       } else if (message.type === "job_fault") {
-        const count = typeof message.restart_count === "number" ? message.restart_count : 0;
-        for (const listener of faultListeners) listener(count);
+        latch.onJobFault();
       }
     },
   };
@@ -84,9 +91,7 @@ function clientOf(input: {
         reason: reason ?? null,
         message: message ?? null,
       }),
-    onFault: (listener) => {
-      receiver.onFault(listener);
-    },
+    armFault: (onFault) => receiver.armFault(onFault),
     close: () => {
       socket.removeAllListeners("close");
       socket.destroy();
