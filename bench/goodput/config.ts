@@ -9,7 +9,10 @@ import { integerReader, stringOptions } from "../lib/flags";
  *   --nodes 8 --ranks-per-node 8  the job: 8 virtual nodes × 8 ranks = 64 ranks (+1 spare node)
  *   --step-ms 100                 the trainer's step time
  *   --checkpoint-every 50         the trainer's checkpoint interval, in steps (5 s at 100 ms a step)
- *   --hang-seconds 2              the JobHang rule's window
+ *   --hang-seconds 1              the JobHang rule's window (expectedRecurringFrequencyInSeconds): ten
+ *                                 100 ms steps, the shortest window a rule can say (whole seconds), which is
+ *                                 what a user would set for a job stepping every 100 ms. The first step after
+ *                                 a (re)start is not under it (the rule sets no expectedStartCutOffInSeconds).
  *   --poll-ms 100                 the operator's agent poll interval (its default)
  *   --tail-ms 25                  how often the benchmark reads the pods' logs for step lines
  */
@@ -37,7 +40,7 @@ const DEFAULTS = {
   "ranks-per-node": "8",
   "step-ms": "100",
   "checkpoint-every": "50",
-  "hang-seconds": "2",
+  "hang-seconds": "1",
   "poll-ms": "100",
   "tail-ms": "25",
 } as const;
