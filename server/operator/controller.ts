@@ -47,6 +47,7 @@ export function createController(
   let unsubscribe: (() => void) | undefined;
   let unsubscribeRequests: (() => void) | undefined;
   let unsubscribeAdmission: (() => void) | undefined;
+  let unsubscribePresence: (() => void) | undefined;
   let resync: NodeJS.Timeout | undefined;
 
   /** Every job; on a resync, not those asleep in the admission queue (the gate wakes them on a change). */
@@ -70,6 +71,10 @@ export function createController(
       // An admission decision (admitted, preempted, a new reason to wait) reconciles the job.
       // Ahead of a resync's keys: a freed GPU waits on this reconcile.
       unsubscribeAdmission = deps.admission?.onWake?.((key) => queue.addFirst(key));
+      // A pushed state change or a silent agent reconciles its job first; progress takes its turn.
+      unsubscribePresence = deps.presence?.onWake((key, urgent) =>
+        urgent ? queue.addFirst(key) : queue.add(key),
+      );
       unsubscribe = deps.backend.onChange((ref) => {
         if (ref) {
           zeroCounters(ref.namespace);
@@ -89,7 +94,9 @@ export function createController(
       unsubscribe?.();
       unsubscribeRequests?.();
       unsubscribeAdmission?.();
+      unsubscribePresence?.();
       await queue.shutdown();
+      deps.presence?.stop();
     },
   };
 }

@@ -20,6 +20,14 @@ export const operatorEnv = createEnv({
     REBOUND_LOCAL_NODE_REBOOT_SECONDS: z.coerce.number().min(0).default(20),
     REBOUND_AGENT_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(100),
     REBOUND_AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
+    /** "0"/"false": agents are polled, none watched (server/operator/presence); default: our agents push. */
+    REBOUND_AGENT_PUSH: z
+      .enum(["0", "1", "true", "false"])
+      .default("1")
+      .transform((value) => value === "1" || value === "true"),
+    /** The heartbeat asked of pushing agents and how long one may be silent before it is a fault. */
+    REBOUND_AGENT_HEARTBEAT_MS: z.coerce.number().int().min(20).max(10_000).default(250),
+    REBOUND_AGENT_SILENCE_MS: z.coerce.number().int().min(100).max(60_000).default(700),
     REBOUND_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
     /** kubernetes: a kubeconfig file; unset = KUBECONFIG's default rules, or in-cluster credentials. */
     REBOUND_KUBECONFIG: z.string().min(1).optional(),

@@ -130,7 +130,12 @@ async function main() {
     backend,
     db,
     log,
-    config: { pollMs: env.REBOUND_AGENT_POLL_MS, agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS },
+    config: {
+      pollMs: env.REBOUND_AGENT_POLL_MS,
+      agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS,
+      agentPush: env.REBOUND_AGENT_PUSH,
+      presence: { heartbeatMs: env.REBOUND_AGENT_HEARTBEAT_MS, silenceMs: env.REBOUND_AGENT_SILENCE_MS },
+    },
     admission,
   });
   const auth = await createApiAuth(env);

@@ -199,6 +199,15 @@ describe("presence", () => {
     h.advance(101);
     h.presence.judge(h.now());
     expect(h.presence.pushed(running)).toMatchObject({ kind: "silent", lastHeardAt: droppedAt });
+    // A silent agent's stream that then ends (its process killed) is no sign of life.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const latest = h.dialed.at(-1) as Dialed;
+    latest.events.opened();
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    h.advance(701);
+    h.presence.judge(h.now());
+    latest.events.closed("stream ended");
+    expect(h.presence.pushed(running)?.kind).toBe("silent");
     h.presence.stop();
   });
 });

@@ -180,8 +180,9 @@ export function createPresence(deps: {
         closed: () => {
           entry.handle = null;
           if (entry.closed) return;
-          // A stream that ends was an answer (its window starts again); a connection that fails is not.
-          if (established) heard(entry);
+          // A stream that ends restarts the silence window (the reconnect gets a full one); a connection
+          // that fails is no answer, and an agent already judged silent stays so until it is heard.
+          if (established && entry.silentAt === null) entry.lastHeardAt = clock();
           entry.retry = setTimeout(() => connect(entry), entry.retryMs);
           entry.retryMs = Math.min(MAX_RETRY_MS, entry.retryMs * 2);
         },

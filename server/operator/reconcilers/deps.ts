@@ -8,6 +8,7 @@ import { type AgentClient, createAgentClient } from "@/server/operator/agent-cli
 import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
+import { createPresence, type Presence, type PresenceConfig } from "@/server/operator/presence/presence";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
 import { createVerdictStore } from "@/server/operator/shadow/verdict-store";
 import { createShadowWatcher, type ShadowWatcher } from "@/server/operator/shadow/watcher";
@@ -24,6 +25,10 @@ export type OperatorConfig = {
   podStartGraceMs: number;
   /** How long /stop may take before the agent is stopped again. */
   stopTimeoutSeconds: number;
+  /** Watch agents that push (server/operator/presence); off: every agent is polled as before. */
+  agentPush: boolean;
+  /** Heartbeat asked of pushing agents, silence threshold, sweep (server/operator/presence/README.md). */
+  presence?: Partial<Omit<PresenceConfig, "connectTimeoutMs">>;
 };
 
 export type OperatorDeps = {
@@ -39,6 +44,8 @@ export type OperatorDeps = {
   ledger: Ledger;
   live: LiveState;
   failures: FailureClock;
+  /** What pushing agents said (absent or null: every agent is polled). */
+  presence?: Presence | null;
   requests: ManualRequests;
   clock: () => number;
   config: OperatorConfig;
@@ -54,6 +61,7 @@ export const DEFAULT_OPERATOR_CONFIG: OperatorConfig = {
   agentTimeoutMs: 3000,
   podStartGraceMs: 30_000,
   stopTimeoutSeconds: 10,
+  agentPush: true,
 };
 
 /** The operator's wiring, shared by main.ts, the test harness and the benchmark. */
@@ -66,6 +74,14 @@ export function createOperatorDeps(opts: {
   admission?: AdmissionGate | null;
 }): OperatorDeps {
   const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config };
+  const metrics = createOperatorMetrics();
+  const presence = config.agentPush
+    ? createPresence({
+        config: { ...config.presence, connectTimeoutMs: config.agentTimeoutMs },
+        log: opts.log.child({ component: "presence" }),
+        metrics,
+      })
+    : null;
   return {
     backend: opts.backend,
     // A status call times out after the unreachable timeout itself: an agent that does not answer one call
@@ -77,10 +93,11 @@ export function createOperatorDeps(opts: {
     db: opts.db,
     restartEvents: createRestartEventStore(opts.db),
     jobRuns: createJobRunStore(opts.db),
-    metrics: createOperatorMetrics(),
+    metrics,
     ledger: createLedger(),
     live: createLiveState(),
     failures: new Map(),
+    presence,
     requests: createManualRequests(),
     clock: Date.now,
     config,

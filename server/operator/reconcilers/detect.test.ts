@@ -126,6 +126,33 @@ describe("detectFault", () => {
     expect(detectFault(observation([stalled(false, NOW)]), options)).toBeNull();
   });
 
+  it("calls a pushing agent judged silent unreachable at once, not after the timeout", () => {
+    // server/operator/presence: no line nor heartbeat for 700 ms; the fault counts from when it was last heard.
+    const silent = view(
+      1,
+      {
+        kind: "error",
+        error: { cause: "timeout", detail: "silent for 701 ms" },
+        since: NOW - 701,
+        failedAt: NOW,
+        answered: true,
+        silent: true,
+      },
+      { createdAt: NOW - 5000 },
+    );
+    expect(detectFault(observation([view(0, status({})), silent]), options)).toEqual({
+      kind: "AgentUnreachable",
+      cause: "timeout",
+      reason: "AgentUnreachable",
+      at: NOW - 701,
+      node: "n1",
+      pods: ["job-w-1"],
+      ranks: [4, 5, 6, 7],
+    });
+    const sameButPolled = { ...silent, agent: { ...silent.agent, silent: undefined } } as PodView;
+    expect(detectFault(observation([view(0, status({})), sameButPolled]), options)).toBeNull();
+  });
+
   it("treats a garbage answer as unreachable with cause invalid-response", () => {
     const garbage = view(0, {
       kind: "error",

@@ -87,13 +87,16 @@ function agentFault(obs: Observation, opts: DetectOptions): Fault | null {
 
 /**
  * Counted to when the latest failed call returned (one call timing out after agentTimeoutMs is enough);
- * the start-up grace is for an agent that has not answered yet, never for one that stalled later.
+ * the start-up grace is for an agent that has not answered yet, never for one that stalled later. A
+ * pushing agent judged silent (server/operator/presence: no line nor heartbeat past the silence threshold)
+ * is past it at once: the threshold was its timeout.
  */
 function pastTimeout(
   view: PodView,
   agent: Extract<PodView["agent"], { kind: "error" }>,
   at: { obs: Observation; opts: DetectOptions },
 ): boolean {
+  if (agent.silent) return true;
   const grace = agent.answered ? 0 : (view.pod?.createdAt ?? 0) + at.opts.podStartGraceMs;
   const since = Math.max(agent.since, grace);
   return (agent.failedAt ?? at.obs.now) - since >= at.opts.agentTimeoutMs;

@@ -1,6 +1,8 @@
 import type { ClusterBackend, ClusterJob, ClusterNode, ClusterPod } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import type { AgentCallError, AgentClient, AgentStatus } from "@/server/operator/agent-client";
+import type { OperatorMetrics } from "@/server/operator/metrics";
+import type { Presence, PushedView } from "@/server/operator/presence/presence";
 
 /** The pods a job should have: every replica of every replica spec, in order; their order is the node rank. */
 export type ExpectedPod = { name: string; replicaSpec: string; index: number; groupRank: number };
@@ -31,6 +33,8 @@ export type AgentView =
       failedAt?: number;
       /** This pod's agent answered before: it is past its start-up grace. */
       answered?: boolean;
+      /** A pushing agent judged silent (server/operator/presence): a fault at once, no timeout to wait. */
+      silent?: boolean;
     }
   | { kind: "none" };
 
@@ -43,6 +47,8 @@ export type Observation = {
   /** Pods of this job that are not expected (left over from a larger spec, or being deleted). */
   strays: ClusterPod[];
   nodes: ClusterNode[];
+  /** How many agents were polled for this observation (the others pushed; absent: all polled). */
+  polled?: number;
 };
 
 /**
@@ -51,6 +57,42 @@ export type Observation = {
  */
 export type FailureClock = Map<string, { failingSince: number | null; answered: number | null }>;
 
+type PollMetrics = Pick<OperatorMetrics, "agentPolls" | "agentPollErrors">;
+
+/** What a pushing agent's presence says, as a polled answer would say it. */
+function pushedView(pushed: PushedView): AgentView {
+  if (pushed.kind === "status") return pushed;
+  const silentFor = pushed.detectedAt - pushed.lastHeardAt;
+  return {
+    kind: "error",
+    error: { cause: "timeout", detail: `silent for ${silentFor} ms` },
+    since: pushed.lastHeardAt,
+    failedAt: pushed.detectedAt,
+    answered: true,
+    silent: true,
+  };
+}
+
+/** At most this many /status polls of one observation are in flight at once. */
+const POLLS_IN_FLIGHT = 32;
+
+/** Runs `work` over `items` with at most `limit` at once; results in order. */
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) {
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 async function viewAgent(opts: {
   pod: ClusterPod | null;
   agents: AgentClient;
@@ -58,6 +100,7 @@ async function viewAgent(opts: {
   key: string;
   now: number;
   clock: () => number;
+  metrics?: PollMetrics;
 }): Promise<AgentView> {
   const { pod, failures, key, now } = opts;
   if (pod?.phase !== "Running" || !pod.agentUrl) {
@@ -66,11 +109,13 @@ async function viewAgent(opts: {
   }
   const seen = failures.get(key) ?? { failingSince: null, answered: null };
   const sentAt = opts.clock();
+  opts.metrics?.agentPolls.inc();
   const result = await opts.agents.status(pod.agentUrl);
   if (result.ok) {
     failures.set(key, { failingSince: null, answered: pod.createdAt });
     return { kind: "status", status: result.value };
   }
+  opts.metrics?.agentPollErrors.inc({ cause: result.error.cause });
   // A call that timed out was sent while the agent was already stalled: the failure began at its sending.
   const since = seen.failingSince ?? Math.min(now, sentAt);
   failures.set(key, { ...seen, failingSince: since });
@@ -91,28 +136,40 @@ export async function observe(opts: {
   now: number;
   /** When each agent call returns (default: Date.now). */
   clock?: () => number;
+  /** Agents that push are read from here, not polled (absent: every agent is polled). */
+  presence?: Presence | null;
+  metrics?: PollMetrics;
 }): Promise<Observation> {
-  const { backend, job } = opts;
+  const { backend, job, presence } = opts;
   const [pods, nodes] = await Promise.all([backend.listPods(job.ref), backend.listNodes()]);
+  presence?.sync(jobKey(job.ref), pods);
   const byName = new Map(pods.map((pod) => [pod.name, pod]));
   const expected = expectedPods(job);
-  const views = await Promise.all(
-    expected.map(async (wanted) => {
-      const pod = byName.get(wanted.name) ?? null;
-      const key = `${jobKey(job.ref)}/${wanted.name}`;
-      const agent = await viewAgent({
-        pod,
-        agents: opts.agents,
-        failures: opts.failures,
-        key,
-        now: opts.now,
-        clock: opts.clock ?? Date.now,
-      });
-      return { expected: wanted, pod, agent };
-    }),
-  );
+  const views: PodView[] = [];
+  const toPoll: { index: number; pod: ClusterPod | null }[] = [];
+  for (const wanted of expected) {
+    const pod = byName.get(wanted.name) ?? null;
+    const pushed = pod && presence ? presence.pushed(pod) : null;
+    if (pushed === null) toPoll.push({ index: views.length, pod });
+    views.push({ expected: wanted, pod, agent: pushed ? pushedView(pushed) : { kind: "none" } });
+  }
+  let polled = 0;
+  await mapLimit(toPoll, POLLS_IN_FLIGHT, async ({ index, pod }) => {
+    const view = views[index] as PodView;
+    if (pod?.phase === "Running" && pod.agentUrl) polled += 1;
+    view.agent = await viewAgent({
+      pod,
+      agents: opts.agents,
+      failures: opts.failures,
+      key: `${jobKey(job.ref)}/${view.expected.name}`,
+      now: opts.now,
+      clock: opts.clock ?? Date.now,
+      metrics: opts.metrics,
+    });
+  });
   const wantedNames = new Set(expected.map((pod) => pod.name));
-  return { now: opts.now, job, pods: views, strays: pods.filter((pod) => !wantedNames.has(pod.name)), nodes };
+  const strays = pods.filter((pod) => !wantedNames.has(pod.name));
+  return { now: opts.now, job, pods: views, strays, nodes, polled };
 }
 
 export function agentState(view: PodView): string | null {

@@ -197,16 +197,39 @@ async function advance(ctx: JobContext): Promise<number | undefined> {
  */
 const RECOVERY_POLL_MS = 20;
 
+/**
+ * A running job whose agents all push is woken by its agents (a state change, a silence, progress once a
+ * second: server/operator/presence); this slow resync remains as a safety net.
+ */
+export const PUSHED_RESYNC_MS = 5000;
+
+/** Polled agents cost ~0.25 CPU-ms a poll: past pollMs / this many, the interval grows with their count. */
+const POLL_INTERVAL_PER_AGENT_MS = 1;
+
+/** When a running job looks again: its polled agents' interval, or the pushed resync (or its deadline). */
+function runningLook(ctx: JobContext): number {
+  const { pollMs } = ctx.deps.config;
+  const polled = ctx.obs.polled ?? ctx.obs.pods.length;
+  if (polled > 0) return Math.max(pollMs, polled * POLL_INTERVAL_PER_AGENT_MS);
+  const deadline = ctx.job.job.spec.runPolicy?.activeDeadlineSeconds;
+  const startTime = ctx.job.status.startTime ? Date.parse(ctx.job.status.startTime) : null;
+  if (deadline == null || startTime === null) return PUSHED_RESYNC_MS;
+  const left = startTime + deadline * 1000 - ctx.now;
+  return Math.max(pollMs, Math.min(PUSHED_RESYNC_MS, left));
+}
+
 function nextLook(ctx: JobContext): number {
   const { pollMs } = ctx.deps.config;
   const busy = ctx.state.phase === "Recovering" || (ctx.state.elastic?.scaling ?? null) !== null;
-  return busy ? Math.min(pollMs, RECOVERY_POLL_MS) : pollMs;
+  if (busy) return Math.min(pollMs, RECOVERY_POLL_MS);
+  return ctx.state.phase === "Running" ? runningLook(ctx) : pollMs;
 }
 
 export async function reconcileJob(deps: OperatorDeps, key: string): Promise<HandlerResult> {
   const ref = parseJobKey(key);
   const job = await deps.backend.getJob(ref);
   if (!job) {
+    deps.presence?.forgetJob(key);
     deps.live.forget(key);
     deps.shadow?.forget(ref);
     deps.admission?.forget?.(key);
@@ -223,6 +246,8 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     job: sized,
     now,
     clock: deps.clock,
+    presence: deps.presence,
+    metrics: deps.metrics,
   });
   const ctx: JobContext = {
     deps,
@@ -240,6 +265,7 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     await noteRunEnded(ctx);
     await finalizeDeletion(ctx);
     await deps.admission?.release(job);
+    deps.presence?.forgetJob(key);
     deps.live.forget(key);
     deps.shadow?.forget(ref);
     return undefined;
