@@ -35,6 +35,15 @@ import { createIpcWorkerGroup, restartModeOf } from "./worker-group";
  *   instead (workers killed and started again: INIT, READY at the barrier);
  * - a rank may report a fault itself (`job_fault` from the rank): FAULTED with its reason, processes kept.
  * /stop {is_graceful: true} stops the workers with SIGUSR1 and starts them again (elastic scaling).
+ *
+ * Rebound, beyond HyperPod (same wire, same states): when a worker of a node whose ranks were running the
+ * block ends (a crash, a log rule), that node's workers are started again at once, while the agent reports
+ * FAULTED and the operator decides, instead of after the operator's /stop: the /stop (a process-level
+ * restart for such a node in HyperPod's agent too) then finds them starting or at the barrier already, and
+ * the agent is READY as soon as they are there. The restart takes the operator's detection and decision
+ * off the failed node's path. Once per fault: workers that end again before the /stop are restarted by the
+ * /stop as before, so a crash loop still waits on the operator's back-off. Until the /stop, /status keeps
+ * showing the failed workers (the operator names the faulted ranks from them).
  */
 
 type StopKind =
@@ -80,6 +89,8 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
   let pauseTimer: NodeJS.Timeout | null = null;
   let pausing = false;
   let restarting: Promise<void> | null = null;
+  /** The failed workers' records while their node restarts early, until the operator's /stop. */
+  let early: { ranks: Attempt["ranks"] } | null = null;
   let shutdownDone: Promise<void> | null = null;
   let shutdownFinished = () => {};
   const shutdownFinishedPromise = new Promise<void>((resolve) => {
@@ -126,6 +137,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
   const processRestart = (
     stop: { signal: NodeJS.Signals; timeoutMs: number },
     why: string,
+    options: { keepState?: boolean } = {},
   ): Promise<void> => {
     if (restarting !== null) return restarting;
     logger.info("process-level restart", { why });
@@ -139,13 +151,40 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
       .then(() => {
         restarting = null;
         if (sm.current() === "SHUTDOWN") return;
-        sm.transition("INIT");
+        if (!options.keepState) sm.transition("INIT");
         launchWorkers();
       });
     return restarting;
   };
   const plr = (why: string) =>
     processRestart({ signal: config.shutdownSignal, timeoutMs: shutdownTimeoutMs }, why);
+
+  /** The failed node's workers start again now, the agent staying FAULTED until the operator's /stop. */
+  const restartEarly = (why: string) => {
+    early = { ranks: attempt?.ranks ?? [] };
+    const stop = { signal: config.shutdownSignal, timeoutMs: shutdownTimeoutMs };
+    void processRestart(stop, `${why}: restarting the workers before the operator's /stop`, {
+      keepState: true,
+    });
+  };
+
+  /**
+   * The operator's /stop after an early restart: the new workers are what it would start, so they are kept
+   * (INIT, READY once at the barrier), unless they ended too: then a process-level restart as usual.
+   */
+  const adoptEarlyRestart = (timeoutMs: number | null) => {
+    early = null;
+    void Promise.resolve(restarting).then(() => {
+      if (sm.current() !== "STOPPING") return;
+      if (attempt === null || attempt.faulted()) {
+        const stop = { signal: config.shutdownSignal, timeoutMs: timeoutMs ?? shutdownTimeoutMs };
+        void processRestart(stop, "/stop after the early-restarted workers ended");
+        return;
+      }
+      sm.transition("INIT");
+      advance();
+    });
+  };
 
   function onWorkerFault(number: number, input: Fault): void {
     if (attempt?.number !== number) return;
@@ -155,6 +194,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     }
     const state = sm.current();
     if (state === "RUNNING" || state === "INIT" || state === "READY") fault(input);
+    if (state === "RUNNING") restartEarly(input.reason);
   }
 
   const aggregateWorkerData = () => ({
@@ -225,6 +265,17 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     advance();
   };
 
+  /** A /stop: pause, or a process-level restart (the early one, if it began: see adoptEarlyRestart). */
+  const carryOutStop = (how: StopKind) => {
+    if (early !== null) adoptEarlyRestart(how.kind === "restart" ? how.timeoutMs : null);
+    else if (how.kind === "pause") pauseRanks();
+    else
+      void processRestart(
+        { signal: how.signal ?? config.shutdownSignal, timeoutMs: how.timeoutMs ?? shutdownTimeoutMs },
+        how.why,
+      );
+  };
+
   const dispatch = createIpcDispatch({
     group,
     localWorldSize: settings.nprocPerNode,
@@ -286,13 +337,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
       const result = sm.transition("STOPPING");
       if (!result.ok) return conflict(result.error);
       canStart = false;
-      const how = stopKind({ request, workersEnded: workersEnded(state) });
-      if (how.kind === "pause") pauseRanks();
-      else
-        void processRestart(
-          { signal: how.signal ?? config.shutdownSignal, timeoutMs: how.timeoutMs ?? shutdownTimeoutMs },
-          how.why,
-        );
+      carryOutStop(stopKind({ request, workersEnded: workersEnded(state) }));
       return { ok: true };
     },
     shutdown() {
@@ -320,7 +365,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
       buildStatus({
         snapshot: sm.snapshot(),
         assignment,
-        ranks: attempt?.ranks ?? [],
+        ranks: early?.ranks ?? attempt?.ranks ?? [],
         inProcess: {
           restartMode: group.operatorRestartMode() ?? "in_process_restart",
           workerData: group.workerData(),
