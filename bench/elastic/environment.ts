@@ -64,6 +64,8 @@ export async function openBenchEnvironment(opts: {
   pollMs: number;
   seed: (db: Db) => Promise<void>;
   governance: boolean;
+  /** Agents push their state (the operator's default); false: every agent polled, as before pushes. */
+  agentPush?: boolean;
 }): Promise<BenchEnvironment> {
   const dir = await mkdtemp(path.join(tmpdir(), "rebound-bench-elastic-"));
   let database: EmbeddedDatabase | null = null;
@@ -91,7 +93,7 @@ export async function openBenchEnvironment(opts: {
       databaseUrl: database.url,
       nodes: opts.nodes,
       gpusPerNode: opts.gpusPerNode,
-      config: { pollMs: opts.pollMs },
+      config: { pollMs: opts.pollMs, ...(opts.agentPush === undefined ? {} : { agentPush: opts.agentPush }) },
       governance: opts.governance,
       service: "bench-operator",
     });

@@ -14,6 +14,7 @@ import { integerReader, stringOptions } from "../lib/flags";
  *                                 what a user would set for a job stepping every 100 ms. The first step after
  *                                 a (re)start is not under it (the rule sets no expectedStartCutOffInSeconds).
  *   --poll-ms 100                 the operator's agent poll interval (its default)
+ *   --agent-push 1                agents push their state to the operator (its default); 0: polled, as before
  *   --tail-ms 25                  how often the benchmark reads the pods' logs for step lines
  */
 export const MODES = ["full", "inplace", "peer"] as const;
@@ -29,6 +30,7 @@ export type GoodputConfig = {
   checkpointEvery: number;
   hangSeconds: number;
   pollMs: number;
+  agentPush: boolean;
   tailMs: number;
 };
 
@@ -42,6 +44,7 @@ const DEFAULTS = {
   "checkpoint-every": "50",
   "hang-seconds": "1",
   "poll-ms": "100",
+  "agent-push": "1",
   "tail-ms": "25",
 } as const;
 
@@ -70,6 +73,7 @@ export function parseConfig(argv: string[]): GoodputConfig {
     checkpointEvery: int("checkpoint-every", 1),
     hangSeconds: int("hang-seconds", 1),
     pollMs: int("poll-ms", 20),
+    agentPush: int("agent-push", 0) !== 0,
     tailMs: int("tail-ms", 5),
   };
 }

@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     nodes: config.nodes + 1,
     gpusPerNode: config.ranksPerNode,
     pollMs: config.pollMs,
+    agentPush: config.agentPush,
     seed: async (db) => {
       await seedIfEmpty(db);
     },
