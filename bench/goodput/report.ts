@@ -37,7 +37,7 @@ const fmt = (value: number, digits: number, width: number) =>
 
 function table(measured: readonly Measured[], config: GoodputConfig): string[] {
   const lines = [
-    `Goodput: ${config.nodes * config.ranksPerNode} ranks (${config.nodes} × ${config.ranksPerNode}), one fault every ${config.intervalMs / 1000} s (crash, hang, NaN, node in turn) for ${config.minutes} min per mode, step ${config.stepMs} ms, checkpoint every ${config.checkpointEvery} steps, hang window ${config.hangSeconds} s, agents ${config.agentPush ? "push their state" : "polled every " + config.pollMs + " ms"}`,
+    `Goodput: ${config.nodes * config.ranksPerNode} ranks (${config.nodes} × ${config.ranksPerNode}), one fault every ${config.intervalMs / 1000} s (crash, hang, NaN, node in turn) for ${config.minutes} min per mode, step ${config.stepMs} ms, checkpoint every ${config.checkpointEvery} steps, hang window ${config.hangSeconds} s, agents ${config.agentPush ? "push their state" : `polled every ${config.pollMs} ms`}`,
     `${"mode".padEnd(36)}${"goodput".padStart(8)}${"ETTR".padStart(7)}${"console".padStart(8)}${"faults".padStart(7)}${"s/fault".padStart(8)}${FAULT_KINDS.map((k) => `${k} s`.padStart(8)).join("")}${"steps/f".padStart(8)}  actions`,
   ];
   for (const { run, goodput } of measured) {
