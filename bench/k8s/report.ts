@@ -250,7 +250,7 @@ function agentLines(input: ReportInput, f: Figures): string[] {
   const { silence } = input;
   const lines = [
     `${"agent polls/s, pushed lines/s, heartbeats/s: quiet".padEnd(50)}${num(traffic.pollsPerS, 1)}, ${num(traffic.pushLinesPerS, 1)}, ${num(traffic.heartbeatsPerS, 1)}`,
-    `${"agents judged silent (operator's counter), false".padEnd(50)}${num(f.silences)}, ${silence.falseSilences}${silence.falsePods.length > 0 ? ` (${silence.falsePods.slice(0, 5).join(", ")})` : ""}`,
+    `${"agents judged silent (operator's counter), false".padEnd(50)}${num(f.silences)}, ${silence.falseSilences} about ${silence.falseSilentPods} pods${silence.falsePods.length > 0 ? ` (${[...new Set(silence.falsePods)].slice(0, 3).join(", ")}…)` : ""}`,
   ];
   if (silence.missed.length > 0)
     lines.push(`  frozen, never logged silent: ${silence.missed.slice(0, 10).join(", ")}`);
@@ -367,6 +367,7 @@ function benchJson(input: ReportInput, all: Row[], f: Figures): Record<string, n
     silenced: input.silence.silenced,
     silence_detected: input.silence.detected,
     false_silences: input.silence.falseSilences,
+    false_silent_pods: input.silence.falseSilentPods,
     stand_in_agents_cpu_quiet_pct: round(f.agentsSteadyPct),
     cluster_cpu_quiet_pct: round(f.clusterSteadyPct),
     job_start_ms: input.job.runningAt - input.job.createdAt,

@@ -64,13 +64,15 @@ describe("silence figures", () => {
     ]);
     expect(figures.falsePods).toEqual(["ns/z", "other/a", "ns/c"]);
     expect(figures.falseSilences).toBe(3);
+    expect(figures.falseSilentPods).toBe(3);
     expect(figures.detected).toBe(1);
     expect(figures.detect.p50).toBe(400);
   });
 
   it("with nothing frozen, every line is a false silence and there is no latency", () => {
-    const figures = silenceFigures([], [{ namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 1 }]);
-    expect(figures).toMatchObject({ silenced: 0, detected: 0, falseSilences: 1 });
+    const again = { namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 5 };
+    const figures = silenceFigures([], [{ namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 1 }, again]);
+    expect(figures).toMatchObject({ silenced: 0, detected: 0, falseSilences: 2, falseSilentPods: 1 });
     expect(Number.isNaN(figures.detect.p99)).toBe(true);
   });
 });

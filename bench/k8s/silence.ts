@@ -28,6 +28,8 @@ export type SilenceFigures = {
   /** Freeze → the operator last heard from the agent (negative: heard before the freeze), ms. */
   lastHeard: Summary;
   falseSilences: number;
+  /** How many distinct pods those false silences were about. */
+  falseSilentPods: number;
   /** Pods judged silent that were not frozen (or before they were), e.g. "ns/pod". */
   falsePods: string[];
   /** Frozen pods never reported silent. */
@@ -117,6 +119,7 @@ export function silenceFigures(frozen: readonly Frozen[], lines: readonly Silenc
     detect: summarize(detectMs),
     lastHeard: summarize(lastHeardMs),
     falseSilences: falsePods.length,
+    falseSilentPods: new Set(falsePods).size,
     falsePods,
     missed: frozen.filter((entry) => !first.has(key(entry))).map(key),
   };
