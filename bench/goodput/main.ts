@@ -1,7 +1,7 @@
 import { buildDemoTrainer } from "@/scripts/lib/demo-trainer-build";
 import { seedIfEmpty } from "@/server/db/seed";
-import { type BenchEnvironment, openBenchEnvironment } from "../elastic/environment";
 import { exitWhenDone } from "../lib/isolated";
+import { type BenchEnvironment, openLocalEnvironment } from "../lib/local-environment";
 import { log } from "../recovery/phases";
 import { parseConfig } from "./config";
 import { report } from "./report";
@@ -39,7 +39,8 @@ async function main(): Promise<void> {
   });
   // Task governance's admission is left out: the job's 64 GPUs are beyond the demo team's quota, and
   // admission plays no part in recovery.
-  env = await openBenchEnvironment({
+  env = await openLocalEnvironment({
+    name: "rebound-bench-goodput-",
     nodes: config.nodes + 1,
     gpusPerNode: config.ranksPerNode,
     pollMs: config.pollMs,
