@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, get, type Server } from "node:http";
 import type { RankIp, WorkerDataEntry } from "./ipc-client";
 
 /**
@@ -99,12 +99,28 @@ export function peersFor(input: {
     });
 }
 
-export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<TrainingState | null> {
+/** The body of a GET, or null on any error, a status other than 200, or no answer within `timeoutMs`. */
+function getText(url: string, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const request = get(url, { timeout: timeoutMs }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        resolve(null);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      response.on("error", () => resolve(null));
+    });
+    request.on("timeout", () => request.destroy());
+    request.on("error", () => resolve(null));
+  });
+}
+
+function parseState(text: string): TrainingState | null {
   try {
-    const response = await fetch(peer.url, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) return null;
-    const value = (await response.json()) as Partial<TrainingState>;
-    const { step, lossEma, weights, momentum } = value;
+    const { step, lossEma, weights, momentum } = JSON.parse(text) as Partial<TrainingState>;
     if (
       typeof step !== "number" ||
       typeof lossEma !== "number" ||
@@ -116,6 +132,16 @@ export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<Trai
   } catch {
     return null;
   }
+}
+
+/**
+ * A peer's state over plain node:http, not fetch(): Node loads fetch's HTTP client (undici) on its first
+ * call, and a restarted rank's first call is this one, on the way to its first step. Eight first calls
+ * from a fresh process: 130-236 ms with fetch, 39-65 ms with node:http (load 11-16 on 2 cores, nice 0).
+ */
+export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<TrainingState | null> {
+  const text = await getText(peer.url, timeoutMs);
+  return text === null ? null : parseState(text);
 }
 
 /** Peers asked at once by a restarted rank (the first ones peersFor lists: the same local rank first). */
