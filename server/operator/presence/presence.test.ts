@@ -138,8 +138,9 @@ describe("presence", () => {
     // The operator stalled: the tick fires 200 ms late (more than a quarter of the 700 ms threshold).
     h.presence.onTimer(h.now(), h.now() - 200);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(h.presence.pushed(running)?.kind).toBe("status");
-    expect(h.presence.stats().lateTicks).toBe(1);
+    // Not judged: observe() polls it meanwhile (null), it is not a fault.
+    expect(h.presence.pushed(running)).toBeNull();
+    expect(h.presence.stats()).toMatchObject({ lateTicks: 1, silent: 0 });
     // On time: judged after the I/O already waiting is read (a heartbeat that was sitting in the socket).
     h.presence.onTimer(h.now(), h.now() - 10);
     watch.events.heartbeat();
@@ -149,6 +150,44 @@ describe("presence", () => {
     h.presence.onTimer(h.now(), h.now());
     await new Promise((resolve) => setImmediate(resolve));
     expect(h.presence.pushed(running)?.kind).toBe("silent");
+  });
+
+  it("does not judge when the I/O between the tick and the judgement ran long (unread sockets)", async () => {
+    const h = harness();
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [running]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("running"));
+    h.advance(800);
+    h.presence.onTimer(h.now(), h.now());
+    // The poll phase after the tick takes 300 ms (a long callback) before the judgement runs.
+    h.advance(300);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.presence.stats()).toMatchObject({ lateTicks: 1, silent: 0 });
+  });
+
+  it("judges one silent agent among many, but not most of them at once (the operator's side is suspected)", () => {
+    const h = harness();
+    const pods = Array.from({ length: 12 }, (_, index) => pod(`job-worker-${index}`));
+    h.presence.sync("ns/job", pods);
+    for (const watch of h.dialed) {
+      watch.events.opened();
+      watch.events.line(line("running"));
+    }
+    h.advance(701);
+    for (const watch of h.dialed.slice(1)) watch.events.heartbeat();
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("silent");
+    expect(h.presence.stats()).toMatchObject({ silent: 1, massSilences: 0 });
+    // Seven of the twelve unheard at once: nobody judged; observe() polls the unheard ones instead.
+    h.advance(701);
+    for (const watch of h.dialed.slice(7)) watch.events.heartbeat();
+    h.presence.judge(h.now());
+    expect(h.presence.stats()).toMatchObject({ silent: 1, massSilences: 1 });
+    expect(h.presence.pushed(pods[1] as ClusterPod)).toBeNull();
+    expect(h.presence.pushed(pods[8] as ClusterPod)?.kind).toBe("status");
+    expect(h.logs.filter((entry) => entry.msg === "agent silent")).toHaveLength(1);
   });
 
   it("an agent that answers the watch with 404 does not push: it is polled, never judged silent", () => {

@@ -55,9 +55,16 @@ export type Presence = {
   onWake(listener: WakeListener): () => void;
   /** The sweep's timer fired (exposed for tests): judges silence after pending I/O unless it ran late. */
   onTimer(firedAt: number, expectedAt: number): void;
-  /** Judges silence now (exposed for tests). */
-  judge(now: number): void;
-  stats(): { pushing: number; polled: number; probing: number; silent: number; lateTicks: number };
+  /** Judges silence as of `at` (exposed for tests). */
+  judge(at: number): void;
+  stats(): {
+    pushing: number;
+    polled: number;
+    probing: number;
+    silent: number;
+    lateTicks: number;
+    massSilences: number;
+  };
   stop(): void;
 };
 
@@ -83,6 +90,10 @@ type Entry = {
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 2000;
 const PROGRESS_WAKE_MS = 1000;
+/** More than this fraction of at least MASS_MIN_AGENTS pushing agents silent at once: suspect this side. */
+const MASS_FRACTION = 0.5;
+const MASS_MIN_AGENTS = 10;
+const NOTE_EVERY_MS = 10_000;
 
 const identityOf = (pod: ClusterPod) => `${pod.createdAt} ${pod.agentUrl}`;
 
@@ -116,7 +127,7 @@ export function createPresence(deps: {
   const byJob = new Map<string, Set<string>>();
   const listeners = new Set<WakeListener>();
   const progressWokenAt = new Map<string, number>();
-  const counts = { lines: 0, heartbeats: 0, lateTicks: 0 };
+  const counts = { lines: 0, heartbeats: 0, lateTicks: 0, massSilences: 0, notedAt: 0 };
   let sweep: NodeJS.Timeout | undefined;
   let expectedAt = 0;
 
@@ -227,32 +238,68 @@ export function createPresence(deps: {
     return key;
   };
 
-  const judge = (now: number) => {
+  /** Pushing agents unheard at `at`; with how many pushing agents there are and how many are silent. */
+  const unheard = (at: number) => {
+    const pushing = [...entries.values()].filter((entry) => entry.mode === "pushing");
+    const silent = pushing.filter((entry) => entry.silentAt !== null).length;
+    const found = pushing.filter(
+      (entry) => entry.silentAt === null && at - entry.lastHeardAt > config.silenceMs,
+    );
+    return { found, pushing: pushing.length, silent };
+  };
+
+  const markSilent = (entry: Entry, detectedAt: number) => {
+    entry.silentAt = detectedAt;
+    deps.metrics.agentSilences.inc();
+    deps.log.warn("agent silent", {
+      namespace: entry.namespace,
+      pod: entry.pod,
+      lastHeardAt: entry.lastHeardAt,
+      detectedAt,
+    });
+    wake(entry.jobKey, true);
+  };
+
+  /** Logs a skipped judgement at most once per NOTE_EVERY_MS, with the counts so far. */
+  const note = (why: "late" | "mass", fields: Record<string, unknown> = {}) => {
+    counts[why === "late" ? "lateTicks" : "massSilences"] += 1;
+    const now = clock();
+    if (now - counts.notedAt < NOTE_EVERY_MS) return;
+    counts.notedAt = now;
+    const msg =
+      why === "late"
+        ? "silence not judged: the operator's loop ran late"
+        : "silence not judged: most agents fell silent at once (the operator's side is suspected); they are polled";
+    deps.log.warn(msg, { lateTicks: counts.lateTicks, massSilences: counts.massSilences, ...fields });
+  };
+
+  /**
+   * Judges silence as of `at` (the sweep tick's time; what was read since can only clear an agent). When
+   * more than half of the pushing agents would be silent at once, and there are enough of them for that to
+   * mean something, the likelier cause is this side (a stalled operator, its node's network), as
+   * Kubernetes' node lifecycle controller assumes when a whole zone goes unready: nobody is judged, and
+   * observe() polls the unheard agents instead (their 3 s unreachable timeout applies).
+   */
+  const judge = (at: number, now = at) => {
     deps.metrics.agentPushLines.inc(counts.lines);
     deps.metrics.agentHeartbeats.inc(counts.heartbeats);
     counts.lines = 0;
     counts.heartbeats = 0;
-    for (const entry of entries.values()) {
-      if (entry.mode !== "pushing" || entry.silentAt !== null) continue;
-      if (now - entry.lastHeardAt <= config.silenceMs) continue;
-      entry.silentAt = now;
-      deps.metrics.agentSilences.inc();
-      deps.log.warn("agent silent", {
-        namespace: entry.namespace,
-        pod: entry.pod,
-        lastHeardAt: entry.lastHeardAt,
-        detectedAt: now,
-      });
-      wake(entry.jobKey, true);
-    }
+    const { found, pushing, silent } = unheard(at);
+    if (found.length === 0) return;
+    if (pushing >= MASS_MIN_AGENTS && silent + found.length > pushing * MASS_FRACTION)
+      return note("mass", { unheard: found.length, pushing });
+    for (const entry of found) markSilent(entry, now);
   };
 
   const onTimer = (firedAt: number, expected: number) => {
-    if (firedAt - expected > config.silenceMs / 4) {
-      counts.lateTicks += 1;
-      return;
-    }
-    setImmediate(() => judge(clock()));
+    if (firedAt - expected > config.silenceMs / 4) return note("late");
+    setImmediate(() => {
+      const now = clock();
+      // The poll phase between the tick and here ran long: sockets that became ready meanwhile are unread.
+      if (now - firedAt > config.silenceMs / 4) return note("late");
+      judge(firedAt, now);
+    });
   };
 
   if (deps.timer !== false) {
@@ -278,6 +325,8 @@ export function createPresence(deps: {
     if (entry?.identity !== identityOf(pod) || entry.mode !== "pushing" || entry.status === null) return null;
     if (entry.silentAt !== null)
       return { kind: "silent", lastHeardAt: entry.lastHeardAt, detectedAt: entry.silentAt };
+    // Unheard past the threshold but not judged (a late sweep, or most agents at once): ask it instead.
+    if (clock() - entry.lastHeardAt > config.silenceMs) return null;
     return { kind: "status", status: entry.status };
   };
 
@@ -296,7 +345,14 @@ export function createPresence(deps: {
     onTimer,
     judge,
     stats() {
-      const stats = { pushing: 0, polled: 0, probing: 0, silent: 0, lateTicks: counts.lateTicks };
+      const stats = {
+        pushing: 0,
+        polled: 0,
+        probing: 0,
+        silent: 0,
+        lateTicks: counts.lateTicks,
+        massSilences: counts.massSilences,
+      };
       for (const entry of entries.values()) {
         stats[entry.mode] += 1;
         if (entry.silentAt !== null) stats.silent += 1;
