@@ -167,7 +167,7 @@ describe("presence", () => {
     expect(h.presence.stats()).toMatchObject({ lateTicks: 1, silent: 0 });
   });
 
-  it("judges one silent agent among many, but not most of them at once (the operator's side is suspected)", () => {
+  it("judges one silent agent among many, but not many overdue at once (a shared cause is suspected)", () => {
     const h = harness();
     const pods = Array.from({ length: 12 }, (_, index) => pod(`job-worker-${index}`));
     h.presence.sync("ns/job", pods);
@@ -179,12 +179,12 @@ describe("presence", () => {
     for (const watch of h.dialed.slice(1)) watch.events.heartbeat();
     h.presence.judge(h.now());
     expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("silent");
-    expect(h.presence.stats()).toMatchObject({ silent: 1, massSilences: 0 });
-    // Seven of the twelve unheard at once: nobody judged; observe() polls the unheard ones instead.
+    expect(h.presence.stats()).toMatchObject({ silent: 1, correlated: 0 });
+    // Six more unheard at once: nobody judged; observe() polls the unheard ones instead.
     h.advance(701);
     for (const watch of h.dialed.slice(7)) watch.events.heartbeat();
     h.presence.judge(h.now());
-    expect(h.presence.stats()).toMatchObject({ silent: 1, massSilences: 1 });
+    expect(h.presence.stats()).toMatchObject({ silent: 1, correlated: 1 });
     expect(h.presence.pushed(pods[1] as ClusterPod)).toBeNull();
     expect(h.presence.pushed(pods[8] as ClusterPod)?.kind).toBe("status");
     expect(h.logs.filter((entry) => entry.msg === "agent silent")).toHaveLength(1);

@@ -63,7 +63,7 @@ export type Presence = {
     probing: number;
     silent: number;
     lateTicks: number;
-    massSilences: number;
+    correlated: number;
   };
   stop(): void;
 };
@@ -90,9 +90,13 @@ type Entry = {
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 2000;
 const PROGRESS_WAKE_MS = 1000;
-/** More than this fraction of at least MASS_MIN_AGENTS pushing agents silent at once: suspect this side. */
-const MASS_FRACTION = 0.5;
-const MASS_MIN_AGENTS = 10;
+/**
+ * A silence is an isolated event. When more pushing agents than this (at least CORRELATED_MIN, else this
+ * fraction of them) are overdue at once (unheard for two heartbeats), the cause is shared: this operator,
+ * its network, or a host running many agents stalled. Nobody is judged; the unheard are polled instead.
+ */
+const CORRELATED_FRACTION = 0.02;
+const CORRELATED_MIN = 3;
 const NOTE_EVERY_MS = 10_000;
 
 const identityOf = (pod: ClusterPod) => `${pod.createdAt} ${pod.agentUrl}`;
@@ -127,7 +131,7 @@ export function createPresence(deps: {
   const byJob = new Map<string, Set<string>>();
   const listeners = new Set<WakeListener>();
   const progressWokenAt = new Map<string, number>();
-  const counts = { lines: 0, heartbeats: 0, lateTicks: 0, massSilences: 0, notedAt: 0 };
+  const counts = { lines: 0, heartbeats: 0, lateTicks: 0, correlated: 0, notedAt: 0 };
   let sweep: NodeJS.Timeout | undefined;
   let expectedAt = 0;
 
@@ -239,13 +243,14 @@ export function createPresence(deps: {
   };
 
   /** Pushing agents unheard at `at`; with how many pushing agents there are and how many are silent. */
+  /** Pushing agents unheard past the threshold at `at`, and how many are overdue (two heartbeats). */
   const unheard = (at: number) => {
-    const pushing = [...entries.values()].filter((entry) => entry.mode === "pushing");
-    const silent = pushing.filter((entry) => entry.silentAt !== null).length;
-    const found = pushing.filter(
-      (entry) => entry.silentAt === null && at - entry.lastHeardAt > config.silenceMs,
+    const waiting = [...entries.values()].filter(
+      (entry) => entry.mode === "pushing" && entry.silentAt === null,
     );
-    return { found, pushing: pushing.length, silent };
+    const overdue = waiting.filter((entry) => at - entry.lastHeardAt > 2 * config.heartbeatMs);
+    const found = overdue.filter((entry) => at - entry.lastHeardAt > config.silenceMs);
+    return { found, overdue: overdue.length, pushing: waiting.length };
   };
 
   const markSilent = (entry: Entry, detectedAt: number) => {
@@ -261,34 +266,34 @@ export function createPresence(deps: {
   };
 
   /** Logs a skipped judgement at most once per NOTE_EVERY_MS, with the counts so far. */
-  const note = (why: "late" | "mass", fields: Record<string, unknown> = {}) => {
-    counts[why === "late" ? "lateTicks" : "massSilences"] += 1;
+  const note = (why: "late" | "correlated", fields: Record<string, unknown> = {}) => {
+    counts[why === "late" ? "lateTicks" : "correlated"] += 1;
     const now = clock();
     if (now - counts.notedAt < NOTE_EVERY_MS) return;
     counts.notedAt = now;
     const msg =
       why === "late"
         ? "silence not judged: the operator's loop ran late"
-        : "silence not judged: most agents fell silent at once (the operator's side is suspected); they are polled";
-    deps.log.warn(msg, { lateTicks: counts.lateTicks, massSilences: counts.massSilences, ...fields });
+        : "silence not judged: many agents overdue at once (a shared cause is suspected); they are polled";
+    deps.log.warn(msg, { lateTicks: counts.lateTicks, correlated: counts.correlated, ...fields });
   };
 
   /**
-   * Judges silence as of `at` (the sweep tick's time; what was read since can only clear an agent). When
-   * more than half of the pushing agents would be silent at once, and there are enough of them for that to
-   * mean something, the likelier cause is this side (a stalled operator, its node's network), as
-   * Kubernetes' node lifecycle controller assumes when a whole zone goes unready: nobody is judged, and
-   * observe() polls the unheard agents instead (their 3 s unreachable timeout applies).
+   * Judges silence as of `at` (the sweep tick's time; what was read since can only clear an agent). A
+   * silent agent is an isolated event; when many are overdue at once (CORRELATED_*), the likelier cause is
+   * shared (this operator stalled, its network, a host running many agents), as Kubernetes' node lifecycle
+   * controller assumes when a whole zone goes unready: nobody is judged, and observe() polls the unheard
+   * agents instead (their 3 s unreachable timeout applies).
    */
   const judge = (at: number, now = at) => {
     deps.metrics.agentPushLines.inc(counts.lines);
     deps.metrics.agentHeartbeats.inc(counts.heartbeats);
     counts.lines = 0;
     counts.heartbeats = 0;
-    const { found, pushing, silent } = unheard(at);
+    const { found, overdue, pushing } = unheard(at);
     if (found.length === 0) return;
-    if (pushing >= MASS_MIN_AGENTS && silent + found.length > pushing * MASS_FRACTION)
-      return note("mass", { unheard: found.length, pushing });
+    if (overdue > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing))
+      return note("correlated", { unheard: found.length, overdue, pushing });
     for (const entry of found) markSilent(entry, now);
   };
 
@@ -351,7 +356,7 @@ export function createPresence(deps: {
         probing: 0,
         silent: 0,
         lateTicks: counts.lateTicks,
-        massSilences: counts.massSilences,
+        correlated: counts.correlated,
       };
       for (const entry of entries.values()) {
         stats[entry.mode] += 1;
