@@ -138,8 +138,8 @@ describe("presence", () => {
     // The operator stalled: the tick fires 200 ms late (more than a quarter of the 700 ms threshold).
     h.presence.onTimer(h.now(), h.now() - 200);
     await new Promise((resolve) => setImmediate(resolve));
-    // Not judged: observe() polls it meanwhile (null), it is not a fault.
-    expect(h.presence.pushed(running)).toBeNull();
+    // Not judged: its last status stands meanwhile.
+    expect(h.presence.pushed(running)?.kind).toBe("status");
     expect(h.presence.stats()).toMatchObject({ lateTicks: 1, silent: 0 });
     // On time: judged after the I/O already waiting is read (a heartbeat that was sitting in the socket).
     h.presence.onTimer(h.now(), h.now() - 10);
@@ -180,14 +180,23 @@ describe("presence", () => {
     h.presence.judge(h.now());
     expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("silent");
     expect(h.presence.stats()).toMatchObject({ silent: 1, correlated: 0 });
-    // Six more unheard at once: nobody judged; observe() polls the unheard ones instead.
+    // Six more unheard at once: nobody judged before the unreachable timeout (3 s), as polling would.
     h.advance(701);
     for (const watch of h.dialed.slice(7)) watch.events.heartbeat();
     h.presence.judge(h.now());
     expect(h.presence.stats()).toMatchObject({ silent: 1, correlated: 1 });
-    expect(h.presence.pushed(pods[1] as ClusterPod)).toBeNull();
-    expect(h.presence.pushed(pods[8] as ClusterPod)?.kind).toBe("status");
+    expect(h.presence.pushed(pods[1] as ClusterPod)?.kind).toBe("status");
     expect(h.logs.filter((entry) => entry.msg === "agent silent")).toHaveLength(1);
+    const heartbeatsOfTheLastFive = () => {
+      for (const watch of h.dialed.slice(7)) watch.events.heartbeat();
+    };
+    for (let waited = 701; waited <= 3000; waited += 250) {
+      h.advance(250);
+      heartbeatsOfTheLastFive();
+      h.presence.judge(h.now());
+    }
+    expect(h.presence.stats()).toMatchObject({ silent: 7 });
+    expect(h.presence.pushed(pods[8] as ClusterPod)?.kind).toBe("status");
   });
 
   it("an agent that answers the watch with 404 does not push: it is polled, never judged silent", () => {

@@ -22,6 +22,8 @@ export type PresenceConfig = {
   silenceMs: number;
   sweepMs: number;
   connectTimeoutMs: number;
+  /** Unheard this long, an agent is judged silent even when many are (a polled agent's unreachable timeout). */
+  unreachableMs: number;
 };
 
 export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
@@ -29,6 +31,7 @@ export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
   silenceMs: 700,
   sweepMs: 50,
   connectTimeoutMs: 3000,
+  unreachableMs: 3000,
 };
 
 /** A pushing agent's view: its newest status, or silent since it was last heard. */
@@ -93,7 +96,7 @@ const PROGRESS_WAKE_MS = 1000;
 /**
  * A silence is an isolated event. When more pushing agents than this (at least CORRELATED_MIN, else this
  * fraction of them) are overdue at once (unheard for two heartbeats), the cause is shared: this operator,
- * its network, or a host running many agents stalled. Nobody is judged; the unheard are polled instead.
+ * its network, or a host running many agents stalled. Nobody is judged before the unreachable timeout.
  */
 const CORRELATED_FRACTION = 0.02;
 const CORRELATED_MIN = 3;
@@ -250,7 +253,8 @@ export function createPresence(deps: {
     );
     const overdue = waiting.filter((entry) => at - entry.lastHeardAt > 2 * config.heartbeatMs);
     const found = overdue.filter((entry) => at - entry.lastHeardAt > config.silenceMs);
-    return { found, overdue: overdue.length, pushing: waiting.length };
+    const longGone = found.filter((entry) => at - entry.lastHeardAt > config.unreachableMs);
+    return { found, longGone, overdue: overdue.length, pushing: waiting.length };
   };
 
   const markSilent = (entry: Entry, detectedAt: number) => {
@@ -274,7 +278,7 @@ export function createPresence(deps: {
     const msg =
       why === "late"
         ? "silence not judged: the operator's loop ran late"
-        : "silence not judged: many agents overdue at once (a shared cause is suspected); they are polled";
+        : "silence not judged: many agents overdue at once (a shared cause is suspected)";
     deps.log.warn(msg, { lateTicks: counts.lateTicks, correlated: counts.correlated, ...fields });
   };
 
@@ -282,19 +286,19 @@ export function createPresence(deps: {
    * Judges silence as of `at` (the sweep tick's time; what was read since can only clear an agent). A
    * silent agent is an isolated event; when many are overdue at once (CORRELATED_*), the likelier cause is
    * shared (this operator stalled, its network, a host running many agents), as Kubernetes' node lifecycle
-   * controller assumes when a whole zone goes unready: nobody is judged, and observe() polls the unheard
-   * agents instead (their 3 s unreachable timeout applies).
+   * controller assumes when a whole zone goes unready: only agents unheard past the unreachable timeout
+   * (3 s, a polled agent's) are judged, so a real mass outage is found as polling would have found it.
    */
   const judge = (at: number, now = at) => {
     deps.metrics.agentPushLines.inc(counts.lines);
     deps.metrics.agentHeartbeats.inc(counts.heartbeats);
     counts.lines = 0;
     counts.heartbeats = 0;
-    const { found, overdue, pushing } = unheard(at);
+    const { found, longGone, overdue, pushing } = unheard(at);
     if (found.length === 0) return;
-    if (overdue > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing))
-      return note("correlated", { unheard: found.length, overdue, pushing });
-    for (const entry of found) markSilent(entry, now);
+    const correlated = overdue > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing);
+    if (correlated) note("correlated", { unheard: found.length, overdue, pushing });
+    for (const entry of correlated ? longGone : found) markSilent(entry, now);
   };
 
   const onTimer = (firedAt: number, expected: number) => {
@@ -330,8 +334,6 @@ export function createPresence(deps: {
     if (entry?.identity !== identityOf(pod) || entry.mode !== "pushing" || entry.status === null) return null;
     if (entry.silentAt !== null)
       return { kind: "silent", lastHeardAt: entry.lastHeardAt, detectedAt: entry.silentAt };
-    // Unheard past the threshold but not judged (a late sweep, or most agents at once): ask it instead.
-    if (clock() - entry.lastHeardAt > config.silenceMs) return null;
     return { kind: "status", status: entry.status };
   };
 

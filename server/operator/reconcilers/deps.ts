@@ -28,7 +28,7 @@ export type OperatorConfig = {
   /** Watch agents that push (server/operator/presence); off: every agent is polled as before. */
   agentPush: boolean;
   /** Heartbeat asked of pushing agents, silence threshold, sweep (server/operator/presence/README.md). */
-  presence?: Partial<Omit<PresenceConfig, "connectTimeoutMs">>;
+  presence?: Partial<Omit<PresenceConfig, "connectTimeoutMs" | "unreachableMs">>;
 };
 
 export type OperatorDeps = {
@@ -77,7 +77,11 @@ export function createOperatorDeps(opts: {
   const metrics = createOperatorMetrics();
   const presence = config.agentPush
     ? createPresence({
-        config: { ...config.presence, connectTimeoutMs: config.agentTimeoutMs },
+        config: {
+          ...config.presence,
+          connectTimeoutMs: config.agentTimeoutMs,
+          unreachableMs: config.agentTimeoutMs,
+        },
         log: opts.log.child({ component: "presence" }),
         metrics,
       })
