@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { integerReader, stringOptions } from "../lib/flags";
+import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
 
 /**
  * The benchmark's knobs (defaults are the set-up DESIGN.md's target names):
@@ -13,7 +14,8 @@ import { integerReader, stringOptions } from "../lib/flags";
  *                                  10 s and time the operator's "agent silent" line for each (0 = off;
  *                                  bench/k8s/silence.ts)
  *   --operator-node-args="--max-old-space-size=256"   node flags for the operator: by default the same heap
- *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none)
+ *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none;
+ *                                  bench/k8s/operator-sizing.ts derives it)
  *   --operator-log PATH            keep the operator's log there (default: in the run's temp dir, removed)
  *   --verbose                       the cluster's and the operator's logs on stderr
  */
@@ -46,7 +48,7 @@ type Flag = keyof typeof DEFAULTS;
 export function parseConfig(argv: string[]): BenchConfig {
   const options = {
     ...stringOptions<Flag>(DEFAULTS),
-    "operator-node-args": { type: "string" as const, default: "--max-old-space-size=256" },
+    "operator-node-args": { type: "string" as const, default: OPERATOR_HEAP_FLAG },
     "operator-log": { type: "string" as const },
     "silent-percent": { type: "string" as const, default: "0" },
     verbose: { type: "boolean" as const, default: false },
