@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { memoryLimitMiFor, OPERATOR_HEAP_FLAG, OPERATOR_HEAP_MB } from "@/bench/k8s/operator-sizing";
 import { LABEL_JOB } from "@/server/cluster/kubernetes/objects";
 import { OPERATOR_API_ACCESS } from "@/server/domain/access/operator-api";
 import { CONSOLE_HEAP_FLAG } from "./console-heap";
@@ -310,6 +311,13 @@ describe("the operator's network", () => {
     };
     const console = consoleDeployment.spec.template.spec.containers.find((c) => c.name === "console");
     expect(console?.env.find((entry) => entry.name === "NODE_OPTIONS")?.value).toBe(CONSOLE_HEAP_FLAG);
+  });
+
+  it("caps the operator's heap as bench/k8s/operator-sizing.ts derives it, under a limit that holds its RSS", () => {
+    expect(envOf("NODE_OPTIONS")).toBe(OPERATOR_HEAP_FLAG);
+    const { resources } = container as unknown as { resources: { limits: { memory: string } } };
+    const limitMi = Number(/^(\d+)Mi$/.exec(resources.limits.memory)?.[1]);
+    expect(limitMi).toBeGreaterThanOrEqual(memoryLimitMiFor(OPERATOR_HEAP_MB));
   });
 });
 
