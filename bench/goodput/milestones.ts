@@ -145,7 +145,12 @@ export function faultBreakdown(input: {
     ready: latest(each.map((times) => times.ready)),
     started: latest(each.map((times) => times.started)),
     stateLoaded: latest(each.map((times) => times.stateLoaded)),
-    firstStep: loss.firstStepAt ?? undefined,
+    // The first step of the recovered training comes after the detection; a line before it is the victim
+    // still stepping (a hang's last steps, read after the bench took the fault's last progress).
+    firstStep:
+      loss.firstStepAt !== null && (input.detectedAt === undefined || loss.firstStepAt >= input.detectedAt)
+        ? loss.firstStepAt
+        : undefined,
     back: loss.resumedAt ?? undefined,
   };
   const offsets: Breakdown = {};
