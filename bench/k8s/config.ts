@@ -10,6 +10,8 @@ import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
  *   --budget-s 600                  wall-clock budget for the whole run, set-up included
  *   --steady-s 10                   a quiet window with the job Running, before the first fault
  *   --poll-ms 0                     the operator's REBOUND_AGENT_POLL_MS; 0 = its default
+ *   --step-ms 0                     stand-in ranks print a step this often (0: never, as static ranks; then a
+ *                                  fault within a minute of the last restart meets the crash-loop back-off)
  *   --silent-percent 0              after the quiet window, freeze this % of the job's pods' agents over
  *                                  10 s and time the operator's "agent silent" line for each (0 = off;
  *                                  bench/k8s/silence.ts)
@@ -27,6 +29,7 @@ export type BenchConfig = {
   budgetMs: number;
   steadyMs: number;
   pollMs: number | null;
+  stepMs: number;
   silentPercent: number;
   operatorNodeArgs: string[];
   operatorLog: string | null;
@@ -41,6 +44,7 @@ const DEFAULTS = {
   "budget-s": "600",
   "steady-s": "10",
   "poll-ms": "0",
+  "step-ms": "0",
 } as const;
 
 type Flag = keyof typeof DEFAULTS;
@@ -67,6 +71,7 @@ export function parseConfig(argv: string[]): BenchConfig {
     budgetMs: int("budget-s", 60) * 1000,
     steadyMs: int("steady-s", 0) * 1000,
     pollMs: pollMs === 0 ? null : Math.max(20, pollMs),
+    stepMs: int("step-ms", 0),
     silentPercent,
     operatorNodeArgs: (values["operator-node-args"] ?? "").split(" ").filter((arg) => arg !== ""),
     operatorLog: values["operator-log"] ?? null,

@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   });
   let env: BenchEnvironment | null = null;
   try {
-    env = await openEnvironment({ config, life, log });
+    env = await openEnvironment({ config, life, log, agentStepMs: config.stepMs || undefined });
     const measured = await whileOperatorRuns(env.operator, measure(env));
     const audit = await readAuditLog(env.cluster.auditLogPath);
     const silence = silenceFigures(measured.frozen, await silenceLinesOf(env.operator.logFile));
