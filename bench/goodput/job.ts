@@ -31,7 +31,8 @@ function setUp(container: Container, input: { mode: Mode; checkpointEvery: numbe
   container.args.push("--checkpoint-every", String(input.checkpointEvery));
   if (input.mode === "peer") {
     // A bound on the pause, as a user sets it: without one HyperPod's agent (and ours) waits for paused ranks
-    // forever, and a rank that never answers job_fault held a whole recovery for minutes in one run.
+    // forever. (A rank that never answered job_fault held a whole recovery for minutes in one run: it got the
+    // job_fault while restoring its state and dropped it; the trainer keeps it now, fault-latch.ts.)
     container.command.push("--inprocess-restart", "--inprocess-timeout", "10");
     container.args.push("--peer-recovery");
     env.push({ name: "INPROCESS_RESTART", value: "1" });
