@@ -198,9 +198,12 @@ export function createPresence(deps: {
         closed: () => {
           entry.handle = null;
           if (entry.closed) return;
-          // A stream that ends restarts the silence window (the reconnect gets a full one); a connection
-          // that fails is no answer, and an agent already judged silent stays so until it is heard.
-          if (established && entry.silentAt === null) entry.lastHeardAt = clock();
+          // A stream the agent's side ended (its process exited, its pod is being deleted) is no silence:
+          // until a watch is open again the agent is polled, as before (refused: unreachable after 3 s).
+          if (established) {
+            entry.mode = "probing";
+            entry.silentAt = null;
+          }
           entry.retry = setTimeout(() => connect(entry), entry.retryMs);
           entry.retryMs = Math.min(MAX_RETRY_MS, entry.retryMs * 2);
         },
