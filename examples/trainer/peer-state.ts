@@ -157,30 +157,43 @@ type Answer = { peer: Peer; state: TrainingState };
  * newest answer so far is taken. Waiting for all of them made a restore take seconds whenever one peer was
  * slow to answer (a loaded machine), while the restored rank trained nothing. Null when none answers.
  */
+/** The answers so far: the newest state among them, and whether every peer asked has answered. */
+function answerBook(count: number) {
+  let newest: Answer | null = null;
+  let pending = count;
+  return {
+    newest: () => newest,
+    /** Records one answer; true when it is the last one. */
+    add(answer: { peer: Peer; state: TrainingState | null }): boolean {
+      pending -= 1;
+      const { peer, state } = answer;
+      if (state !== null && (newest === null || state.step > newest.state.step)) newest = { peer, state };
+      return pending <= 0;
+    },
+  };
+}
+
 export function newestPeerState(
   peers: readonly Peer[],
   options: { fetchState?: (peer: Peer) => Promise<TrainingState | null>; graceMs?: number } = {},
 ): Promise<Answer | null> {
   const { fetchState = fetchPeerState, graceMs = 200 } = options;
   const asked = peers.slice(0, PEERS_ASKED);
+  const book = answerBook(asked.length);
   return new Promise((resolve) => {
-    let newest: Answer | null = null;
-    let pending = asked.length;
     let grace: NodeJS.Timeout | null = null;
+    let finished = false;
     const finish = () => {
       if (grace !== null) clearTimeout(grace);
-      pending = -1;
-      resolve(newest);
+      finished = true;
+      resolve(book.newest());
     };
-    if (pending === 0) finish();
-    for (const peer of asked) {
-      void fetchState(peer).then((state) => {
-        if (pending < 0) return;
-        pending -= 1;
-        if (state !== null && (newest === null || state.step > newest.state.step)) newest = { peer, state };
-        if (pending === 0) finish();
-        else if (newest !== null && grace === null) grace = setTimeout(finish, graceMs);
-      });
-    }
+    const onAnswer = (peer: Peer, state: TrainingState | null) => {
+      if (finished) return;
+      if (book.add({ peer, state })) finish();
+      else if (book.newest() !== null && grace === null) grace = setTimeout(finish, graceMs);
+    };
+    if (asked.length === 0) finish();
+    for (const peer of asked) void fetchState(peer).then((state) => onAnswer(peer, state));
   });
 }
