@@ -1,10 +1,11 @@
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import type { JobRef } from "@/server/cluster/types";
+import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { readAuditLog } from "./audit";
 import { type BenchConfig, parseConfig } from "./config";
 import { type BenchEnvironment, createLifecycle, openEnvironment } from "./environment";
 import { type FaultSample, injectNodeFault } from "./faults";
-import { liveRanksRunning, startJob } from "./job";
+import { liveRanksRunning, runningSince, startJob } from "./job";
 import { describeExit, scrapeOperator, whileOperatorRuns } from "./operator";
 import { report, type Snapshot } from "./report";
 import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./silence";
@@ -94,16 +95,50 @@ async function measure(env: BenchEnvironment) {
   return { job, idle, steadyFrom, steadyTo, faultsFrom, end, faults, frozen };
 }
 
-/** Freezes the agents, then waits for the job to run every rank again before the node faults. */
+/**
+ * Freezes the agents, then waits for what the operator does about them to settle: its restart rows since
+ * the first freeze recorded and not pending, the job Running again since then, every rank running. If no
+ * row comes within NO_ACTION_MS of the last freeze, the operator did nothing about the silence: said, and
+ * the run goes on.
+ */
+const NO_ACTION_MS = 20_000;
+
+async function silentRestarts(env: BenchEnvironment, ref: JobRef, since: number) {
+  const rows = await listRestartEvents(env.db, { namespace: ref.namespace, jobName: ref.name });
+  return rows.filter((row) => row.detectedAt.getTime() >= since);
+}
+
+/** What the operator did about the silence, once settled; null while it is not. */
+async function silenceSettled(input: {
+  env: BenchEnvironment;
+  ref: JobRef;
+  ranks: number;
+  since: number;
+  last: number;
+}): Promise<string | null> {
+  const { env, ref } = input;
+  const rows = await silentRestarts(env, ref, input.since);
+  if (rows.length === 0) return Date.now() - input.last > NO_ACTION_MS ? "no restart" : null;
+  if (rows.some((row) => row.outcome === "pending")) return null;
+  const running = runningSince(await env.kube.readJob(ref));
+  if (running === null || running < input.since) return null;
+  return (await liveRanksRunning(env, ref)) === input.ranks ? `${rows.length} restart rows` : null;
+}
+
 async function silencePhase(env: BenchEnvironment, ref: JobRef, ranks: number): Promise<Frozen[]> {
   const frozen = await freezeAgents({ env, ref, percent: config.silentPercent, log });
-  const began = Date.now();
-  await waitUntil(
-    "the job to run every rank again after the silent agents",
-    async () => (await liveRanksRunning(env, ref)) === ranks,
-    Math.max(10_000, Math.min(180_000, left() - RESERVE_MS)),
+  if (frozen.length === 0) return frozen;
+  const since = Math.min(...frozen.map((entry) => entry.frozenAt));
+  const last = Math.max(...frozen.map((entry) => entry.frozenAt));
+  const settled = await waitUntil(
+    "the operator's restarts for the silent agents to settle",
+    () => silenceSettled({ env, ref, ranks, since, last }),
+    Math.max(NO_ACTION_MS + 5000, Math.min(180_000, left() - RESERVE_MS)),
   );
-  log(`every rank running again ${Date.now() - began} ms after the silence was detected`);
+  const outcomes = (await silentRestarts(env, ref, since)).map((row) => `${row.action} ${row.outcome}`);
+  log(
+    `silence: ${settled} (${outcomes.join(", ")}), every rank running ${Date.now() - last} ms after the last freeze`,
+  );
   return frozen;
 }
 
