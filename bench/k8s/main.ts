@@ -90,7 +90,8 @@ async function measure(env: BenchEnvironment) {
   const steadyTo = await snapshot(env);
   const frozen = config.silentPercent > 0 ? await silencePhase(env, job.ref, ranks) : [];
   const faultsFrom = frozen.length > 0 ? await snapshot(env) : steadyTo;
-  const faults = await runFaults(env, job.ref, config);
+  if (silenceUnsettled) log("node faults skipped: the job had not recovered from the silent agents");
+  const faults = silenceUnsettled ? [] : await runFaults(env, job.ref, config);
   const end = await snapshot(env);
   return { job, idle, steadyFrom, steadyTo, faultsFrom, end, faults, frozen };
 }
@@ -134,13 +135,19 @@ async function silencePhase(env: BenchEnvironment, ref: JobRef, ranks: number): 
     "the operator's restarts for the silent agents to settle",
     () => silenceSettled({ env, ref, ranks, since, last }),
     Math.max(NO_ACTION_MS + 5000, Math.min(180_000, left() - RESERVE_MS)),
-  );
+  ).catch((error: unknown) => {
+    silenceUnsettled = true;
+    return `not settled: ${error instanceof Error ? error.message : String(error)}`;
+  });
   const outcomes = (await silentRestarts(env, ref, since)).map((row) => `${row.action} ${row.outcome}`);
   log(
-    `silence: ${settled} (${outcomes.join(", ")}), every rank running ${Date.now() - last} ms after the last freeze`,
+    `silence: ${settled} (${outcomes.join(", ") || "no restart rows"}), ${Date.now() - last} ms after the last freeze`,
   );
   return frozen;
 }
+
+/** The job did not get over its silent agents: the node faults are skipped, the figures still reported. */
+let silenceUnsettled = false;
 
 /** On a failure: whether the operator was still running, and its last log lines. */
 async function explainOperator(env: BenchEnvironment): Promise<void> {
