@@ -73,7 +73,10 @@ export function createOperatorDeps(opts: {
   transport?: AgentTransport;
   admission?: AdmissionGate | null;
 }): OperatorDeps {
-  const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config };
+  // An injected transport records or shapes every agent exchange (the contract test); a watch stream would
+  // bypass it, so with one the agents are polled unless push is asked for.
+  const agentPush = opts.config?.agentPush ?? opts.transport === undefined;
+  const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config, agentPush };
   const metrics = createOperatorMetrics();
   const presence = config.agentPush
     ? createPresence({
