@@ -5,6 +5,7 @@ import { lowerPriority } from "@/server/agent/priority";
 import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { findFreePort } from "@/server/db/embedded";
 import { AppError } from "@/server/errors";
+import { localAgentScript } from "./agent-bundle";
 import { type AgentCommand, containerArgv, localAgentCommand, localPodEnv } from "./agent-command";
 import { hostEnvironment } from "./host-env";
 import { podDir as podDirOf } from "./pod-dirs";
@@ -167,7 +168,7 @@ export function createPodManager(opts: {
       });
       mkdirSync(podDir, { recursive: true });
       const port = await findFreePort();
-      const agentBin = path.join(opts.repoRoot, "bin/rebound-agent.mjs");
+      const agentBin = await localAgentScript(opts.repoRoot);
       const built = localAgentCommand({ argv, agentBin, port, logDir: path.join(podDir, "logs") });
       if (!built.ok) throw new AppError("INVALID", built.reason);
       const runAs = podProcess({ root: opts.dataDir, podDir, command: built.command, env: input.env });
