@@ -1,7 +1,14 @@
 import { createServer, get, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { COALESCE_MS, createLineGate, createStatusWatch, heartbeatMsOf, WATCH_PATH } from "./watch";
+import {
+  COALESCE_MS,
+  createLineGate,
+  createStatusWatch,
+  heartbeatMsOf,
+  urgentKey,
+  WATCH_PATH,
+} from "./watch";
 
 type Read = { response: IncomingMessage; text: () => string; lines: () => unknown[]; stop: () => void };
 
@@ -72,6 +79,21 @@ describe("the line gate", () => {
     expect(gate.next("faulted", () => "d")).toBe("d");
     now += COALESCE_MS;
     expect(gate.next("faulted", () => "d")).toBeNull();
+  });
+});
+
+describe("what goes out at once (urgentKey)", () => {
+  const rank = (state: string, step: number | null, restarts = 0) => ({ state, step, restarts });
+  it("changes with a rank's crash, restart or first step, not with its next steps", () => {
+    const key = (ranks: ReturnType<typeof rank>[]) => urgentKey({ status: "running", ranks });
+    const stepping = key([rank("running", 10), rank("running", 10)]);
+    expect(key([rank("running", 11), rank("running", 12)])).toBe(stepping);
+    expect(key([rank("crashed", 10), rank("running", 10)])).not.toBe(stepping);
+    expect(key([rank("running", null, 1), rank("running", 10)])).not.toBe(stepping);
+    expect(key([rank("running", null, 1), rank("running", 10)])).not.toBe(
+      key([rank("running", 11, 1), rank("running", 10)]),
+    );
+    expect(urgentKey({ status: "ready" })).toBe("ready");
   });
 });
 

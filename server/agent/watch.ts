@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 /**
  * Rebound's push wire, agent side (server/operator/presence/README.md): `GET /rebound/v1/watch?heartbeat_ms=N`
  * answers 200 `application/x-ndjson`; the first line is the /status body, then a /status line on every state
- * change (at once) and on other changes (rank progress) coalesced to one line a second; between lines a bare
- * "\n" every heartbeat_ms. Many watchers may be open; a closed one is forgotten.
+ * change (at once; a rank's crash, restart or first step too) and on other changes (rank progress) coalesced
+ * to one line a second; between lines a bare "\n" every heartbeat_ms. Many watchers may be open; a closed one
+ * is forgotten.
  *
  * One timer serves every stream of the process (the stand-in agents keep 2,048 pods' streams in one process):
  * each tick writes a heartbeat to the streams due one. Imports stay relative (the agent runs under plain tsx).
@@ -119,33 +120,51 @@ export function createHeartbeats(opts: { tickMs?: number; clock?: () => number }
 }
 
 /**
- * What decides when a line goes out: a state change at once; any other change of the body at most once per
- * COALESCE_MS. `next` is called with the current state and a way to build the body (built only when needed).
+ * What decides when a line goes out: a change of `key` (the state, or urgentKey's) at once; any other change
+ * of the body at most once per COALESCE_MS. `next` is called with the current key and a way to build the body
+ * (built only when needed).
  */
 export function createLineGate(clock: () => number = Date.now) {
-  let lastState: string | null = null;
+  let lastKey: string | null = null;
   let lastJson: string | null = null;
   let lastBuiltAt = 0;
   return {
     /** The line to send now, or null. */
-    next(state: string, json: () => string): string | null {
+    next(key: string, json: () => string): string | null {
       const now = clock();
-      if (state === lastState && now - lastBuiltAt < COALESCE_MS) return null;
+      if (key === lastKey && now - lastBuiltAt < COALESCE_MS) return null;
       const body = json();
       lastBuiltAt = now;
-      if (state === lastState && body === lastJson) return null;
-      lastState = state;
+      if (key === lastKey && body === lastJson) return null;
+      lastKey = key;
       lastJson = body;
       return body;
     },
     /** A first line sent to a new stream: remembered when nothing was sent before (else others lack it). */
-    seen(state: string, body: string) {
-      if (lastState !== null) return;
-      lastState = state;
+    seen(key: string, body: string) {
+      if (lastKey !== null) return;
+      lastKey = key;
       lastJson = body;
       lastBuiltAt = clock();
     },
   };
+}
+
+type WatchedStatus = {
+  status: string;
+  ranks?: ReadonlyArray<{ state: string; step: number | null; restarts: number }>;
+};
+
+/**
+ * What goes out at once rather than coalesced: the agent's state and, per rank, its run state, its restarts
+ * and whether it has printed a step yet. A restarted rank's first step is where the operator reads the step
+ * training resumed from (server/operator/reconcilers/progress.ts): a second late, it would read a later one
+ * and count a step lost that was not.
+ */
+export function urgentKey(status: WatchedStatus): string {
+  if (!status.ranks) return status.status;
+  const ranks = status.ranks.map((rank) => `${rank.state}:${rank.restarts}:${rank.step === null ? 0 : 1}`);
+  return `${status.status}|${ranks.join(",")}`;
 }
 
 export type StatusWatch = {
@@ -162,7 +181,7 @@ export type StatusWatch = {
  * that) and after every command; the line gate decides what goes out.
  */
 export function createStatusWatch(opts: {
-  status: () => { status: string };
+  status: () => WatchedStatus;
   checkMs?: number;
   clock?: () => number;
 }): StatusWatch {
@@ -175,7 +194,7 @@ export function createStatusWatch(opts: {
   const check = () => {
     if (streams.size === 0) return;
     const status = opts.status();
-    const line = gate.next(status.status, () => JSON.stringify(status));
+    const line = gate.next(urgentKey(status), () => JSON.stringify(status));
     if (line !== null) for (const stream of streams) stream.send(line);
   };
   const forget = (stream: WatchStream) => {
@@ -189,7 +208,7 @@ export function createStatusWatch(opts: {
     attach(request, response) {
       const status = opts.status();
       const first = JSON.stringify(status);
-      gate.seen(status.status, first);
+      gate.seen(urgentKey(status), first);
       const stream = heartbeats.open({ request, response, first });
       streams.add(stream);
       response.on("close", () => forget(stream));

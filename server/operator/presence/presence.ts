@@ -1,4 +1,5 @@
 import { type AgentStatus, agentStatusSchema } from "@/server/agent/protocol";
+import { urgentKey } from "@/server/agent/watch";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
 import type { OperatorMetrics } from "@/server/operator/metrics";
@@ -167,7 +168,9 @@ export function createPresence(deps: {
       deps.log.warn("agent pushed an unreadable status line", { namespace: entry.namespace, pod: entry.pod });
       return;
     }
-    const changed = entry.status?.status !== status.status;
+    // What the agent sends at once (a state, a rank's crash, restart or first step) reconciles at once too:
+    // a restarted rank's first step is where goodput reads the step training resumed from (progress.ts).
+    const changed = entry.status === null || urgentKey(entry.status) !== urgentKey(status);
     entry.status = status;
     entry.mode = "pushing";
     wake(entry.jobKey, changed);
