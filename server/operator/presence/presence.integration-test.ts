@@ -24,7 +24,9 @@ beforeAll(async () => {
     databaseUrl: database.url,
     nodes: 3,
     gpusPerNode: 2,
-    config: { stopTimeoutSeconds: 5 },
+    // Agents settle for 10 s after a state change (presence.ts settleMs) before the 700 ms silence threshold
+    // applies; 1 s here, so the SIGSTOP below meets a steady agent without the test waiting 10 s.
+    config: { stopTimeoutSeconds: 5, presence: { settleMs: 1000 } },
   });
 }, 120_000);
 

@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
 import { createOperatorMetrics } from "@/server/operator/metrics";
-import { createPresence, type Dial } from "./presence";
+import { createPresence, DEFAULT_PRESENCE_CONFIG, type Dial, type PresenceConfig } from "./presence";
 import type { WatchEvents } from "./watch-client";
 
 type Dialed = { url: string; events: WatchEvents; closed: boolean };
 
-function harness() {
+/** Settling after a change is off unless a test turns it on (its own test below). */
+function harness(config: Partial<PresenceConfig> = { settleMs: 0 }) {
   let now = 1_000_000;
   const dialed: Dialed[] = [];
   const dial: Dial = (input) => {
@@ -27,7 +28,7 @@ function harness() {
     child: () => log,
   };
   const metrics = createOperatorMetrics();
-  const presence = createPresence({ clock: () => now, log, metrics, dial, timer: false });
+  const presence = createPresence({ config, clock: () => now, log, metrics, dial, timer: false });
   const wakes: [string, boolean][] = [];
   presence.onWake((key, urgent) => void wakes.push([key, urgent]));
   return {
@@ -125,6 +126,38 @@ describe("presence", () => {
     // Heard again: no longer silent.
     watch.events.heartbeat();
     expect(h.presence.pushed(running)?.kind).toBe("status");
+  });
+
+  it("gives an agent that just changed state (workers starting or stopping) the unreachable timeout, not the silence threshold", () => {
+    const h = harness({});
+    const { settleMs, unreachableMs, silenceMs } = DEFAULT_PRESENCE_CONFIG;
+    const running = pod("job-worker-0");
+    h.presence.sync("ns/job", [running]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("running"));
+    const startedAt = h.now();
+    h.advance(silenceMs + 100);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)?.kind).toBe("status");
+    h.advance(unreachableMs - silenceMs);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)).toEqual({
+      kind: "silent",
+      lastHeardAt: startedAt,
+      detectedAt: h.now(),
+    });
+    // Heard again, then steady past the settling window: the silence threshold applies again.
+    h.advance(settleMs);
+    watch.events.heartbeat();
+    const steadyAt = h.now();
+    h.advance(silenceMs + 1);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(running)).toEqual({
+      kind: "silent",
+      lastHeardAt: steadyAt,
+      detectedAt: h.now(),
+    });
   });
 
   it("does not judge on a tick that ran late, and judges after pending I/O on one that did not", async () => {

@@ -25,6 +25,13 @@ export type PresenceConfig = {
   connectTimeoutMs: number;
   /** Unheard this long, an agent is judged silent even when many are (a polled agent's unreachable timeout). */
   unreachableMs: number;
+  /**
+   * For this long after an agent's state or a rank's restart count changed, it is judged against
+   * unreachableMs, not silenceMs: starting or stopping its workers can hold a busy host's agent for a
+   * second (bench:goodput's full restarts on 2 cores: 64 trainers starting, agents unheard for 0.7–1.2 s,
+   * each then a false fault and another full restart).
+   */
+  settleMs: number;
 };
 
 export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
@@ -33,6 +40,7 @@ export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
   sweepMs: 50,
   connectTimeoutMs: 3000,
   unreachableMs: 3000,
+  settleMs: 10_000,
 };
 
 /** A pushing agent's view: its newest status, or silent since it was last heard. */
@@ -84,12 +92,18 @@ type Entry = {
   mode: Mode;
   status: AgentStatus | null;
   lastHeardAt: number;
+  /** Until then the agent is settling after a change (PresenceConfig.settleMs). */
+  settlingUntil: number;
   silentAt: number | null;
   handle: WatchHandle | null;
   retryMs: number;
   retry: NodeJS.Timeout | undefined;
   closed: boolean;
 };
+
+/** What starts or stops processes in an agent: its state, and each rank's restart count. */
+const settleKey = (status: AgentStatus) =>
+  `${status.status}|${(status.ranks ?? []).map((rank) => rank.restarts).join(",")}`;
 
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 2000;
@@ -171,6 +185,8 @@ export function createPresence(deps: {
     // What the agent sends at once (a state, a rank's crash, restart or first step) reconciles at once too:
     // a restarted rank's first step is where goodput reads the step training resumed from (progress.ts).
     const changed = entry.status === null || urgentKey(entry.status) !== urgentKey(status);
+    if (entry.status === null || settleKey(entry.status) !== settleKey(status))
+      entry.settlingUntil = clock() + config.settleMs;
     entry.status = status;
     entry.mode = "pushing";
     wake(entry.jobKey, changed);
@@ -241,6 +257,7 @@ export function createPresence(deps: {
       mode: "probing",
       status: null,
       lastHeardAt: clock(),
+      settlingUntil: clock() + config.settleMs,
       silentAt: null,
       handle: null,
       retryMs: FIRST_RETRY_MS,
@@ -259,7 +276,10 @@ export function createPresence(deps: {
       (entry) => entry.mode === "pushing" && entry.silentAt === null,
     );
     const overdue = waiting.filter((entry) => at - entry.lastHeardAt > 2 * config.heartbeatMs);
-    const found = overdue.filter((entry) => at - entry.lastHeardAt > config.silenceMs);
+    const found = overdue.filter(
+      (entry) =>
+        at - entry.lastHeardAt > (at < entry.settlingUntil ? config.unreachableMs : config.silenceMs),
+    );
     const longGone = found.filter((entry) => at - entry.lastHeardAt > config.unreachableMs);
     return { found, longGone, overdue: overdue.length, pushing: waiting.length };
   };
