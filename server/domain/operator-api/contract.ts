@@ -105,7 +105,7 @@ export const liveJobSchema = z.object({
   /**
    * Ranks the console would show healthy (server/domain/console/job-ranks.ts), counted by the operator. Set
    * only in the list's summary view (GET /api/v1/jobs?view=summary), where every pod's `ranks` is left
-   * empty: a list of a 2,048-rank job is then ~1 KB per job instead of ~800 KB.
+   * empty: a 2,048-rank job (256 pods) is then 44 KB of JSON instead of 794 KB.
    */
   ranksHealthy: z.int().optional(),
   updatedAt: z.number(),

@@ -5,8 +5,9 @@ import { HttpError } from "./http-utils";
 /**
  * The jobs list's two views. `full` (the default, what the CLI and older consoles read) carries every rank of
  * every pod; `summary` (the console's jobs list, cluster page and TV views) leaves each pod's `ranks` empty and
- * says how many ranks are healthy instead. Measured on a 2,048-rank job: the list's JSON is ~840 KB full, and
- * the console spent ~20 ms parsing it and ~30 ms walking the topology for the healthy count, twice a second.
+ * says how many ranks are healthy instead. Measured on a 2,048-rank job (256 pods): its JSON is 794 KB full and
+ * 44 KB summarised, and the console spent ~20 ms parsing it and ~30 ms walking the topology for the healthy
+ * count, twice a second.
  */
 export type JobListView = "full" | "summary";
 
