@@ -70,9 +70,7 @@ export function tvReads(args: { db: Db; cluster: () => Promise<ClusterSource> })
     // old (bench:tv's node fault → jobs view was ~1.1 s p99 after detection with 500 ms). Healthy ranks come
     // counted from the operator's summary view, so a row set is cheap to rebuild.
     jobRows: () =>
-      hub.cached("tv:job-rows", LIVE_TTL_MS, async () =>
-        listJobRows(db, await sharedSource(), () => true),
-      ),
+      hub.cached("tv:job-rows", LIVE_TTL_MS, async () => listJobRows(db, await sharedSource(), () => true)),
     capacities: () =>
       hub.cached("tv:capacities", LIVE_TTL_MS, async () => {
         const [config, teamOfNamespace, liveNodes, jobs] = await Promise.all([
