@@ -102,9 +102,16 @@ function pastTimeout(
   return (agent.failedAt ?? at.obs.now) - since >= at.opts.agentTimeoutMs;
 }
 
+/** Pods whose agents are unreachable past their timeout, or judged silent: as good as gone. */
+export function unreachablePods(obs: Observation, opts: DetectOptions): PodView[] {
+  return obs.pods.filter(
+    (view) => view.agent.kind === "error" && pastTimeout(view, view.agent, { obs, opts }),
+  );
+}
+
 function unreachable(obs: Observation, opts: DetectOptions): Fault | null {
-  for (const view of obs.pods) {
-    if (view.agent.kind !== "error" || !pastTimeout(view, view.agent, { obs, opts })) continue;
+  for (const view of unreachablePods(obs, opts)) {
+    if (view.agent.kind !== "error") continue;
     return {
       kind: "AgentUnreachable",
       cause: view.agent.error.cause === "invalid-response" ? "invalid-response" : "timeout",

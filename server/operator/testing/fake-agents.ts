@@ -19,15 +19,22 @@ export type FakeAgents = AgentClient & {
   starts(url: string): StartRequestBody[];
   /** While held, /start times out and agents stay READY (a slow start: the restart waits in "starting"). */
   hold(held: boolean): void;
+  /** The agent at `url` stops answering (a SIGSTOPped process): every call times out, nothing changes. */
+  freeze(url: string): void;
 };
+
+const timedOut = (url: string) =>
+  ({ ok: false, error: { cause: "timeout", detail: `${url} did not answer` } }) as const;
 
 const unreachable = (url: string) =>
   ({ ok: false, error: { cause: "unreachable", detail: `no agent at ${url}` } }) as const;
 
 export function createFakeAgents(): FakeAgents {
   const agents = new Map<string, FakeAgent>();
+  const frozen = new Set<string>();
   let held = false;
   const answer = (url: string, change: (agent: FakeAgent) => void): AgentResult<unknown> => {
+    if (frozen.has(url)) return timedOut(url);
     const agent = agents.get(url);
     if (!agent) return unreachable(url);
     change(agent);
@@ -38,7 +45,11 @@ export function createFakeAgents(): FakeAgents {
   };
   return {
     boot: (url) => agents.set(url, { status: { status: "ready" }, starts: [] }),
-    remove: (url) => agents.delete(url),
+    remove: (url) => {
+      agents.delete(url);
+      frozen.delete(url);
+    },
+    freeze: (url) => void frozen.add(url),
     fault(url, input) {
       const agent = agents.get(url);
       if (agent)
@@ -54,11 +65,12 @@ export function createFakeAgents(): FakeAgents {
       held = value;
     },
     async status(url) {
+      if (frozen.has(url)) return timedOut(url);
       const agent = agents.get(url);
       return agent ? { ok: true, value: structuredClone(agent.status) } : unreachable(url);
     },
     start: async (url, body) =>
-      held
+      held || frozen.has(url)
         ? { ok: false, error: { cause: "timeout", detail: `${url}/start is held` } }
         : answer(url, (agent) => {
             if (agent.status.status !== "ready") return;

@@ -37,6 +37,8 @@ export type ReconcileHarness = {
   state(): ReboundState;
   agentUrl(pod: string): string;
   clock(): number;
+  /** Moves the clock on (each reading also moves it 1 ms). */
+  advance(ms: number): void;
 };
 
 const silent: Logger = {
@@ -130,5 +132,8 @@ export function createReconcileHarness(opts: {
       return url;
     },
     clock,
+    advance(ms) {
+      time += ms;
+    },
   };
 }
