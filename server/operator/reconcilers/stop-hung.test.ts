@@ -54,8 +54,6 @@ describe("a restart whose agent stops answering while the others stop", () => {
     expect(warnings.map((event) => event.message)).toEqual([
       `agents stopped answering during the restart, pods replaced: ${POD1}`,
     ]);
-    expect(h.store.rows().map((row) => [row.reason, row.outcome])).toEqual([
-      ["WorkerCrash", "recovered"],
-    ]);
+    expect(h.store.rows().map((row) => [row.reason, row.outcome])).toEqual([["WorkerCrash", "recovered"]]);
   });
 });
