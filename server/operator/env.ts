@@ -28,6 +28,11 @@ export const operatorEnv = createEnv({
     /** The heartbeat asked of pushing agents and how long one may be silent before it is a fault. */
     REBOUND_AGENT_HEARTBEAT_MS: z.coerce.number().int().min(20).max(10_000).default(250),
     REBOUND_AGENT_SILENCE_MS: z.coerce.number().int().min(100).max(60_000).default(700),
+    /**
+     * After an agent starts workers it gets the unreachable timeout instead of the silence threshold for this
+     * long; unset: 10 s on the local back end (every pod shares this host's cores), 2 s on Kubernetes.
+     */
+    REBOUND_AGENT_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
     REBOUND_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
     /** kubernetes: a kubeconfig file; unset = KUBECONFIG's default rules, or in-cluster credentials. */
     REBOUND_KUBECONFIG: z.string().min(1).optional(),

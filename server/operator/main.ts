@@ -20,6 +20,7 @@ import { ensureOperatorToken, operatorTokenPath } from "./api/local-token";
 import { handleRequest } from "./api/routes";
 import { type Controller, createController } from "./controller";
 import type { OperatorEnv } from "./env";
+import { settleMsFor } from "./presence/presence";
 import { createOperatorDeps } from "./reconcilers/deps";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -134,7 +135,11 @@ async function main() {
       pollMs: env.REBOUND_AGENT_POLL_MS,
       agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS,
       agentPush: env.REBOUND_AGENT_PUSH,
-      presence: { heartbeatMs: env.REBOUND_AGENT_HEARTBEAT_MS, silenceMs: env.REBOUND_AGENT_SILENCE_MS },
+      presence: {
+        heartbeatMs: env.REBOUND_AGENT_HEARTBEAT_MS,
+        silenceMs: env.REBOUND_AGENT_SILENCE_MS,
+        settleMs: env.REBOUND_AGENT_SETTLE_MS ?? settleMsFor(backend.kind),
+      },
     },
     admission,
   });

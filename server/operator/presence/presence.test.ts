@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
 import { createOperatorMetrics } from "@/server/operator/metrics";
-import { createPresence, DEFAULT_PRESENCE_CONFIG, type Dial, type PresenceConfig } from "./presence";
+import {
+  createPresence,
+  DEFAULT_PRESENCE_CONFIG,
+  type Dial,
+  type PresenceConfig,
+  settleMsFor,
+} from "./presence";
 import type { WatchEvents } from "./watch-client";
 
 type Dialed = { url: string; events: WatchEvents; closed: boolean };
@@ -59,6 +65,28 @@ const pod = (name: string, over: Partial<ClusterPod> = {}): ClusterPod => ({
 });
 
 const line = (status: string) => JSON.stringify({ status });
+const rankLine = (status: string, restarts: number) =>
+  JSON.stringify({
+    status,
+    ranks: [
+      {
+        local_rank: 0,
+        rank: 0,
+        pid: 10 + restarts,
+        state: "running",
+        exit_code: null,
+        signal: null,
+        last_line: null,
+        last_line_at: null,
+        step: null,
+        loss: null,
+        throughput: null,
+        rule_states: {},
+        rule_metrics: {},
+        restarts,
+      },
+    ],
+  });
 const counter = async (metrics: ReturnType<typeof createOperatorMetrics>, name: string) =>
   (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
 
@@ -128,7 +156,7 @@ describe("presence", () => {
     expect(h.presence.pushed(running)?.kind).toBe("status");
   });
 
-  it("gives an agent that just changed state (workers starting or stopping) the unreachable timeout, not the silence threshold", () => {
+  it("gives an agent that just started its workers the unreachable timeout, not the silence threshold", () => {
     const h = harness({});
     const { settleMs, unreachableMs, silenceMs } = DEFAULT_PRESENCE_CONFIG;
     const running = pod("job-worker-0");
@@ -158,6 +186,42 @@ describe("presence", () => {
       lastHeardAt: steadyAt,
       detectedAt: h.now(),
     });
+  });
+
+  it("settles after a start or a rank's restart only: an agent stopping or waiting for /start gets the silence threshold", () => {
+    const h = harness({});
+    const { settleMs, unreachableMs, silenceMs } = DEFAULT_PRESENCE_CONFIG;
+    const agent = pod("job-worker-0");
+    h.presence.sync("ns/job", [agent]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(rankLine("running", 0));
+    h.advance(settleMs);
+    const silentAfter = (ms: number) => {
+      h.advance(ms);
+      h.presence.judge(h.now());
+      return h.presence.pushed(agent)?.kind === "silent";
+    };
+    // A restart's stop, then waiting for /start: no workers start, so a frozen agent is found in 700 ms.
+    for (const state of ["stopping", "ready"]) {
+      watch.events.line(rankLine(state, 0));
+      expect(silentAfter(silenceMs + 1)).toBe(true);
+    }
+    // Started again: the unreachable timeout for the settling window.
+    watch.events.line(rankLine("running", 0));
+    expect(silentAfter(silenceMs + 1)).toBe(false);
+    expect(silentAfter(unreachableMs - silenceMs)).toBe(true);
+    // Steady, then one rank's process restarts (its restart count goes up): settling again.
+    h.advance(settleMs);
+    watch.events.line(rankLine("running", 0));
+    expect(silentAfter(silenceMs + 1)).toBe(true);
+    watch.events.line(rankLine("running", 1));
+    expect(silentAfter(silenceMs + 1)).toBe(false);
+  });
+
+  it("settles 10 s on the local back end (every pod on this host's cores), 2 s on Kubernetes", () => {
+    expect(settleMsFor("local")).toBe(10_000);
+    expect(settleMsFor("kubernetes")).toBe(2_000);
   });
 
   it("does not judge on a tick that ran late, and judges after pending I/O on one that did not", async () => {

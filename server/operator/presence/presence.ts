@@ -26,13 +26,20 @@ export type PresenceConfig = {
   /** Unheard this long, an agent is judged silent even when many are (a polled agent's unreachable timeout). */
   unreachableMs: number;
   /**
-   * For this long after an agent's state or a rank's restart count changed, it is judged against
-   * unreachableMs, not silenceMs: starting or stopping its workers can hold a busy host's agent for a
+   * For this long after an agent started workers (it went to running, or a rank's restart count changed), it
+   * is judged against unreachableMs, not silenceMs: starting workers can hold a busy host's agent for a
    * second (bench:goodput's full restarts on 2 cores: 64 trainers starting, agents unheard for 0.7–1.2 s,
-   * each then a false fault and another full restart).
+   * each then a false fault and another full restart). Stopping workers, or waiting for /start, does not.
    */
   settleMs: number;
 };
+
+/**
+ * The settling window by back end: the local back end runs every pod's agent and workers on this host's
+ * cores, so a full restart starts all of a job's workers on the same few cores at once (10 s covers 64
+ * trainers starting on 2 cores); a Kubernetes pod's agent shares only its own pod's CPUs with its workers.
+ */
+export const settleMsFor = (kind: "local" | "kubernetes") => (kind === "local" ? 10_000 : 2_000);
 
 export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
   heartbeatMs: 250,
@@ -101,9 +108,13 @@ type Entry = {
   closed: boolean;
 };
 
-/** What starts or stops processes in an agent: its state, and each rank's restart count. */
-const settleKey = (status: AgentStatus) =>
-  `${status.status}|${(status.ranks ?? []).map((rank) => rank.restarts).join(",")}`;
+/** What starts workers in an agent: going to running, and a rank's restart (its new process). */
+const startKey = (status: AgentStatus) =>
+  `${status.status === "running"}|${(status.ranks ?? []).map((rank) => rank.restarts).join(",")}`;
+
+/** The agent has started workers since `before` (not: stopped them, or waits for /start). */
+const startedWorkers = (before: AgentStatus | null, after: AgentStatus) =>
+  after.status === "running" && (before === null || startKey(before) !== startKey(after));
 
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 2000;
@@ -185,8 +196,7 @@ export function createPresence(deps: {
     // What the agent sends at once (a state, a rank's crash, restart or first step) reconciles at once too:
     // a restarted rank's first step is where goodput reads the step training resumed from (progress.ts).
     const changed = entry.status === null || urgentKey(entry.status) !== urgentKey(status);
-    if (entry.status === null || settleKey(entry.status) !== settleKey(status))
-      entry.settlingUntil = clock() + config.settleMs;
+    if (startedWorkers(entry.status, status)) entry.settlingUntil = clock() + config.settleMs;
     entry.status = status;
     entry.mode = "pushing";
     wake(entry.jobKey, changed);
