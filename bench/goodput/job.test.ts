@@ -36,6 +36,8 @@ describe("goodputJobYaml", () => {
     expect(inplace.container?.env).toContainEqual({ name: "REBOUND_LOG_RULES_ALL_RANKS", value: "true" });
     const peer = container(goodputJobYaml({ ...base, name: "g-peer", mode: "peer" }));
     expect(peer.container?.command).toContain("--inprocess-restart");
+    expect(peer.container?.command).toContain("--early-worker-restart");
+    expect(inplace.container?.command).not.toContain("--early-worker-restart");
     expect(peer.container?.args).toContain("--peer-recovery");
     expect(peer.container?.env).toContainEqual({ name: "INPROCESS_RESTART", value: "1" });
   });

@@ -45,6 +45,12 @@ export type AgentOptions = {
    */
   inprocessTimeoutSeconds: number | null;
   /**
+   * Rebound opt-in (`--early-worker-restart`, in-process mode only): a node whose worker died while running
+   * starts its workers again at once, before the operator's /stop. hyperpodrun leaves them dead until the
+   * /stop (its _handle_failed_state only reports FAULTED; STOPPING then runs _stop_workers).
+   */
+  earlyWorkerRestart: boolean;
+  /**
    * Rebound: run workers this much nicer (0-19) than the agent, see managed-process.ts. Also
    * REBOUND_WORKER_NICE, so a command line stays the same for hyperpodrun and this agent.
    */
@@ -80,6 +86,7 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   tee: "none",
   inprocessRestart: false,
   inprocessTimeoutSeconds: null,
+  earlyWorkerRestart: false,
   workerNice: 0,
   logRulesAllRanks: false,
 };
@@ -148,6 +155,7 @@ const FLAGS: Record<string, FlagSpec> = {
   module: switchOn("module"),
   "inprocess-restart": switchOn("inprocessRestart"),
   "inprocess-timeout": value(parseSeconds, "inprocessTimeoutSeconds"),
+  "early-worker-restart": switchOn("earlyWorkerRestart"),
   "log-rules-all-ranks": switchOn("logRulesAllRanks"),
   // Accepted for compatibility, no effect here (output always goes to per-rank log files; rendezvous
   // comes from the operator; uvicorn knobs do not apply to node:http).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AgentConfig, parseAgentArgs } from "./cli";
+import { type AgentConfig, parseAgentArgs, USAGE } from "./cli";
 import { splitShellWords } from "./cli-values";
 
 function config(argv: string[]): AgentConfig {
@@ -38,6 +38,7 @@ describe("parseAgentArgs", () => {
       tee: "none",
       inprocessRestart: false,
       inprocessTimeoutSeconds: null,
+      earlyWorkerRestart: false,
       workerNice: 0,
       logRulesAllRanks: false,
       script: "train.py",
@@ -139,6 +140,17 @@ describe("parseAgentArgs", () => {
     expect(error(["--inprocess-timeout=soon", "t.py"])).toBe(
       '--inprocess-timeout: expected a number of seconds >= 0, got "soon"',
     );
+  });
+
+  it("restarts a failed node's workers early only when asked (--early-worker-restart), not as hyperpodrun", () => {
+    expect(config(["--inprocess-restart", "t.py"]).earlyWorkerRestart).toBe(false);
+    expect(config(["--inprocess-restart", "--early-worker-restart", "t.py"])).toMatchObject({
+      inprocessRestart: true,
+      earlyWorkerRestart: true,
+    });
+    expect(config(["--early_worker_restart", "t.py"]).earlyWorkerRestart).toBe(true);
+    expect(error(["--early-worker-restart=yes", "t.py"])).toBe("--early-worker-restart takes no value");
+    expect(USAGE).toContain("--early-worker-restart");
   });
 
   it("refuses bad flags with one clear message", () => {

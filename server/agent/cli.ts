@@ -19,7 +19,7 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N|auto
                      [--shutdown-signal SIG] [--shutdown-timeout SECONDS] [--log-dir DIR]
                      [--pre-train-script PATH [--pre-train-args ARGS]] [--post-train-script PATH [--post-train-args ARGS]]
                      [--monitor-interval-ms MS] [--max-restarts N] [--rdzv-id ID] [--tee 0-3] [--no-python | -m]
-                     [--worker-nice 0-19] [--log-rules-all-ranks] [--inprocess-restart [--inprocess-timeout S]]
+                     [--worker-nice 0-19] [--log-rules-all-ranks] [--inprocess-restart [--inprocess-timeout S] [--early-worker-restart]]
                      script [script args...]
   --shutdown-signal SIG      signal that stops workers (default SIGKILL, as hyperpodrun; SIGTERM is followed by
                              SIGKILL after --shutdown-timeout seconds, default 15)
@@ -27,6 +27,9 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N|auto
                              re-executable code block barrier (IPC socket HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH);
                              /stop pauses them there instead of killing them; --inprocess-timeout S: seconds to
                              wait for paused ranks before restarting the processes (default: while connected)
+  --early-worker-restart     (Rebound, with --inprocess-restart) when a worker dies while training, start this
+                             node's workers again at once, before the operator's /stop (the agent still reports
+                             FAULTED). Default, as hyperpodrun: the failed workers stay down until the /stop
   --worker-nice 0-19         run workers this much nicer than the agent (also REBOUND_WORKER_NICE)
   --log-rules-all-ranks      let every local rank's log rules fault the job (also REBOUND_LOG_RULES_ALL_RANKS=true).
                              Default, as hyperpodrun: only local rank 0's rules do; every rank is still reported in

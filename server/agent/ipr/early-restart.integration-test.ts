@@ -6,10 +6,11 @@ import type { AgentStatus } from "../protocol";
 import { cleanupAgents, DEMO_TRAINER, readRankLog, startAgent } from "../testing/agent-harness";
 
 /**
- * The in-process agent restarts a failed node's workers as soon as one dies, before the operator's /stop
- * (ipr-agent.ts): while it reports FAULTED (with the crashed rank, as the operator needs it) the new workers
+ * With `--early-worker-restart` the in-process agent restarts a failed node's workers as soon as one dies,
+ * before the operator's /stop (ipr-agent.ts): while it reports FAULTED (with the crashed rank, as the operator needs it) the new workers
  * start and wait at the barrier; the /stop then keeps them (READY, no further restart), so the node is
- * READY sooner than a restart begun on /stop could make it.
+ * READY sooner than a restart begun on /stop could make it. Without the flag, as hyperpodrun, the failed
+ * workers stay down until the /stop.
  */
 
 let dir = "";
@@ -37,31 +38,39 @@ async function fileWith(read: () => Promise<string>, pattern: RegExp, timeoutMs 
   }
 }
 
-describe("in-process agent: early restart of a failed node", () => {
-  it("starts the workers again before the /stop, reports the crash meanwhile, and keeps them on /stop", async () => {
-    const logDir = path.join(dir, "logs");
-    const agent = await startAgent({
-      args: [
-        "--server-port=0",
-        "--server-host=127.0.0.1",
-        "--nproc-per-node=2",
-        "--inprocess-restart",
-        `--log-dir=${logDir}`,
-        "--shutdown-timeout=5",
-        DEMO_TRAINER,
-        "--step-ms=50",
-        `--checkpoint-dir=${path.join(dir, "ckpt")}`,
-      ],
-      env: { INPROCESS_RESTART: "1" },
-    });
-    await agent.waitFor((status) => status.status === "ready");
-    const body = { rank: 0, nnodes: 1, faultCount: 0, master_addr: "127.0.0.1", master_port: 29500 };
-    expect((await agent.request({ method: "POST", path: "/start", body })).status).toBe(200);
-    const running = await agent.waitFor(
-      (status) => status.status === "running" && (status.ranks ?? []).every((rank) => (rank.step ?? 0) >= 3),
-    );
-    const victim = running.status.ranks?.[1]?.pid;
-    if (!victim) throw new Error("no pid for rank 1");
+const BODY = { rank: 0, nnodes: 1, faultCount: 0, master_addr: "127.0.0.1", master_port: 29500 };
+
+/** An in-process agent with two ranks, started and stepping; returns it with rank 1's pid. */
+async function runningAgent(logDir: string, extra: string[]) {
+  const agent = await startAgent({
+    args: [
+      "--server-port=0",
+      "--server-host=127.0.0.1",
+      "--nproc-per-node=2",
+      "--inprocess-restart",
+      ...extra,
+      `--log-dir=${logDir}`,
+      "--shutdown-timeout=5",
+      DEMO_TRAINER,
+      "--step-ms=50",
+      `--checkpoint-dir=${path.join(dir, "ckpt")}`,
+    ],
+    env: { INPROCESS_RESTART: "1" },
+  });
+  await agent.waitFor((status) => status.status === "ready");
+  expect((await agent.request({ method: "POST", path: "/start", body: BODY })).status).toBe(200);
+  const running = await agent.waitFor(
+    (status) => status.status === "running" && (status.ranks ?? []).every((rank) => (rank.step ?? 0) >= 3),
+  );
+  const victim = running.status.ranks?.[1]?.pid;
+  if (!victim) throw new Error("no pid for rank 1");
+  return { agent, victim };
+}
+
+describe("in-process agent: restart of a failed node", () => {
+  it("with --early-worker-restart starts the workers again before the /stop, reports the crash meanwhile, and keeps them on /stop", async () => {
+    const logDir = path.join(dir, "logs-early");
+    const { agent, victim } = await runningAgent(logDir, ["--early-worker-restart"]);
     process.kill(victim, "SIGKILL");
 
     // No /stop yet: the new workers (attempt 1) start and reach the barrier on their own.
@@ -85,11 +94,30 @@ describe("in-process agent: early restart of a failed node", () => {
     await expect(readRankLog({ logDir, attempt: 2, localRank: 0, stream: "stdout" })).rejects.toThrow();
 
     expect(
-      (await agent.request({ method: "POST", path: "/start", body: { ...body, faultCount: 1 } })).status,
+      (await agent.request({ method: "POST", path: "/start", body: { ...BODY, faultCount: 1 } })).status,
     ).toBe(200);
     const again = await agent.waitFor(
       (status) => status.status === "running" && (status.ranks ?? []).every((rank) => (rank.step ?? 0) >= 1),
     );
     expect(pids(again.status)).toEqual(kept);
+  }, 60_000);
+
+  it("by default, as hyperpodrun, leaves the failed workers down until the /stop, then restarts them", async () => {
+    const logDir = path.join(dir, "logs-default");
+    const { agent, victim } = await runningAgent(logDir, []);
+    process.kill(victim, "SIGKILL");
+    await agent.waitFor((status) => status.status === "faulted");
+    // Long enough for an early restart to have started the workers (they start in well under a second).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await expect(readRankLog({ logDir, attempt: 1, localRank: 0, stream: "stdout" })).rejects.toThrow();
+    const faulted = await agent.status();
+    expect(faulted.status).toBe("faulted");
+    expect(faulted.ranks?.[1]).toMatchObject({ pid: victim, state: "crashed" });
+
+    expect((await agent.request({ method: "POST", path: "/stop" })).status).toBe(200);
+    const ready = await agent.waitFor((status) => status.status === "ready");
+    expect(pids(ready.status)).not.toContain(victim);
+    const read = () => readRankLog({ logDir, attempt: 1, localRank: 1, stream: "stdout" });
+    expect(await fileWith(read, /training started/)).toMatch(/training started/);
   }, 60_000);
 });

@@ -36,14 +36,15 @@ import { createIpcWorkerGroup, restartModeOf } from "./worker-group";
  * - a rank may report a fault itself (`job_fault` from the rank): FAULTED with its reason, processes kept.
  * /stop {is_graceful: true} stops the workers with SIGUSR1 and starts them again (elastic scaling).
  *
- * Rebound, beyond HyperPod (same wire, same states): when a worker of a node whose ranks were running the
- * block ends (a crash, a log rule), that node's workers are started again at once, while the agent reports
- * FAULTED and the operator decides, instead of after the operator's /stop: the /stop (a process-level
- * restart for such a node in HyperPod's agent too) then finds them starting or at the barrier already, and
- * the agent is READY as soon as they are there. The restart takes the operator's detection and decision
- * off the failed node's path. Once per fault: workers that end again before the /stop are restarted by the
- * /stop as before, so a crash loop still waits on the operator's back-off. Until the /stop, /status keeps
- * showing the failed workers (the operator names the faulted ranks from them).
+ * Rebound, beyond HyperPod, opt-in with `--early-worker-restart` (same wire, same states): when a worker of
+ * a node whose ranks were running the block ends (a crash, a log rule), that node's workers are started
+ * again at once, while the agent reports FAULTED and the operator decides, instead of after the operator's
+ * /stop: the /stop (a process-level restart for such a node in HyperPod's agent too) then finds them
+ * starting or at the barrier already, and the agent is READY as soon as they are there. The restart takes
+ * the operator's detection and decision off the failed node's path. Once per fault: workers that end again
+ * before the /stop are restarted by the /stop as before, so a crash loop still waits on the operator's
+ * back-off. Until the /stop, /status keeps showing the failed workers (the operator names the faulted ranks
+ * from them). Without the flag, as hyperpodrun: the failed workers stay down, FAULTED, until the /stop.
  */
 
 type StopKind =
@@ -194,7 +195,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     }
     const state = sm.current();
     if (state === "RUNNING" || state === "INIT" || state === "READY") fault(input);
-    if (state === "RUNNING") restartEarly(input.reason);
+    if (state === "RUNNING" && config.earlyWorkerRestart) restartEarly(input.reason);
   }
 
   const aggregateWorkerData = () => ({
