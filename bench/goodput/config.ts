@@ -19,6 +19,8 @@ import { integerReader, stringOptions } from "../lib/flags";
  *   --poll-ms 100                 the operator's agent poll interval (its default)
  *   --agent-push 1                agents push their state to the operator (its default); 0: polled, as before
  *   --tail-ms 25                  how often the benchmark reads the pods' logs for step lines
+ *   --keep-logs DIR               copy each mode's pod logs (agents' and ranks') to DIR/<job> before the job
+ *                                 is deleted, to look at a recovery afterwards (default: not kept)
  */
 export const MODES = ["full", "inplace", "peer"] as const;
 export type Mode = (typeof MODES)[number];
@@ -35,6 +37,7 @@ export type GoodputConfig = {
   pollMs: number;
   agentPush: boolean;
   tailMs: number;
+  keepLogs: string | null;
 };
 
 const DEFAULTS = {
@@ -49,6 +52,7 @@ const DEFAULTS = {
   "poll-ms": "100",
   "agent-push": "1",
   "tail-ms": "25",
+  "keep-logs": "",
 } as const;
 
 type Flag = keyof typeof DEFAULTS;
@@ -78,5 +82,6 @@ export function parseConfig(argv: string[]): GoodputConfig {
     pollMs: int("poll-ms", 20),
     agentPush: int("agent-push", 0) !== 0,
     tailMs: int("tail-ms", 5),
+    keepLogs: String(values["keep-logs"] ?? "") || null,
   };
 }

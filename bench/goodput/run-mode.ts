@@ -1,3 +1,4 @@
+import { cp } from "node:fs/promises";
 import path from "node:path";
 import { type FaultFacts, jobGoodput } from "@/server/domain/goodput";
 import { injectFault } from "@/server/operator/api/faults";
@@ -198,6 +199,10 @@ export async function runMode(input: {
     await tail.stop();
     await restores.stop();
     await events.stop();
+    if (config.keepLogs)
+      await cp(tailDir, path.join(config.keepLogs, name), { recursive: true }).catch((error: unknown) =>
+        log(`${name}: keeping its logs: ${String(error)}`),
+      );
     await deleteJob(operator, job).catch((error: unknown) => log(`${name}: deleting it: ${String(error)}`));
     for (const node of failedNodes) operator.backend.nodes.setHealth(node, "Schedulable");
   }
