@@ -53,8 +53,7 @@ export function createReservations(usedNow: () => ReadonlyMap<string, number>): 
   };
   return {
     async pick(choose, gpus, create) {
-      const used = new Map(usedNow());
-      for (const [node, count] of held) used.set(node, (used.get(node) ?? 0) + count);
+      const used = held.size === 0 ? usedNow() : withHeld(usedNow(), held);
       const node = choose(used);
       if (node === null) return null;
       adjust(node, gpus);
@@ -64,5 +63,36 @@ export function createReservations(usedNow: () => ReadonlyMap<string, number>): 
         adjust(node, -gpus);
       }
     },
+  };
+}
+
+/**
+ * `base` plus `held`, read through without copying `base` (a cluster's every node): a pick reads the few
+ * nodes it considers, so it need not cost a copy of the whole usage map.
+ */
+function withHeld(
+  base: ReadonlyMap<string, number>,
+  held: ReadonlyMap<string, number>,
+): ReadonlyMap<string, number> {
+  const sum = (node: string) => {
+    const mine = held.get(node);
+    return mine === undefined ? base.get(node) : (base.get(node) ?? 0) + mine;
+  };
+  const merged = () => {
+    const all = new Map(base);
+    for (const node of held.keys()) all.set(node, sum(node) ?? 0);
+    return all;
+  };
+  return {
+    get: sum,
+    has: (node) => held.has(node) || base.has(node),
+    get size() {
+      return merged().size;
+    },
+    forEach: (callback, thisArg) => merged().forEach(callback, thisArg),
+    entries: () => merged().entries(),
+    keys: () => merged().keys(),
+    values: () => merged().values(),
+    [Symbol.iterator]: () => merged()[Symbol.iterator](),
   };
 }

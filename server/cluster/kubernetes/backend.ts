@@ -14,6 +14,7 @@ import type {
   ClusterBackend,
   ClusterJob,
   ClusterNode,
+  ClusterPod,
   JobObjectUpdate,
   JobObjectUpdateResult,
   JobRef,
@@ -37,12 +38,12 @@ import {
   jobUpdatePatch,
   LABEL_JOB,
   nodeFingerprint,
-  podGpuRequest,
   toClusterEvent,
   toClusterJob,
   toClusterNode,
   toClusterPod,
 } from "./objects";
+import { createPodIndex } from "./pod-index";
 
 /**
  * The kubernetes back end: HyperPodPyTorchJob custom resources, real pods, real nodes. Reads come from
@@ -114,9 +115,6 @@ async function retryOnConflict(what: string, write: (attempt: number) => Promise
   throw new Error(`${what}: still conflicting after ${CONFLICT_RETRIES} attempts`);
 }
 
-const isTerminal = (pod: V1Pod) =>
-  pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed" || !!pod.metadata?.deletionTimestamp;
-
 export async function createKubernetesBackend(opts: KubernetesBackendOptions): Promise<KubernetesBackend> {
   const { kubeConfig, log } = opts;
   const clock = opts.clock ?? Date.now;
@@ -142,19 +140,34 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         object ? { namespace: object.metadata?.namespace ?? "", name: object.metadata?.name ?? "" } : null,
       ),
   });
-  // Every pod, not only the jobs': placement counts the GPUs that other pods hold on a node.
+  // Every pod, not only the jobs': placement counts the GPUs that other pods hold on a node. Indexed by job
+  // and GPUs per node as the store changes; each stored object is converted once (it is replaced, never
+  // changed, when its resourceVersion moves).
+  const podIndex = createPodIndex();
+  const podViews = new WeakMap<V1Pod, ClusterPod>();
+  const podView = (pod: V1Pod): ClusterPod => {
+    let view = podViews.get(pod);
+    if (!view) {
+      view = toClusterPod(pod, agentPort);
+      podViews.set(pod, view);
+    }
+    return view;
+  };
   const pods = createInformer<V1Pod & KubeObject>({
     ...informerOptions,
     name: "pods",
     watchPath: "/api/v1/pods",
     list: () => core.listPodForAllNamespaces() as Promise<ObjectList<V1Pod & KubeObject>>,
+    onStore: podIndex.onStore,
     onEvent: (_type, pod) => {
       const job = pod?.metadata?.labels?.[LABEL_JOB];
       if (job) emit({ namespace: pod.metadata?.namespace ?? "", name: job });
       else if (!pod) emit(null);
     },
   });
-  const nodeView = (node: V1Node): ClusterNode => {
+  // A node's view is made once per stored object; its changedAt moves only when its fingerprint does.
+  const nodeViews = new WeakMap<V1Node, ClusterNode>();
+  const makeNodeView = (node: V1Node): ClusterNode => {
     const name = node.metadata?.name ?? "";
     const seen = nodeSeen.get(name);
     const view = toClusterNode(node, seen?.changedAt ?? clock());
@@ -164,11 +177,23 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     nodeSeen.set(name, { fingerprint, changedAt });
     return { ...view, changedAt };
   };
+  const nodeView = (node: V1Node): ClusterNode => {
+    let view = nodeViews.get(node);
+    if (!view) {
+      view = makeNodeView(node);
+      nodeViews.set(node, view);
+    }
+    return view;
+  };
+  let nodeList: ClusterNode[] | null = null;
   const nodes = createInformer<V1Node & KubeObject>({
     ...informerOptions,
     name: "nodes",
     watchPath: "/api/v1/nodes",
     list: () => core.listNode() as Promise<ObjectList<V1Node & KubeObject>>,
+    onStore: () => {
+      nodeList = null;
+    },
     // Heartbeats change nodes every few seconds; only a change of health, readiness or GPUs wakes jobs.
     onEvent: (type, node) => {
       if (!node) return emit(null);
@@ -220,24 +245,19 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     return null;
   };
 
-  const gpusInUse = () => {
-    const used = new Map<string, number>();
-    for (const pod of pods.list()) {
-      const node = pod.spec?.nodeName;
-      if (node && !isTerminal(pod)) used.set(node, (used.get(node) ?? 0) + podGpuRequest(pod));
-    }
-    return used;
+  /** Every node's view, rebuilt only after the node store changed; callers get their own array. */
+  const listNodes = () => {
+    nodeList ??= nodes.list().map(nodeView);
+    return [...nodeList];
   };
-
-  const listNodes = () => nodes.list().map(nodeView);
-  const reservations = createReservations(gpusInUse);
+  const reservations = createReservations(podIndex.gpusInUse);
 
   // On a failed or unreachable node the kubelet cannot confirm a pod's end: it is deleted at once so its
   // replacement (same name) can be created; on a healthy node the agent gets its graceful stop.
   const mustForceDelete = (pod: V1Pod | undefined) => {
     if (!pod || pod.status?.phase === "Failed") return true;
-    const node = listNodes().find((candidate) => candidate.name === pod.spec?.nodeName);
-    return !node || !isNodeHealthy(node);
+    const node = pod.spec?.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
+    return !node || !isNodeHealthy(nodeView(node));
   };
 
   const createService = (job: ClusterJob) =>
@@ -410,13 +430,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       await removeFinalizer(ref);
     },
     async listPods(ref) {
-      return pods
-        .list()
-        .filter(
-          (pod) =>
-            pod.metadata?.namespace === ref.namespace && pod.metadata?.labels?.[LABEL_JOB] === ref.name,
-        )
-        .map((pod) => toClusterPod(pod, agentPort));
+      return podIndex.jobPods(ref.namespace, ref.name).map(podView);
     },
     createPod(input) {
       const choose = (used: ReadonlyMap<string, number>) =>
@@ -437,7 +451,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
             body,
           })) as V1Pod & KubeObject;
           pods.upsert(created);
-          return toClusterPod(created, agentPort);
+          return podView(created);
         } catch (error) {
           // The pod of that name is still terminating: the next reconcile tries again.
           if (statusCode(error) === 409) return null;

@@ -46,6 +46,12 @@ export type InformerOptions<T extends KubeObject> = {
   watchTimeoutSeconds?: number;
   /** A watch with no event for this long is considered stalled and replaced. */
   stallMs?: number;
+  /**
+   * Every change of the store, whatever made it (watch event, relist, upsert, remove): the object stored
+   * under `key` before and after (undefined: none). Lets an owner keep indexes in step with the store, so
+   * its reads touch the objects they need instead of scanning every object.
+   */
+  onStore?: (key: string, before: T | undefined, after: T | undefined) => void;
 };
 
 export const objectKey = (object: KubeObject): string =>
@@ -82,16 +88,27 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
 
   const isNewer = (incoming: T, existing: T | undefined) => versionOf(incoming) >= versionOf(existing);
 
+  const put = (key: string, object: T) => {
+    const before = store.get(key);
+    store.set(key, object);
+    opts.onStore?.(key, before, object);
+  };
+  const drop = (key: string) => {
+    const before = store.get(key);
+    if (!store.delete(key)) return;
+    opts.onStore?.(key, before, undefined);
+  };
+
   const apply = (type: "ADDED" | "MODIFIED" | "DELETED", object: T) => {
     const key = objectKey(object);
     const uid = uidOf(object);
     if (type === "DELETED") {
-      store.delete(key);
+      drop(key);
       deletedUids.delete(uid);
     } else if (deletedUids.has(uid)) {
       return;
     } else if (isNewer(object, store.get(key))) {
-      store.set(key, object);
+      put(key, object);
     }
     opts.onEvent?.(type, object);
   };
@@ -99,11 +116,11 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
   const relist = async () => {
     const listed = await opts.list();
     stats.lists += 1;
-    store.clear();
+    for (const key of [...store.keys()]) drop(key);
     const listedUids = new Set(listed.items.map(uidOf));
     for (const uid of deletedUids) if (!listedUids.has(uid)) deletedUids.delete(uid);
     for (const item of listed.items.filter((candidate) => !deletedUids.has(uidOf(candidate)))) {
-      store.set(objectKey(item), item);
+      put(objectKey(item), item);
     }
     resourceVersion = listed.metadata?.resourceVersion ?? "";
     opts.onEvent?.("RELISTED", null);
@@ -233,10 +250,10 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
     get: (key) => store.get(key),
     list: () => [...store.values()],
     upsert(object) {
-      if (isNewer(object, store.get(objectKey(object)))) store.set(objectKey(object), object);
+      if (isNewer(object, store.get(objectKey(object)))) put(objectKey(object), object);
     },
     remove(object) {
-      store.delete(objectKey(object));
+      drop(objectKey(object));
       if (object.metadata?.uid) deletedUids.add(object.metadata.uid);
     },
   };

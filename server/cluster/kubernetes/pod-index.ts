@@ -1,0 +1,78 @@
+import type { V1Pod } from "@kubernetes/client-node";
+import { LABEL_JOB, podGpuRequest } from "./objects";
+
+/**
+ * The pod informer's store, indexed as the operator reads it, kept in step with every store change
+ * (`onStore`): a job's pods by job (a reconcile reads its own job's pods, not every pod in the cluster), and
+ * the GPUs that live pods hold per node (placement). Each change costs O(1), so a fault's handling does not
+ * grow with the number of other pods.
+ */
+export type PodIndex = {
+  onStore(key: string, before: V1Pod | undefined, after: V1Pod | undefined): void;
+  /** The job's pods (namespace/name of the job), in the order the store first saw them. */
+  jobPods(namespace: string, job: string): V1Pod[];
+  /** GPUs held per node by pods that are neither finished nor being deleted. */
+  gpusInUse(): ReadonlyMap<string, number>;
+};
+
+const isTerminal = (pod: V1Pod) =>
+  pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed" || !!pod.metadata?.deletionTimestamp;
+
+const jobOf = (pod: V1Pod): string | null => {
+  const job = pod.metadata?.labels?.[LABEL_JOB];
+  return job ? `${pod.metadata?.namespace ?? ""}/${job}` : null;
+};
+
+export function createPodIndex(): PodIndex {
+  const byJob = new Map<string, Map<string, V1Pod>>();
+  const gpus = new Map<string, number>();
+
+  const countGpus = (pod: V1Pod | undefined, sign: 1 | -1) => {
+    const node = pod?.spec?.nodeName;
+    if (!pod || !node || isTerminal(pod)) return;
+    const total = (gpus.get(node) ?? 0) + sign * podGpuRequest(pod);
+    // No entry and 0 read the same (`get(node) ?? 0`).
+    if (total === 0) gpus.delete(node);
+    else gpus.set(node, total);
+  };
+
+  const unindex = (key: string, pod: V1Pod | undefined) => {
+    if (!pod) return;
+    countGpus(pod, -1);
+    const job = jobOf(pod);
+    const pods = job ? byJob.get(job) : undefined;
+    if (!job || !pods) return;
+    pods.delete(key);
+    if (pods.size === 0) byJob.delete(job);
+  };
+
+  const index = (key: string, pod: V1Pod | undefined) => {
+    if (!pod) return;
+    countGpus(pod, 1);
+    const job = jobOf(pod);
+    if (!job) return;
+    let pods = byJob.get(job);
+    if (!pods) {
+      pods = new Map();
+      byJob.set(job, pods);
+    }
+    pods.set(key, pod);
+  };
+
+  return {
+    onStore(key, before, after) {
+      // A pod that stays in its job keeps its place in the job's order (Map.set on an existing key).
+      if (before && after && jobOf(before) === jobOf(after)) {
+        countGpus(before, -1);
+        countGpus(after, 1);
+        const job = jobOf(after);
+        if (job) byJob.get(job)?.set(key, after);
+        return;
+      }
+      unindex(key, before);
+      index(key, after);
+    },
+    jobPods: (namespace, job) => [...(byJob.get(`${namespace}/${job}`)?.values() ?? [])],
+    gpusInUse: () => gpus,
+  };
+}
