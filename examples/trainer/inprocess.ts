@@ -2,6 +2,7 @@ import { readCheckpoint } from "./checkpoint";
 import { createControlPoller } from "./faults";
 import { connectIpc, type IpcClient, type JobStart } from "./ipc-client";
 import {
+  announcement,
   checksum,
   initialState,
   newestPeerState,
@@ -147,7 +148,9 @@ export async function runInProcess(input: {
     process.stdout.write(
       `run started rank=${torch.rank} world_size=${torch.worldSize} step=${t.state.step}\n`,
     );
-    ipc.sendData(torch.rank, JSON.stringify({ peer_port: peer.port }));
+    ipc.sendData(torch.rank, announcement(peer.port));
     await trainUntilFault(t, ipc);
+    // Paused: the step this rank holds until the next job_start, for a restarted rank to know (peer-state.ts).
+    ipc.sendData(torch.rank, announcement(peer.port, t.state.step));
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  announcement,
   applyStep,
   checksum,
   fetchPeerState,
@@ -31,6 +32,27 @@ describe("peer-state recovery", () => {
     expect(peers).toEqual([
       { rank: 3, url: "http://10.0.0.2:9003/state" },
       { rank: 0, url: "http://10.0.0.1:9000/state" },
+    ]);
+  });
+
+  it("asks the peers that paused at the newest step first, and says which step that is", () => {
+    const peers = peersFor({
+      rank: 1,
+      localRank: 1,
+      rankIps: [
+        { ip: "10.0.0.1", rank: 0 },
+        { ip: "10.0.0.2", rank: 1 },
+      ],
+      workerData: [
+        { rank: 3, group_rank: 1, local_rank: 1, failed: false, data: announcement(9003, 40) },
+        { rank: 0, group_rank: 0, local_rank: 0, failed: false, data: announcement(9000, 42) },
+        { rank: 2, group_rank: 1, local_rank: 0, failed: false, data: announcement(9002) },
+      ],
+    });
+    expect(peers).toEqual([
+      { rank: 0, url: "http://10.0.0.1:9000/state", step: 42 },
+      { rank: 3, url: "http://10.0.0.2:9003/state", step: 40 },
+      { rank: 2, url: "http://10.0.0.2:9002/state" },
     ]);
   });
 
@@ -104,5 +126,23 @@ describe("newestPeerState", () => {
     expect(got?.peer.rank).toBe(2);
     expect(got?.state.step).toBe(42);
     expect(Date.now() - began).toBeLessThan(2000);
+  });
+
+  it("takes an answer at the newest step a peer announced at once, without the grace period", async () => {
+    const began = Date.now();
+    const got = await newestPeerState([{ ...peer(1), step: 42 }, { ...peer(2), step: 40 }, peer(3)], {
+      graceMs: 5_000,
+      fetchState: (p) =>
+        new Promise((resolve) => {
+          if (p.rank === 1)
+            setTimeout(() => resolve(at(43)), 20); // paused at 42, one step since /start
+          else if (p.rank === 2)
+            setTimeout(() => resolve(at(41)), 5); // first, but older: waits on
+          else setTimeout(() => resolve(at(99)), 4_000); // never waited for
+        }),
+    });
+    expect(got?.peer.rank).toBe(1);
+    expect(got?.state.step).toBe(43);
+    expect(Date.now() - began).toBeLessThan(1_000);
   });
 });

@@ -11,6 +11,13 @@ import type { RankIp, WorkerDataEntry } from "./ipc-client";
  * agent shows it to the operator as /status worker_data; the operator hands every agent's worker_data back
  * in /start, and the agent gives it to the ranks in job_start's aggregate_worker_data with rank_ips (pod
  * address by group rank). A peer is an entry that is not this rank, not failed, with a port.
+ *
+ * A rank paused by a fault (job_fault) announces again before it goes back to the barrier, with the step it
+ * holds: `{"peer_port": N, "step": S}`. A paused rank's state does not change until the next job_start, so
+ * a restarted rank knows from job_start which step the newest peer holds, and takes the first answer at that
+ * step or later instead of waiting to see whether a newer one comes (newestPeerState). The same job_data
+ * message, so the same wire for HyperPod's agent: its worker group keeps a rank's data until the rank
+ * passes the barrier again (ipc/util.py notify_rank_past_barrier).
  */
 
 export const WEIGHTS = 512;
@@ -66,20 +73,31 @@ export function startPeerServer(input: { state: () => TrainingState | null; rank
   });
 }
 
-export type Peer = { rank: number; url: string };
+/** A peer to ask; `step`: the step it announced when it paused (null: it did not say). */
+export type Peer = { rank: number; url: string; step?: number | null };
 
-function portOf(entry: WorkerDataEntry): number | null {
+/** What a rank announced as its job_data: its peer port, and the step it holds if it paused. */
+export function announcement(port: number, step?: number): string {
+  return JSON.stringify(step === undefined ? { peer_port: port } : { peer_port: port, step });
+}
+
+const isInt = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value);
+
+function announced(entry: WorkerDataEntry): { port: number; step: number | null } | null {
   try {
     const data: unknown = typeof entry.data === "string" ? JSON.parse(entry.data) : entry.data;
-    const port =
-      typeof data === "object" && data !== null ? (data as { peer_port?: unknown }).peer_port : null;
-    return typeof port === "number" && Number.isInteger(port) ? port : null;
+    if (typeof data !== "object" || data === null) return null;
+    const { peer_port: port, step } = data as { peer_port?: unknown; step?: unknown };
+    return isInt(port) ? { port, step: isInt(step) ? step : null } : null;
   } catch {
     return null;
   }
 }
 
-/** Healthy peers to ask, the same local rank first (the same shard position on another node). */
+/**
+ * Healthy peers to ask: those holding the newest announced step first, then the same local rank (the same
+ * shard position on another node).
+ */
 export function peersFor(input: {
   rank: number;
   localRank: number;
@@ -87,16 +105,23 @@ export function peersFor(input: {
   workerData: readonly WorkerDataEntry[];
 }): Peer[] {
   const ipOf = new Map(input.rankIps.map((entry) => [entry.rank, entry.ip]));
-  return input.workerData
+  const peers = input.workerData
     .filter((entry) => entry.rank !== input.rank && entry.failed !== true)
-    .sort((a, b) => Number(b.local_rank === input.localRank) - Number(a.local_rank === input.localRank))
     .flatMap((entry) => {
-      const port = portOf(entry);
+      const said = announced(entry);
       const ip = ipOf.get(entry.group_rank);
-      return port === null || ip === undefined
-        ? []
-        : [{ rank: entry.rank, url: `http://${ip}:${port}/state` }];
+      if (said === null || ip === undefined) return [];
+      const url = `http://${ip}:${said.port}/state`;
+      return [
+        { rank: entry.rank, url, step: said.step, sameLocalRank: entry.local_rank === input.localRank },
+      ];
     });
+  const newest = Math.max(...peers.map((peer) => peer.step ?? Number.NEGATIVE_INFINITY));
+  const score = (peer: (typeof peers)[number]) =>
+    2 * Number(peer.step === newest) + Number(peer.sameLocalRank);
+  return peers
+    .sort((a, b) => score(b) - score(a))
+    .map(({ rank, url, step }) => (step === null ? { rank, url } : { rank, url, step }));
 }
 
 /** The body of a GET, or null on any error, a status other than 200, or no answer within `timeoutMs`. */
@@ -149,37 +174,46 @@ export const PEERS_ASKED = 8;
 
 type Answer = { peer: Peer; state: TrainingState };
 
-/**
- * The newest state among the first PEERS_ASKED peers, asked at once. In a synchronous data-parallel job
- * every healthy replica holds the same step; the demo's ranks step on their own, so the newest one is the
- * job's progress and taking it loses the fewest steps. It does not wait for the slowest peer: once one
- * has answered, the others get `graceMs` more (a step or two: enough for peers at the same step), then the
- * newest answer so far is taken. Waiting for all of them made a restore take seconds whenever one peer was
- * slow to answer (a loaded machine), while the restored rank trained nothing. Null when none answers.
- */
-/** The answers so far: the newest state among them, and whether every peer asked has answered. */
-function answerBook(count: number) {
+/** The newest step the peers asked announced (peersFor), or null when none said. */
+function newestAnnounced(peers: readonly Peer[]): number | null {
+  const steps = peers.flatMap((peer) => (peer.step == null ? [] : [peer.step]));
+  return steps.length > 0 ? Math.max(...steps) : null;
+}
+
+/** The answers so far: the newest state among them, and whether to wait for more. */
+function answerBook(peers: readonly Peer[]) {
   let newest: Answer | null = null;
-  let pending = count;
+  let pending = peers.length;
+  const enough = newestAnnounced(peers);
   return {
     newest: () => newest,
-    /** Records one answer; true when it is the last one. */
+    /** Records one answer; true when every peer answered, or one at the newest step announced. */
     add(answer: { peer: Peer; state: TrainingState | null }): boolean {
       pending -= 1;
       const { peer, state } = answer;
       if (state !== null && (newest === null || state.step > newest.state.step)) newest = { peer, state };
-      return pending <= 0;
+      return pending <= 0 || (enough !== null && newest !== null && newest.state.step >= enough);
     },
   };
 }
 
+/**
+ * The newest state among the first PEERS_ASKED peers, asked at once. In a synchronous data-parallel job
+ * every healthy replica holds the same step; the demo's ranks step on their own, so the newest one is the
+ * job's progress and taking it loses the fewest steps. An answer at the newest step a peer announced
+ * (peersFor) is taken at once: no peer holds a newer one. Otherwise it does not wait for the slowest peer:
+ * once one has answered, the others get `graceMs` more (a step or two: enough for peers at the same step),
+ * then the newest answer so far is taken. Waiting for all of them made a restore take seconds whenever one
+ * peer was slow to answer (a loaded machine), while the restored rank trained nothing. Null when none
+ * answers.
+ */
 export function newestPeerState(
   peers: readonly Peer[],
   options: { fetchState?: (peer: Peer) => Promise<TrainingState | null>; graceMs?: number } = {},
 ): Promise<Answer | null> {
   const { fetchState = fetchPeerState, graceMs = 200 } = options;
   const asked = peers.slice(0, PEERS_ASKED);
-  const book = answerBook(asked.length);
+  const book = answerBook(asked);
   return new Promise((resolve) => {
     let grace: NodeJS.Timeout | null = null;
     let finished = false;
