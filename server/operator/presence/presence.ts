@@ -2,7 +2,6 @@ import { type AgentStatus, agentStatusSchema } from "@/server/agent/protocol";
 import { urgentKey } from "@/server/agent/watch";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
-import type { OperatorMetrics } from "@/server/operator/metrics";
 import { openWatch, type WatchEvents, type WatchHandle } from "./watch-client";
 
 /**
@@ -65,29 +64,50 @@ export type Dial = (input: {
   events: WatchEvents;
 }) => WatchHandle;
 
+/** What presence reads of a pod. */
+export type WatchedPod = Pick<ClusterPod, "namespace" | "name" | "phase" | "agentUrl" | "createdAt">;
+
+export type PresenceStats = {
+  pushing: number;
+  polled: number;
+  probing: number;
+  silent: number;
+  lateTicks: number;
+  correlated: number;
+};
+
+/** What the reconcilers use: the same whether presence runs on this thread or its own (thread.ts). */
 export type Presence = {
   /** The job's pods as they are now: a watch for each Running pod with an agent, none for the others. */
-  sync(jobKey: string, pods: readonly ClusterPod[]): void;
+  sync(jobKey: string, pods: readonly WatchedPod[]): void;
   /** A pushing agent's view; null when it does not push or has not answered yet (poll it). */
-  pushed(pod: ClusterPod): PushedView | null;
+  pushed(pod: WatchedPod): PushedView | null;
   forgetJob(jobKey: string): void;
   onWake(listener: WakeListener): () => void;
-  /** The sweep's timer fired (exposed for tests): judges silence after pending I/O unless it ran late. */
-  onTimer(firedAt: number, expectedAt: number): void;
-  /** Judges silence as of `at` (exposed for tests). */
-  judge(at: number): void;
-  stats(): {
-    pushing: number;
-    polled: number;
-    probing: number;
-    silent: number;
-    lateTicks: number;
-    correlated: number;
-  };
+  stats(): PresenceStats;
   stop(): void;
 };
 
-type Mode = "probing" | "pushing" | "polled";
+/** The watches and the silence sweep themselves, with the sweep's entry points exposed for tests. */
+export type PresenceCore = Presence & {
+  /** The sweep's timer fired: judges silence after pending I/O unless it ran late. */
+  onTimer(firedAt: number, expectedAt: number): void;
+  /** Judges silence as of `at`. */
+  judge(at: number): void;
+};
+
+export type Mode = "probing" | "pushing" | "polled";
+
+/** One agent's entry as another thread mirrors it (thread.ts): null view unless it pushes and has spoken. */
+export type ViewChange =
+  | { key: string; jobKey: string; identity: string; mode: Mode; view: PushedView | null }
+  | { key: string; removed: true };
+
+/** The counters presence adds to (server/operator/metrics.ts), or a thread's tally of them. */
+export type PresenceCounters = Record<
+  "agentPushLines" | "agentHeartbeats" | "agentSilences",
+  { inc(value?: number): void }
+>;
 
 type Entry = {
   key: string;
@@ -129,7 +149,28 @@ const CORRELATED_FRACTION = 0.0025;
 const CORRELATED_MIN = 3;
 const NOTE_EVERY_MS = 10_000;
 
-const identityOf = (pod: ClusterPod) => `${pod.createdAt} ${pod.agentUrl}`;
+export const identityOf = (pod: WatchedPod) => `${pod.createdAt} ${pod.agentUrl}`;
+export const podKey = (pod: { namespace: string; name: string }) => `${pod.namespace}/${pod.name}`;
+
+/** The pods presence watches (Running, with an agent), with only what it reads of them. */
+export const watchedPods = (pods: readonly WatchedPod[]): WatchedPod[] =>
+  pods
+    .filter((pod) => pod.phase === "Running" && Boolean(pod.agentUrl))
+    .map(({ namespace, name, phase, agentUrl, createdAt }) => ({
+      namespace,
+      name,
+      phase,
+      agentUrl,
+      createdAt,
+    }));
+
+/** What pushed() answers for an entry. */
+const viewOf = (entry: Entry): PushedView | null => {
+  if (entry.mode !== "pushing" || entry.status === null) return null;
+  if (entry.silentAt !== null)
+    return { kind: "silent", lastHeardAt: entry.lastHeardAt, detectedAt: entry.silentAt };
+  return { kind: "status", status: entry.status };
+};
 
 /** The reference sends the state lower-case; accept an upper-case one too (as agent-client.ts does). */
 function parseStatus(text: string): AgentStatus | null {
@@ -149,11 +190,13 @@ export function createPresence(deps: {
   config?: Partial<PresenceConfig>;
   clock?: () => number;
   log: Logger;
-  metrics: Pick<OperatorMetrics, "agentPushLines" | "agentHeartbeats" | "agentSilences">;
+  metrics: PresenceCounters;
   dial?: Dial;
   /** Start the sweep timer (default true; unit tests drive onTimer/judge themselves). */
   timer?: boolean;
-}): Presence {
+  /** Told each time what pushed() answers for an agent may have changed (thread.ts mirrors it). */
+  onView?: (change: ViewChange) => void;
+}): PresenceCore {
   const config = { ...DEFAULT_PRESENCE_CONFIG, ...deps.config };
   const clock = deps.clock ?? Date.now;
   const dial = deps.dial ?? openWatch;
@@ -164,6 +207,14 @@ export function createPresence(deps: {
   const counts = { lines: 0, heartbeats: 0, lateTicks: 0, correlated: 0, notedAt: 0 };
   let sweep: NodeJS.Timeout | undefined;
   let expectedAt = 0;
+  const emit = (entry: Entry) =>
+    deps.onView?.({
+      key: entry.key,
+      jobKey: entry.jobKey,
+      identity: entry.identity,
+      mode: entry.mode,
+      view: viewOf(entry),
+    });
 
   const wake = (jobKey: string, urgent: boolean) => {
     const now = clock();
@@ -182,6 +233,7 @@ export function createPresence(deps: {
       silentAt: entry.silentAt,
     });
     entry.silentAt = null;
+    emit(entry);
     wake(entry.jobKey, true);
   };
 
@@ -199,6 +251,7 @@ export function createPresence(deps: {
     if (startedWorkers(entry.status, status)) entry.settlingUntil = clock() + config.settleMs;
     entry.status = status;
     entry.mode = "pushing";
+    emit(entry);
     wake(entry.jobKey, changed);
   };
 
@@ -224,6 +277,7 @@ export function createPresence(deps: {
         refused: () => {
           entry.handle = null;
           entry.mode = "polled";
+          emit(entry);
         },
         closed: () => {
           entry.handle = null;
@@ -233,6 +287,7 @@ export function createPresence(deps: {
           if (established) {
             entry.mode = "probing";
             entry.silentAt = null;
+            emit(entry);
           }
           entry.retry = setTimeout(() => connect(entry), entry.retryMs);
           entry.retryMs = Math.min(MAX_RETRY_MS, entry.retryMs * 2);
@@ -249,10 +304,11 @@ export function createPresence(deps: {
     entry.handle?.close();
     entries.delete(key);
     byJob.get(entry.jobKey)?.delete(key);
+    deps.onView?.({ key, removed: true });
   };
 
-  const track = (jobKey: string, pod: ClusterPod) => {
-    const key = `${pod.namespace}/${pod.name}`;
+  const track = (jobKey: string, pod: WatchedPod) => {
+    const key = podKey(pod);
     const identity = identityOf(pod);
     const existing = entries.get(key);
     if (existing?.identity === identity) return key;
@@ -275,6 +331,7 @@ export function createPresence(deps: {
       closed: false,
     };
     entries.set(key, entry);
+    emit(entry);
     connect(entry);
     return key;
   };
@@ -296,6 +353,7 @@ export function createPresence(deps: {
 
   const markSilent = (entry: Entry, detectedAt: number) => {
     entry.silentAt = detectedAt;
+    emit(entry);
     deps.metrics.agentSilences.inc();
     deps.log.warn("agent silent", {
       namespace: entry.namespace,
@@ -358,20 +416,16 @@ export function createPresence(deps: {
     sweep.unref();
   }
 
-  const sync = (jobKey: string, pods: readonly ClusterPod[]) => {
-    const watched = pods.filter((pod) => pod.phase === "Running" && Boolean(pod.agentUrl));
-    const keep = new Set(watched.map((pod) => track(jobKey, pod)));
+  const sync = (jobKey: string, pods: readonly WatchedPod[]) => {
+    const keep = new Set(watchedPods(pods).map((pod) => track(jobKey, pod)));
     const before = [...(byJob.get(jobKey) ?? [])];
     byJob.set(jobKey, keep);
     for (const key of before.filter((key) => !keep.has(key))) close(key);
   };
 
-  const pushed = (pod: ClusterPod): PushedView | null => {
-    const entry = entries.get(`${pod.namespace}/${pod.name}`);
-    if (entry?.identity !== identityOf(pod) || entry.mode !== "pushing" || entry.status === null) return null;
-    if (entry.silentAt !== null)
-      return { kind: "silent", lastHeardAt: entry.lastHeardAt, detectedAt: entry.silentAt };
-    return { kind: "status", status: entry.status };
+  const pushed = (pod: WatchedPod): PushedView | null => {
+    const entry = entries.get(podKey(pod));
+    return entry?.identity === identityOf(pod) ? viewOf(entry) : null;
   };
 
   return {

@@ -8,7 +8,12 @@ import { type AgentClient, createAgentClient } from "@/server/operator/agent-cli
 import type { AgentTransport } from "@/server/operator/agent-transport";
 import { createLiveState, type LiveState } from "@/server/operator/live-state";
 import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
-import { createPresence, type Presence, type PresenceConfig } from "@/server/operator/presence/presence";
+import {
+  DEFAULT_PRESENCE_CONFIG,
+  type Presence,
+  type PresenceConfig,
+} from "@/server/operator/presence/presence";
+import { createPresenceThread } from "@/server/operator/presence/thread";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
 import { createVerdictStore } from "@/server/operator/shadow/verdict-store";
 import { createShadowWatcher, type ShadowWatcher } from "@/server/operator/shadow/watcher";
@@ -79,8 +84,9 @@ export function createOperatorDeps(opts: {
   const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config, agentPush };
   const metrics = createOperatorMetrics();
   const presence = config.agentPush
-    ? createPresence({
+    ? createPresenceThread({
         config: {
+          ...DEFAULT_PRESENCE_CONFIG,
           ...config.presence,
           connectTimeoutMs: config.agentTimeoutMs,
           unreachableMs: config.agentTimeoutMs,
