@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterNode } from "@/server/cluster/types";
-import { createReservations, pickNode } from "./placement";
+import { createCapacityIndex, createReservations, pickNode } from "./placement";
 
 const node = (name: string, health = "Schedulable"): ClusterNode => ({
   name,
@@ -89,5 +89,75 @@ describe("createReservations", () => {
     const { create } = cluster();
     await expect(create(8, "failed")).rejects.toThrow("create failed");
     expect(await Promise.all([create(8), create(8)])).toEqual(["a", "b"]);
+  });
+});
+
+describe("createCapacityIndex", () => {
+  /** A small deterministic generator, so a failure can be replayed. */
+  const randomInts = (seed: number) => (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor((seed / 2 ** 31) * n);
+  };
+  const oneIn = (int: (n: number) => number, n: number) => int(n) === 0;
+
+  function randomNodes(int: (n: number) => number): ClusterNode[] {
+    return Array.from({ length: 12 }, (_, i) => ({
+      ...node(`n${i}`, oneIn(int, 5) ? "UnschedulablePendingReboot" : "Schedulable"),
+      ready: !oneIn(int, 8),
+      ...(oneIn(int, 3) ? { instanceType: "p5" } : {}),
+    }));
+  }
+
+  /** Usage with reservations held on top, as createReservations passes it. */
+  function withHolds(int: (n: number) => number, base: Map<string, number>): Map<string, number> {
+    const used = new Map(base);
+    for (let held = int(3); held > 0; held -= 1) {
+      const on = `n${int(12)}`;
+      used.set(on, (used.get(on) ?? 0) + 2);
+    }
+    return used;
+  }
+
+  function randomPick(int: (n: number) => number, used: Map<string, number>) {
+    return {
+      used,
+      gpus: 1 + int(8),
+      avoid: oneIn(int, 2) ? [`n${int(12)}`] : [],
+      prefer: oneIn(int, 3) ? `n${int(12)}` : null,
+      instanceType: oneIn(int, 4) ? "p5" : null,
+    };
+  }
+
+  it("picks as pickNode does (the preferred node, else one as free as pickNode's), whatever the usage", () => {
+    const int = randomInts(7);
+    const nodes = randomNodes(int);
+    const base = new Map<string, number>();
+    const index = createCapacityIndex(() => base);
+    for (const n of nodes) index.setNode(n.name, n);
+    for (let round = 0; round < 400; round += 1) {
+      const name = `n${int(12)}`;
+      base.set(name, int(9));
+      index.usageChanged(name);
+      const which = int(12);
+      const changed = { ...(nodes[which] as ClusterNode), ready: int(4) !== 0 };
+      nodes[which] = changed;
+      index.setNode(changed.name, changed);
+      const opts = randomPick(int, withHolds(int, base));
+      const expected = pickNode({ nodes, ...opts });
+      const picked = index.pick(opts);
+      const free = (chosen: string | null) => (chosen === null ? null : 8 - (opts.used.get(chosen) ?? 0));
+      expect(free(picked)).toBe(free(expected));
+      if (expected === opts.prefer) expect(picked).toBe(opts.prefer);
+    }
+  });
+
+  it("forgets a node that went, and places nothing on an unhealthy one", () => {
+    const index = createCapacityIndex(() => new Map());
+    index.setNode("a", node("a"));
+    index.setNode("b", node("b", "UnschedulablePendingReboot"));
+    const pick = () => index.pick({ used: new Map(), gpus: 8, avoid: [], prefer: "b" });
+    expect(pick()).toBe("a");
+    index.setNode("a", undefined);
+    expect(pick()).toBeNull();
   });
 });

@@ -9,7 +9,7 @@ import {
   type V1Pod,
 } from "@kubernetes/client-node";
 import { requireName } from "@/server/cluster/names";
-import { createReservations, pickNode } from "@/server/cluster/placement";
+import { createCapacityIndex, createReservations } from "@/server/cluster/placement";
 import type {
   ClusterBackend,
   ClusterJob,
@@ -143,7 +143,8 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
   // Every pod, not only the jobs': placement counts the GPUs that other pods hold on a node. Indexed by job
   // and GPUs per node as the store changes; each stored object is converted once (it is replaced, never
   // changed, when its resourceVersion moves).
-  const podIndex = createPodIndex();
+  const podIndex = createPodIndex({ onUsage: (node) => capacity.usageChanged(node) });
+  const capacity = createCapacityIndex(() => podIndex.gpusInUse());
   const podViews = new WeakMap<V1Pod, ClusterPod>();
   const podView = (pod: V1Pod): ClusterPod => {
     let view = podViews.get(pod);
@@ -186,13 +187,23 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     return view;
   };
   let nodeList: ClusterNode[] | null = null;
+  // Nodes changed since the capacity index last saw them (read at the next pick, after the event's handling).
+  const nodesToPlace = new Set<string>();
+  const syncCapacity = () => {
+    for (const name of nodesToPlace) {
+      const node = nodes.get(name);
+      capacity.setNode(name, node ? nodeView(node) : undefined);
+    }
+    nodesToPlace.clear();
+  };
   const nodes = createInformer<V1Node & KubeObject>({
     ...informerOptions,
     name: "nodes",
     watchPath: "/api/v1/nodes",
     list: () => core.listNode() as Promise<ObjectList<V1Node & KubeObject>>,
-    onStore: () => {
+    onStore: (key) => {
       nodeList = null;
+      nodesToPlace.add(key);
     },
     // Heartbeats change nodes every few seconds; only a change of health, readiness or GPUs wakes jobs.
     onEvent: (type, node) => {
@@ -433,9 +444,9 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       return podIndex.jobPods(ref.namespace, ref.name).map(podView);
     },
     createPod(input) {
+      syncCapacity();
       const choose = (used: ReadonlyMap<string, number>) =>
-        pickNode({
-          nodes: listNodes(),
+        capacity.pick({
           used,
           gpus: input.gpus,
           avoid: input.avoidNodes,

@@ -23,7 +23,8 @@ const jobOf = (pod: V1Pod): string | null => {
   return job ? `${pod.metadata?.namespace ?? ""}/${job}` : null;
 };
 
-export function createPodIndex(): PodIndex {
+/** `onUsage`: the GPUs held on that node changed. */
+export function createPodIndex(opts: { onUsage?: (node: string) => void } = {}): PodIndex {
   const byJob = new Map<string, Map<string, V1Pod>>();
   const gpus = new Map<string, number>();
 
@@ -34,6 +35,7 @@ export function createPodIndex(): PodIndex {
     // No entry and 0 read the same (`get(node) ?? 0`).
     if (total === 0) gpus.delete(node);
     else gpus.set(node, total);
+    opts.onUsage?.(node);
   };
 
   const unindex = (key: string, pod: V1Pod | undefined) => {
