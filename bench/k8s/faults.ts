@@ -23,6 +23,11 @@ export type FaultSample = {
   replacedAt: number;
   replacementNodes: string[];
   event: RestartEventRow;
+  /**
+   * The operator's decision as its Warning event said it (with any crash-loop "back-off N s"; the restart
+   * row's message is replaced by "remediated in …" once the job runs again).
+   */
+  decision: string;
   /** When the Running condition was True again (its lastTransitionTime). */
   runningAt: number;
 };
@@ -114,8 +119,13 @@ export async function injectNodeFault(input: {
   const patchDoneAt = Date.now();
   const replaced = await waitForReplacements({ env, pods: victim.pods, before, timeoutMs });
   const recovered = await waitForRecovery({ env, ref, node: victim.node, after: patchSentAt, timeoutMs });
+  // Event times are whole seconds: the newest Warning naming the node, from the second of the fault on.
+  const warnings = await env.kube.jobWarnings(ref);
+  const decision =
+    warnings.filter((w) => w.at >= patchSentAt - 1000 && w.message.includes(victim.node)).at(-1)?.message ??
+    "";
   await env.kube.setNodeHealth(victim.node, "Schedulable");
   // Let the operator see the node healthy again before the next fault.
   await sleep(1500);
-  return { ...victim, patchSentAt, patchDoneAt, ...replaced, ...recovered };
+  return { ...victim, patchSentAt, patchDoneAt, ...replaced, ...recovered, decision };
 }

@@ -17,6 +17,8 @@ export type BenchKube = {
   readJob(ref: JobRef): Promise<BenchJob>;
   setNodeHealth(node: string, health: string): Promise<void>;
   watchPods(log: Logger): Promise<PodWatch>;
+  /** The job's Warning events' messages (the operator's restart decisions), oldest first. */
+  jobWarnings(ref: JobRef): Promise<{ at: number; message: string }[]>;
 };
 
 export type BenchJob = {
@@ -69,6 +71,18 @@ export function benchKube(kubeconfigPath: string): BenchKube {
     },
     readJob: (ref) => custom.getNamespacedCustomObject({ ...JOB_API, ...ref }) as Promise<BenchJob>,
     setNodeHealth: (node, health) => setNodeHealth(core, node, health),
+    async jobWarnings(ref) {
+      const events = await core.listNamespacedEvent({
+        namespace: ref.namespace,
+        fieldSelector: `involvedObject.name=${ref.name},type=Warning`,
+      });
+      return events.items
+        .map((event) => ({
+          at: new Date(event.lastTimestamp ?? event.firstTimestamp ?? 0).getTime(),
+          message: event.message ?? "",
+        }))
+        .sort((a, b) => a.at - b.at);
+    },
     async watchPods(log) {
       const seen = new Map<string, PodSighting[]>();
       const record = (pod: V1Pod | null) => {

@@ -1,7 +1,7 @@
 import { round, type Summary, summarize } from "../recovery/stats";
 import { type AuditEntry, firstCompleted, requestsOf } from "./audit";
 import type { BenchConfig } from "./config";
-import { type BenchEnvironment, OPERATOR_USER } from "./environment";
+import { AGENTS_USER, type BenchEnvironment, OPERATOR_USER } from "./environment";
 import type { FaultSample } from "./faults";
 import type { OperatorCounters } from "./operator";
 import type { ProcSample } from "./proc";
@@ -89,19 +89,47 @@ function faultSteps(input: ReportInput, sample: FaultSample): number[] {
       entry.resource === "events" &&
       entry.stageAt >= t0,
   );
+  const created = call("create", "pods", pod);
+  const up = replacementUp(input, pod, t0 + created);
   return [
     sample.event.detectedAt.getTime() - t0,
     (warning?.stageAt ?? Number.NaN) - t0,
     call("delete", "pods", pod),
-    call("create", "pods", pod),
+    created,
+    up.annotated - t0,
+    up.running - t0,
     sample.runningAt - t0,
-    backOffMs(sample.event.message),
+    backOffMs(sample.decision),
   ];
 }
 
 /**
- * The crash-loop back-off the operator put before starting the job again (its restart row says "back-off
- * N s"): a restart after less than a minute Running without a printed step waits 10 s, 20 s, … (server/
+ * When the replacement pod's agent wrote its address (the stand-in's annotation) and when KWOK reported
+ * the pod Running (its status write): after these the rest of "Running again" is the operator's.
+ */
+function replacementUp(input: ReportInput, pod: string, createdAt: number) {
+  const after = Number.isFinite(createdAt) ? createdAt : Number.POSITIVE_INFINITY;
+  const annotated = firstCompleted(input.audit, {
+    user: AGENTS_USER,
+    verb: "patch",
+    resource: "pods",
+    name: pod,
+    after,
+  });
+  const running = input.audit.find(
+    (entry) =>
+      entry.stage === "ResponseComplete" &&
+      entry.resource === "pods/status" &&
+      entry.name === pod &&
+      entry.user !== OPERATOR_USER &&
+      entry.stageAt >= after,
+  );
+  return { annotated: annotated?.stageAt ?? Number.NaN, running: running?.stageAt ?? Number.NaN };
+}
+
+/**
+ * The crash-loop back-off the operator put before starting the job again (its decision's Warning event says
+ * "back-off N s"): a restart after less than a minute Running without a printed step waits 10 s, 20 s, … (server/
  * domain/recovery/crash-loop.ts). Static stand-in ranks print no steps, so back-to-back faults hit it
  * unless --step-ms gives them steps.
  */
@@ -111,7 +139,16 @@ export function backOffMs(message: string): number {
 }
 
 function faultTable(input: ReportInput): string[] {
-  const heads = ["detected", "Warning event", "old pod deleted", "new pod created", "Running", "back-off"];
+  const heads = [
+    "detected",
+    "Warning event",
+    "old pod deleted",
+    "new pod created",
+    "agent annotated",
+    "pod Running",
+    "job Running",
+    "back-off",
+  ];
   const lines = [
     `${"per fault, ms after the label patch".padEnd(40)}${heads.map((h) => h.padStart(17)).join("")}`,
   ];
@@ -174,7 +211,7 @@ function rows(input: ReportInput): Row[] {
     {
       key: "node_fault_to_running_less_backoff",
       label: "  the same, less the crash-loop back-off",
-      summary: summarize(faults.map((s) => s.runningAt - s.patchSentAt - backOffMs(s.event.message))),
+      summary: summarize(faults.map((s) => s.runningAt - s.patchSentAt - backOffMs(s.decision))),
     },
     ...silenceRows(input),
   ];
@@ -226,6 +263,8 @@ function figures(input: ReportInput) {
     // The kernel's high-water mark, or the highest sample if higher (it cannot be).
     peakRssMb: Math.max(operator?.hwmMb ?? Number.NaN, input.env.operator.proc.peakRssMb()),
     cpuS: operator?.cpuS ?? Number.NaN,
+    // Operator started with no job → the quiet window's start: the job's creation, placement and first start.
+    cpuStartS: (steadyFrom.operator?.cpuS ?? Number.NaN) - (input.idle.operator?.cpuS ?? Number.NaN),
     cpuSteadyPct,
     cpuFaultsPct: cpuPct(faultsFrom.operator, end.operator),
     traffic: agentTraffic(input, cpuSteadyPct),
@@ -285,6 +324,7 @@ function operatorTable(input: ReportInput, f: Figures): string[] {
     `${"RSS with no job yet / job Running, quiet, MB".padEnd(50)}${num(f.idleRssMb)} / ${num(f.quietRssMb)}`,
     rssTimeline(input),
     `${"CPU s, whole run (start-up included)".padEnd(50)}${num(f.cpuS, 1)}`,
+    `${"CPU s, job created → Running".padEnd(50)}${num(f.cpuStartS, 1)}`,
     `${"CPU % of a core: job Running, quiet".padEnd(50)}${num(f.cpuSteadyPct)}  < ${QUIET_CPU_TARGET_CORES * 100} ${verdict(cpuMet)}`,
     `${"CPU, cores per 1,000 pods: quiet".padEnd(50)}${num(f.traffic.cpuPer1000Pods, 3)}`,
     ...agentLines(input, f),
@@ -367,6 +407,7 @@ function benchJson(input: ReportInput, all: Row[], f: Figures): Record<string, n
     operator_idle_rss_mb: round(f.idleRssMb),
     operator_quiet_rss_mb: round(f.quietRssMb),
     operator_cpu_s: round(f.cpuS),
+    operator_cpu_job_start_s: round(f.cpuStartS),
     operator_cpu_quiet_pct: round(f.cpuSteadyPct),
     operator_cpu_faults_pct: round(f.cpuFaultsPct),
     operator_reconciles_per_s_quiet: round(f.steadyReconciles.perSecond),
