@@ -11,7 +11,7 @@ import path from "node:path";
 import { InvalidEnvError } from "@/lib/env-schema";
 import type { KubernetesBackend } from "@/server/cluster/kubernetes/backend";
 import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
-import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import type { LocalBackend } from "@/server/cluster/local/backend";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger, type Logger } from "@/server/log";
 import { createAdmissionGate } from "./admission";
@@ -68,6 +68,9 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
     });
     return { kind: "kubernetes", backend, stopPods: () => undefined };
   }
+  // Loaded only here, as the kubernetes back end is above: an operator on Kubernetes never loads the local
+  // back end (its pod processes, the agent bundler, embedded PostgreSQL's helpers).
+  const { createLocalBackend } = await import("@/server/cluster/local/backend");
   const backend = await createLocalBackend({
     db,
     dataDir: path.resolve(ROOT, env.REBOUND_DATA_DIR),
