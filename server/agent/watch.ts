@@ -150,7 +150,7 @@ export function createLineGate(clock: () => number = Date.now) {
   };
 }
 
-type WatchedStatus = {
+export type WatchedStatus = {
   status: string;
   ranks?: ReadonlyArray<{ state: string; step: number | null; restarts: number }>;
 };

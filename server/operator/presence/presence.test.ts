@@ -219,6 +219,30 @@ describe("presence", () => {
     expect(silentAfter(silenceMs + 1)).toBe(false);
   });
 
+  it("reads a pushed line once, when asked: upper-case states lower-cased, a line off the schema polled", () => {
+    const h = harness();
+    const agent = pod("job-worker-0");
+    h.presence.sync("ns/job", [agent]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("RUNNING"));
+    const read = h.presence.pushed(agent);
+    expect(read).toEqual({ kind: "status", status: { status: "running" } });
+    expect(h.presence.pushed(agent)).toBe(read);
+    // JSON with a state, but a rank that is not a /status rank: the job is woken, the agent polled.
+    watch.events.line(JSON.stringify({ status: "faulted", ranks: [{ rank: "zero" }] }));
+    expect(h.wakes.at(-1)).toEqual(["ns/job", true]);
+    expect(h.presence.pushed(agent)).toBeNull();
+    expect(h.presence.pushed(agent)).toBeNull();
+    expect(h.logs.filter((entry) => entry.msg === "agent pushed an unreadable status line")).toHaveLength(1);
+    // Not JSON at all: ignored, the last line stands.
+    watch.events.line("{not json");
+    expect(h.logs.filter((entry) => entry.msg === "agent pushed an unreadable status line")).toHaveLength(2);
+    expect(h.presence.pushed(agent)).toBeNull();
+    watch.events.line(line("running"));
+    expect(h.presence.pushed(agent)?.kind).toBe("status");
+  });
+
   it("settles 10 s on the local back end (every pod on this host's cores), 2 s on Kubernetes", () => {
     expect(settleMsFor("local")).toBe(10_000);
     expect(settleMsFor("kubernetes")).toBe(2_000);
@@ -294,6 +318,36 @@ describe("presence", () => {
     }
     expect(h.presence.stats()).toMatchObject({ silent: 7 });
     expect(h.presence.pushed(pods[8] as ClusterPod)?.kind).toBe("status");
+  });
+
+  it("keeps the unreachable timeout for agents overdue with many others until each is heard again", () => {
+    const h = harness();
+    const pods = Array.from({ length: 12 }, (_, index) => pod(`job-worker-${index}`));
+    h.presence.sync("ns/job", pods);
+    for (const watch of h.dialed) {
+      watch.events.opened();
+      watch.events.line(line("running"));
+    }
+    // A shared stall: ten unheard for 600 ms (overdue, not yet past the threshold).
+    h.advance(600);
+    for (const watch of h.dialed.slice(10)) watch.events.heartbeat();
+    h.presence.judge(h.now());
+    // The stall clears: eight are heard again; the last two lines come late.
+    for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
+    h.advance(200);
+    h.presence.judge(h.now());
+    expect(h.presence.stats()).toMatchObject({ silent: 0 });
+    // Heard again, job-worker-1 is steady once more and gets 700 ms; job-worker-0 keeps 3 s.
+    (h.dialed[1] as Dialed).events.heartbeat();
+    h.advance(701);
+    for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(pods[1] as ClusterPod)?.kind).toBe("silent");
+    expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("status");
+    h.advance(3001 - 1501);
+    for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("silent");
   });
 
   it("an agent that answers the watch with 404 does not push: it is polled, never judged silent", () => {

@@ -1,5 +1,5 @@
 import { type AgentStatus, agentStatusSchema } from "@/server/agent/protocol";
-import { urgentKey } from "@/server/agent/watch";
+import { urgentKey, type WatchedStatus } from "@/server/agent/watch";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
 import { openWatch, type WatchEvents, type WatchHandle } from "./watch-client";
@@ -54,6 +54,31 @@ export type PushedView =
   | { kind: "status"; status: AgentStatus }
   | { kind: "silent"; lastHeardAt: number; detectedAt: number };
 
+/**
+ * A pushing agent's view as it crosses threads: the status line's text, checked only for JSON with a
+ * `status` (the agent's state and ranks are read for urgency and settling); it is validated against the
+ * /status schema where it is read (readView), once per line and only if read.
+ */
+export type WireView =
+  | { kind: "status"; text: string }
+  | { kind: "silent"; lastHeardAt: number; detectedAt: number };
+
+/** A holder of a wire view and its reading, read once per view (the presence core's entries, the mirror). */
+export type ViewHolder = { view: WireView | null; read?: PushedView | null };
+
+/** The holder's view as observe() reads it; a line that is not a /status body reads as null (poll it). */
+export function readView(holder: ViewHolder, invalid: (issue: string) => void): PushedView | null {
+  if (holder.read !== undefined) return holder.read;
+  const { view } = holder;
+  if (view === null || view.kind === "silent") holder.read = view;
+  else {
+    const parsed = agentStatusSchema.safeParse(JSON.parse(view.text));
+    if (!parsed.success) invalid(parsed.error.issues[0]?.message ?? "not a /status body");
+    holder.read = parsed.success ? { kind: "status", status: parsed.data } : null;
+  }
+  return holder.read;
+}
+
 /** urgent: a state changed or an agent fell silent (reconcile first); else progress (at most once a second). */
 export type WakeListener = (jobKey: string, urgent: boolean) => void;
 
@@ -100,7 +125,7 @@ export type Mode = "probing" | "pushing" | "polled";
 
 /** One agent's entry as another thread mirrors it (thread.ts): null view unless it pushes and has spoken. */
 export type ViewChange =
-  | { key: string; jobKey: string; identity: string; mode: Mode; view: PushedView | null }
+  | { key: string; jobKey: string; identity: string; mode: Mode; view: WireView | null }
   | { key: string; removed: true };
 
 /** The counters presence adds to (server/operator/metrics.ts), or a thread's tally of them. */
@@ -117,11 +142,20 @@ type Entry = {
   identity: string;
   url: string;
   mode: Mode;
-  status: AgentStatus | null;
+  /** The newest line, and what of it urgency and settling read. */
+  text: string | null;
+  status: WatchedStatus | null;
+  /** Its reading for pushed() (readView), reset on each change. */
+  holder: ViewHolder;
   lastHeardAt: number;
   /** Until then the agent is settling after a change (PresenceConfig.settleMs). */
   settlingUntil: number;
   silentAt: number | null;
+  /**
+   * Overdue with many others at once (a shared cause): judged against the unreachable timeout until heard
+   * again, so the stragglers of a shared stall (the last few whose lines come late) are not called silent.
+   */
+  excused: boolean;
   handle: WatchHandle | null;
   retryMs: number;
   retry: NodeJS.Timeout | undefined;
@@ -129,11 +163,11 @@ type Entry = {
 };
 
 /** What starts workers in an agent: going to running, and a rank's restart (its new process). */
-const startKey = (status: AgentStatus) =>
+const startKey = (status: WatchedStatus) =>
   `${status.status === "running"}|${(status.ranks ?? []).map((rank) => rank.restarts).join(",")}`;
 
 /** The agent has started workers since `before` (not: stopped them, or waits for /start). */
-const startedWorkers = (before: AgentStatus | null, after: AgentStatus) =>
+const startedWorkers = (before: WatchedStatus | null, after: WatchedStatus) =>
   after.status === "running" && (before === null || startKey(before) !== startKey(after));
 
 const FIRST_RETRY_MS = 20;
@@ -164,26 +198,36 @@ export const watchedPods = (pods: readonly WatchedPod[]): WatchedPod[] =>
       createdAt,
     }));
 
-/** What pushed() answers for an entry. */
-const viewOf = (entry: Entry): PushedView | null => {
-  if (entry.mode !== "pushing" || entry.status === null) return null;
+/** What pushed() answers for an entry, before it is read. */
+const viewOf = (entry: Entry): WireView | null => {
+  if (entry.mode !== "pushing" || entry.text === null) return null;
   if (entry.silentAt !== null)
     return { kind: "silent", lastHeardAt: entry.lastHeardAt, detectedAt: entry.silentAt };
-  return { kind: "status", status: entry.status };
+  return { kind: "status", text: entry.text };
 };
 
-/** The reference sends the state lower-case; accept an upper-case one too (as agent-client.ts does). */
-function parseStatus(text: string): AgentStatus | null {
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A pushed line, read only as far as urgency and settling need: JSON with a string `status` and, if any,
+ * an array of rank objects. The reference sends the state lower-case; an upper-case one is accepted too (as
+ * agent-client.ts does), and the text passed on is the lower-cased one. The rest is validated where the
+ * status is read (readView): on the operator's thread, not the presence thread, and only if read.
+ */
+function skimStatus(text: string): { text: string; status: WatchedStatus } | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return null;
   }
-  if (typeof value === "object" && value !== null && "status" in value && typeof value.status === "string")
-    value = { ...value, status: value.status.toLowerCase() };
-  const parsed = agentStatusSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  if (!isRecord(value) || typeof value.status !== "string") return null;
+  if (value.ranks !== undefined && !(Array.isArray(value.ranks) && value.ranks.every(isRecord))) return null;
+  const state = value.status.toLowerCase();
+  if (state === value.status) return { text, status: value as WatchedStatus };
+  const lowered = { ...value, status: state };
+  return { text: JSON.stringify(lowered), status: lowered as WatchedStatus };
 }
 
 export function createPresence(deps: {
@@ -207,14 +251,16 @@ export function createPresence(deps: {
   const counts = { lines: 0, heartbeats: 0, lateTicks: 0, correlated: 0, notedAt: 0 };
   let sweep: NodeJS.Timeout | undefined;
   let expectedAt = 0;
-  const emit = (entry: Entry) =>
+  const emit = (entry: Entry) => {
+    entry.holder = { view: viewOf(entry) };
     deps.onView?.({
       key: entry.key,
       jobKey: entry.jobKey,
       identity: entry.identity,
       mode: entry.mode,
-      view: viewOf(entry),
+      view: entry.holder.view,
     });
+  };
 
   const wake = (jobKey: string, urgent: boolean) => {
     const now = clock();
@@ -226,6 +272,7 @@ export function createPresence(deps: {
 
   const heard = (entry: Entry) => {
     entry.lastHeardAt = clock();
+    entry.excused = false;
     if (entry.silentAt === null) return;
     deps.log.info("agent heard again", {
       namespace: entry.namespace,
@@ -239,17 +286,19 @@ export function createPresence(deps: {
 
   const onLine = (entry: Entry, text: string) => {
     counts.lines += 1;
-    const status = parseStatus(text);
+    const skimmed = skimStatus(text);
     heard(entry);
-    if (status === null) {
+    if (skimmed === null) {
       deps.log.warn("agent pushed an unreadable status line", { namespace: entry.namespace, pod: entry.pod });
       return;
     }
     // What the agent sends at once (a state, a rank's crash, restart or first step) reconciles at once too:
     // a restarted rank's first step is where goodput reads the step training resumed from (progress.ts).
+    const { status } = skimmed;
     const changed = entry.status === null || urgentKey(entry.status) !== urgentKey(status);
     if (startedWorkers(entry.status, status)) entry.settlingUntil = clock() + config.settleMs;
     entry.status = status;
+    entry.text = skimmed.text;
     entry.mode = "pushing";
     emit(entry);
     wake(entry.jobKey, changed);
@@ -321,10 +370,13 @@ export function createPresence(deps: {
       identity,
       url: pod.agentUrl ?? "",
       mode: "probing",
+      text: null,
       status: null,
+      holder: { view: null },
       lastHeardAt: clock(),
       settlingUntil: clock() + config.settleMs,
       silentAt: null,
+      excused: false,
       handle: null,
       retryMs: FIRST_RETRY_MS,
       retry: undefined,
@@ -343,12 +395,12 @@ export function createPresence(deps: {
       (entry) => entry.mode === "pushing" && entry.silentAt === null,
     );
     const overdue = waiting.filter((entry) => at - entry.lastHeardAt > 2 * config.heartbeatMs);
+    const lenient = (entry: Entry) => entry.excused || at < entry.settlingUntil;
     const found = overdue.filter(
-      (entry) =>
-        at - entry.lastHeardAt > (at < entry.settlingUntil ? config.unreachableMs : config.silenceMs),
+      (entry) => at - entry.lastHeardAt > (lenient(entry) ? config.unreachableMs : config.silenceMs),
     );
     const longGone = found.filter((entry) => at - entry.lastHeardAt > config.unreachableMs);
-    return { found, longGone, overdue: overdue.length, pushing: waiting.length };
+    return { found, longGone, overdue, pushing: waiting.length };
   };
 
   const markSilent = (entry: Entry, detectedAt: number) => {
@@ -390,9 +442,11 @@ export function createPresence(deps: {
     counts.lines = 0;
     counts.heartbeats = 0;
     const { found, longGone, overdue, pushing } = unheard(at);
-    if (found.length === 0) return;
-    const correlated = overdue > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing);
-    if (correlated) note("correlated", { unheard: found.length, overdue, pushing });
+    const correlated = overdue.length > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing);
+    if (correlated) {
+      for (const entry of overdue) entry.excused = true;
+      if (found.length > 0) note("correlated", { unheard: found.length, overdue: overdue.length, pushing });
+    }
     for (const entry of correlated ? longGone : found) markSilent(entry, now);
   };
 
@@ -425,7 +479,14 @@ export function createPresence(deps: {
 
   const pushed = (pod: WatchedPod): PushedView | null => {
     const entry = entries.get(podKey(pod));
-    return entry?.identity === identityOf(pod) ? viewOf(entry) : null;
+    if (entry?.identity !== identityOf(pod)) return null;
+    return readView(entry.holder, (issue) =>
+      deps.log.warn("agent pushed an unreadable status line", {
+        namespace: entry.namespace,
+        pod: entry.pod,
+        issue,
+      }),
+    );
   };
 
   return {

@@ -10,9 +10,10 @@ import {
   type PresenceConfig,
   type PresenceCounters,
   type PresenceStats,
-  type PushedView,
   podKey,
+  readView,
   type ViewChange,
+  type ViewHolder,
   type WakeListener,
   type WatchedPod,
   watchedPods,
@@ -47,7 +48,7 @@ export type FromThread =
       correlated: number;
     };
 
-type Mirrored = { jobKey: string; identity: string; mode: Mode; view: PushedView | null };
+type Mirrored = ViewHolder & { jobKey: string; identity: string; mode: Mode; namespace: string; pod: string };
 
 const ENTRY = path.relative(process.cwd(), fileURLToPath(new URL("./thread-main.ts", import.meta.url)));
 let bundled: Promise<string> | null = null;
@@ -108,8 +109,9 @@ export function createPresenceThread(deps: {
   };
 
   const mirrorView = (change: ViewChange) => {
-    if ("removed" in change) mirror.delete(change.key);
-    else mirror.set(change.key, change);
+    if ("removed" in change) return void mirror.delete(change.key);
+    const [namespace = "", pod = ""] = change.key.split("/");
+    mirror.set(change.key, { ...change, namespace, pod });
   };
 
   (deps.start ?? startPresenceWorker)(deps.config).then(
@@ -129,7 +131,14 @@ export function createPresenceThread(deps: {
     sync: (jobKey, pods) => send(jobKey, { type: "sync", jobKey, pods: watchedPods(pods) }),
     pushed(pod) {
       const entry = mirror.get(podKey(pod));
-      return entry?.identity === identityOf(pod) ? entry.view : null;
+      if (entry?.identity !== identityOf(pod)) return null;
+      return readView(entry, (issue) =>
+        deps.log.warn("agent pushed an unreadable status line", {
+          namespace: entry.namespace,
+          pod: entry.pod,
+          issue,
+        }),
+      );
     },
     forgetJob(jobKey) {
       for (const [key, entry] of mirror) if (entry.jobKey === jobKey) mirror.delete(key);
