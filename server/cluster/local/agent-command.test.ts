@@ -130,7 +130,7 @@ spec:
 
   it("gives the pod NNODES, as HyperPod's operator does, over the host's own", () => {
     const env = localPodEnv({ host: { PATH: "/bin", NNODES: "64" }, job, containers: [], extra: {} });
-    expect(env).toEqual({ PATH: "/bin", NNODES: "2", REBOUND_WORKER_NICE: "19" });
+    expect(env).toEqual({ PATH: "/bin", NNODES: "2", REBOUND_WORKER_NICE: "0" });
   });
 
   it("lets the container's env and the back end's own variables win", () => {
@@ -147,7 +147,7 @@ spec:
       ],
       extra: { A: "backend" },
     });
-    expect(env).toEqual({ NNODES: "5", A: "backend", REBOUND_WORKER_NICE: "19" });
+    expect(env).toEqual({ NNODES: "5", A: "backend", REBOUND_WORKER_NICE: "0" });
   });
 
   it("takes only the allow-listed part of the host's environment, whoever hands it the whole", () => {
@@ -166,7 +166,7 @@ spec:
       PATH: "/bin",
       NNODES: "2",
       REBOUND_LOG_RULES_ALL_RANKS: "true",
-      REBOUND_WORKER_NICE: "19",
+      REBOUND_WORKER_NICE: "0",
     });
   });
 });

@@ -13,8 +13,17 @@ import { hostEnvironment, podHostEnv, spawnableEnv } from "./host-env";
 
 export type AgentCommand = { command: string; args: string[] };
 
-/** Workers of local pods run at the lowest CPU priority (they still get every idle cycle). */
-export const LOCAL_WORKER_NICE = 19;
+/**
+ * Workers of local pods are not lowered below their agents (REBOUND_WORKER_NICE=0). The agent starts each
+ * worker in a session of its own, which Linux schedules as a group of its own (autogroup), so lowering a
+ * worker means writing /proc/<pid>/autogroup; without CAP_SYS_ADMIN (a pod runs as the pod user, or as the
+ * operator's own non-root user) the kernel takes one such write per 100 ms machine-wide and refuses the
+ * rest with EAGAIN (kernel/sched/autogroup.c). With 19 asked, one or two of a node's eight workers got it
+ * and the others did not: those few ran at 15/1024 of their neighbours' weight, lagged ~7 % in steps,
+ * started 1-4 s after the rest when a node restarted (holding its READY, so the recovery), paused last and
+ * stopped printing for over a second under load (false hangs). Every worker at the same weight instead.
+ */
+export const LOCAL_WORKER_NICE = 0;
 
 const AGENT = /(^|\/)(rebound-agent|hyperpodrun)(\.mjs)?$/;
 const OVERRIDDEN = [
@@ -171,8 +180,7 @@ export function localPodEnv(input: {
     ...podHostEnv(input.host),
     ...operatorInjectedEnv(input.job),
     ...containerEnv(input.containers),
-    // Operator, agents and every rank share this machine: ranks yield the CPU to the control plane (our
-    // agent reads it; hyperpodrun has no such knob).
+    // Our agent reads it (hyperpodrun has no such knob): ranks at their agent's priority, see above.
     REBOUND_WORKER_NICE: String(LOCAL_WORKER_NICE),
     ...input.extra,
   });

@@ -53,8 +53,8 @@ function templateContainers(job: ClusterJob, replicaSpec: string): unknown[] {
  * Pods run below the control plane, as a kubelet's pods run in kubepods.slice beside the CPU it reserves
  * for itself and the system: on one machine the operator, the console and Postgres share the cores with
  * every agent and rank, and a restart of 64 ranks (8 agents forking 8 workers each) must not leave the
- * operator waiting for CPU while it takes the agents' answers. Agents get this nice value; their workers
- * run lower still (`--worker-nice 19`).
+ * operator waiting for CPU while it takes the agents' answers. Agents get this nice value (process and
+ * autogroup); their workers stay at the agent's, see LOCAL_WORKER_NICE for why they are not lowered.
  */
 const POD_NICE = 5;
 
