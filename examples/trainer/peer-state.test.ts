@@ -7,6 +7,7 @@ import {
   initialState,
   newestPeerState,
   PEERS_ASKED,
+  PEERS_ASKED_ANNOUNCED,
   peersFor,
   startPeerServer,
 } from "./peer-state";
@@ -108,6 +109,15 @@ describe("newestPeerState", () => {
     });
     expect(got).toBeNull();
     expect(asked).toHaveLength(PEERS_ASKED);
+    asked.length = 0;
+    const announced = peers.map((p) => ({ ...p, step: 40 }));
+    await newestPeerState(announced, {
+      fetchState: async (p) => {
+        asked.push(p.rank);
+        return null;
+      },
+    });
+    expect(asked).toHaveLength(PEERS_ASKED_ANNOUNCED);
   });
 
   it("does not wait for a slow peer once one has answered: the others get the grace period", async () => {

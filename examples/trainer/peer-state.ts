@@ -172,6 +172,13 @@ export async function fetchPeerState(peer: Peer, timeoutMs = 5000): Promise<Trai
 /** Peers asked at once by a restarted rank (the first ones peersFor lists: the same local rank first). */
 export const PEERS_ASKED = 8;
 
+/**
+ * Peers asked when they announced their steps (peersFor puts the newest first): any one of them at the
+ * newest step will do, so a few are enough, and eight restarted ranks asking eight peers each (64 requests
+ * and 64 states of a few KB parsed by fresh processes, as every healthy rank resumes) cost CPU on the path.
+ */
+export const PEERS_ASKED_ANNOUNCED = 3;
+
 type Answer = { peer: Peer; state: TrainingState };
 
 /** The newest step the peers asked announced (peersFor), or null when none said. */
@@ -198,7 +205,8 @@ function answerBook(peers: readonly Peer[]) {
 }
 
 /**
- * The newest state among the first PEERS_ASKED peers, asked at once. In a synchronous data-parallel job
+ * The newest state among the first PEERS_ASKED peers (PEERS_ASKED_ANNOUNCED when they announced their
+ * steps), asked at once. In a synchronous data-parallel job
  * every healthy replica holds the same step; the demo's ranks step on their own, so the newest one is the
  * job's progress and taking it loses the fewest steps. An answer at the newest step a peer announced
  * (peersFor) is taken at once: no peer holds a newer one. Otherwise it does not wait for the slowest peer:
@@ -212,7 +220,7 @@ export function newestPeerState(
   options: { fetchState?: (peer: Peer) => Promise<TrainingState | null>; graceMs?: number } = {},
 ): Promise<Answer | null> {
   const { fetchState = fetchPeerState, graceMs = 200 } = options;
-  const asked = peers.slice(0, PEERS_ASKED);
+  const asked = peers.slice(0, newestAnnounced(peers) === null ? PEERS_ASKED : PEERS_ASKED_ANNOUNCED);
   const book = answerBook(asked);
   return new Promise((resolve) => {
     let grace: NodeJS.Timeout | null = null;
