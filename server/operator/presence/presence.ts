@@ -142,9 +142,9 @@ type Entry = {
   identity: string;
   url: string;
   mode: Mode;
-  /** The newest line, and what of it urgency and settling read. */
+  /** The newest line, and its urgency and start keys (the parsed line itself is not kept). */
   text: string | null;
-  status: WatchedStatus | null;
+  keys: { urgent: string; start: string } | null;
   /** Its reading for pushed() (readView), reset on each change. */
   holder: ViewHolder;
   lastHeardAt: number;
@@ -166,9 +166,9 @@ type Entry = {
 const startKey = (status: WatchedStatus) =>
   `${status.status === "running"}|${(status.ranks ?? []).map((rank) => rank.restarts).join(",")}`;
 
-/** The agent has started workers since `before` (not: stopped them, or waits for /start). */
-const startedWorkers = (before: WatchedStatus | null, after: WatchedStatus) =>
-  after.status === "running" && (before === null || startKey(before) !== startKey(after));
+/** The agent has started workers since the line with key `before` (not: stopped them, or waits for /start). */
+const startedWorkers = (before: string | null, after: WatchedStatus, afterKey: string) =>
+  after.status === "running" && before !== afterKey;
 
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 2000;
@@ -295,9 +295,11 @@ export function createPresence(deps: {
     // What the agent sends at once (a state, a rank's crash, restart or first step) reconciles at once too:
     // a restarted rank's first step is where goodput reads the step training resumed from (progress.ts).
     const { status } = skimmed;
-    const changed = entry.status === null || urgentKey(entry.status) !== urgentKey(status);
-    if (startedWorkers(entry.status, status)) entry.settlingUntil = clock() + config.settleMs;
-    entry.status = status;
+    const keys = { urgent: urgentKey(status), start: startKey(status) };
+    const changed = entry.keys?.urgent !== keys.urgent;
+    if (startedWorkers(entry.keys?.start ?? null, status, keys.start))
+      entry.settlingUntil = clock() + config.settleMs;
+    entry.keys = keys;
     entry.text = skimmed.text;
     entry.mode = "pushing";
     emit(entry);
@@ -371,7 +373,7 @@ export function createPresence(deps: {
       url: pod.agentUrl ?? "",
       mode: "probing",
       text: null,
-      status: null,
+      keys: null,
       holder: { view: null },
       lastHeardAt: clock(),
       settlingUntil: clock() + config.settleMs,
