@@ -86,13 +86,15 @@ describe("local job recovery, end to end", () => {
     );
   });
 
-  it("runs agents below the operator and their ranks lower still", () => {
+  it("runs agents below the operator, and their ranks at their agent's priority", () => {
     const agents = operator.backend.pods
       .list(ref)
       .map((pod) => operator.backend.pods.pidOf(pod.namespace, pod.name) ?? -1);
     expect(agents).toHaveLength(2);
     for (const pid of agents) expect(getPriority(pid)).toBe(5);
-    for (const pid of rankPids(ref)) expect(getPriority(pid)).toBe(19);
+    // Not lowered further: the kernel takes one autogroup write per 100 ms machine-wide from an unprivileged
+    // agent, so only some of a node's workers were lowered (server/cluster/local/agent-command.ts).
+    for (const pid of rankPids(ref)) expect(getPriority(pid)).toBe(5);
     if (existsSync("/proc/self/autogroup")) {
       for (const pid of agents) expect(readFileSync(`/proc/${pid}/autogroup`, "utf8")).toMatch(/ nice 5$/m);
     }
