@@ -9,6 +9,7 @@ import {
   type PresenceConfig,
   settleMsFor,
 } from "./presence";
+import { withReading } from "./read-view";
 import type { WatchEvents } from "./watch-client";
 
 type Dialed = { url: string; events: WatchEvents; closed: boolean };
@@ -34,7 +35,10 @@ function harness(config: Partial<PresenceConfig> = { settleMs: 0 }) {
     child: () => log,
   };
   const metrics = createOperatorMetrics();
-  const presence = createPresence({ config, clock: () => now, log, metrics, dial, timer: false });
+  const presence = withReading(
+    createPresence({ config, clock: () => now, log, metrics, dial, timer: false }),
+    log,
+  );
   const wakes: [string, boolean][] = [];
   presence.onWake((key, urgent) => void wakes.push([key, urgent]));
   return {

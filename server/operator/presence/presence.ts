@@ -1,4 +1,4 @@
-import { type AgentStatus, agentStatusSchema } from "@/server/agent/protocol";
+import type { AgentStatus } from "@/server/agent/protocol";
 import { urgentKey, type WatchedStatus } from "@/server/agent/watch";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
@@ -66,19 +66,6 @@ export type WireView =
 /** A holder of a wire view and its reading, read once per view (the presence core's entries, the mirror). */
 export type ViewHolder = { view: WireView | null; read?: PushedView | null };
 
-/** The holder's view as observe() reads it; a line that is not a /status body reads as null (poll it). */
-export function readView(holder: ViewHolder, invalid: (issue: string) => void): PushedView | null {
-  if (holder.read !== undefined) return holder.read;
-  const { view } = holder;
-  if (view === null || view.kind === "silent") holder.read = view;
-  else {
-    const parsed = agentStatusSchema.safeParse(JSON.parse(view.text));
-    if (!parsed.success) invalid(parsed.error.issues[0]?.message ?? "not a /status body");
-    holder.read = parsed.success ? { kind: "status", status: parsed.data } : null;
-  }
-  return holder.read;
-}
-
 /** urgent: a state changed or an agent fell silent (reconcile first); else progress (at most once a second). */
 export type WakeListener = (jobKey: string, urgent: boolean) => void;
 
@@ -113,8 +100,12 @@ export type Presence = {
   stop(): void;
 };
 
-/** The watches and the silence sweep themselves, with the sweep's entry points exposed for tests. */
-export type PresenceCore = Presence & {
+/**
+ * The watches and the silence sweep themselves (what runs on the presence thread): an agent's view as it
+ * stands, unread (`holder`; read-view.ts reads it), and the sweep's entry points exposed for tests.
+ */
+export type PresenceCore = Omit<Presence, "pushed"> & {
+  holder(pod: WatchedPod): ViewHolder | null;
   /** The sweep's timer fired: judges silence after pending I/O unless it ran late. */
   onTimer(firedAt: number, expectedAt: number): void;
   /** Judges silence as of `at`. */
@@ -445,11 +436,14 @@ export function createPresence(deps: {
     counts.heartbeats = 0;
     const { found, longGone, overdue, pushing } = unheard(at);
     const correlated = overdue.length > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing);
-    if (correlated) {
-      for (const entry of overdue) entry.excused = true;
-      if (found.length > 0) note("correlated", { unheard: found.length, overdue: overdue.length, pushing });
-    }
+    if (correlated) excuse(overdue, found.length, pushing);
     for (const entry of correlated ? longGone : found) markSilent(entry, now);
+  };
+
+  /** Many overdue at once: each keeps the unreachable timeout until heard again (Entry.excused). */
+  const excuse = (overdue: Entry[], unheardCount: number, pushing: number) => {
+    for (const entry of overdue) entry.excused = true;
+    if (unheardCount > 0) note("correlated", { unheard: unheardCount, overdue: overdue.length, pushing });
   };
 
   const onTimer = (firedAt: number, expected: number) => {
@@ -479,21 +473,14 @@ export function createPresence(deps: {
     for (const key of before.filter((key) => !keep.has(key))) close(key);
   };
 
-  const pushed = (pod: WatchedPod): PushedView | null => {
+  const holder = (pod: WatchedPod): ViewHolder | null => {
     const entry = entries.get(podKey(pod));
-    if (entry?.identity !== identityOf(pod)) return null;
-    return readView(entry.holder, (issue) =>
-      deps.log.warn("agent pushed an unreadable status line", {
-        namespace: entry.namespace,
-        pod: entry.pod,
-        issue,
-      }),
-    );
+    return entry?.identity === identityOf(pod) ? entry.holder : null;
   };
 
   return {
     sync,
-    pushed,
+    holder,
     forgetJob(jobKey) {
       for (const key of [...(byJob.get(jobKey) ?? [])]) close(key);
       byJob.delete(jobKey);

@@ -11,13 +11,13 @@ import {
   type PresenceCounters,
   type PresenceStats,
   podKey,
-  readView,
   type ViewChange,
   type ViewHolder,
   type WakeListener,
   type WatchedPod,
   watchedPods,
 } from "./presence";
+import { readView, warnUnreadable } from "./read-view";
 
 /**
  * Presence on a thread of its own (README.md beside this file, "Its own thread"). The watch streams, their
@@ -132,13 +132,7 @@ export function createPresenceThread(deps: {
     pushed(pod) {
       const entry = mirror.get(podKey(pod));
       if (entry?.identity !== identityOf(pod)) return null;
-      return readView(entry, (issue) =>
-        deps.log.warn("agent pushed an unreadable status line", {
-          namespace: entry.namespace,
-          pod: entry.pod,
-          issue,
-        }),
-      );
+      return readView(entry, warnUnreadable(deps.log, entry.namespace, entry.pod));
     },
     forgetJob(jobKey) {
       for (const [key, entry] of mirror) if (entry.jobKey === jobKey) mirror.delete(key);
