@@ -4,6 +4,7 @@ import { connectIpc, type IpcClient, type JobStart } from "./ipc-client";
 import {
   announcement,
   checksum,
+  fetchPeerState,
   initialState,
   newestPeerState,
   peersFor,
@@ -78,6 +79,15 @@ async function firstState(input: {
   return initialState(resumed ?? 0);
 }
 
+/**
+ * One request to this rank's own peer server (404: no state yet). A fresh process's first node:http call
+ * loads and compiles the client (tens of ms on a loaded machine); a restarted rank's first call is the one
+ * that fetches its state after job_start, so it is made once while the rank waits at the barrier.
+ */
+function warmUp(port: number): Promise<unknown> {
+  return fetchPeerState({ rank: -1, url: `http://127.0.0.1:${port}/state` }, 1000);
+}
+
 /** Trains until the agent sends job_fault (resolves) or the last step (exits). */
 function trainUntilFault(t: Trainer, ipc: Pick<IpcClient, "armFault">): Promise<void> {
   return new Promise((resolve) => {
@@ -126,7 +136,10 @@ export async function runInProcess(input: {
   );
   await sleep(options.startupMs);
   for (;;) {
-    const start = await ipc.barrier();
+    const waiting = ipc.barrier();
+    // A new process warms its HTTP client while it waits at the barrier, off the recovery's path.
+    if (t === null && options.peerRecovery) void warmUp(peer.port);
+    const start = await waiting;
     ipc.pastBarrier();
     torch = torchFrom(start, torch);
     if (t === null) {
