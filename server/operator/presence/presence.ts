@@ -177,17 +177,18 @@ const NOTE_EVERY_MS = 10_000;
 export const identityOf = (pod: WatchedPod) => `${pod.createdAt} ${pod.agentUrl}`;
 export const podKey = (pod: { namespace: string; name: string }) => `${pod.namespace}/${pod.name}`;
 
-/** The pods presence watches (Running, with an agent), with only what it reads of them. */
+/** A pod presence watches: Running, with an agent. */
+export const isWatched = (pod: WatchedPod) => pod.phase === "Running" && Boolean(pod.agentUrl);
+
+/** The pods presence watches, with only what it reads of them (what crosses to the presence thread). */
 export const watchedPods = (pods: readonly WatchedPod[]): WatchedPod[] =>
-  pods
-    .filter((pod) => pod.phase === "Running" && Boolean(pod.agentUrl))
-    .map(({ namespace, name, phase, agentUrl, createdAt }) => ({
-      namespace,
-      name,
-      phase,
-      agentUrl,
-      createdAt,
-    }));
+  pods.filter(isWatched).map(({ namespace, name, phase, agentUrl, createdAt }) => ({
+    namespace,
+    name,
+    phase,
+    agentUrl,
+    createdAt,
+  }));
 
 /** What pushed() answers for an entry, before it is read. */
 const viewOf = (entry: Entry): WireView | null => {

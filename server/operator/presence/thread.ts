@@ -5,6 +5,7 @@ import type { Logger } from "@/server/log";
 import { bundleWorkerSource } from "@/server/services/worker-bundle";
 import {
   identityOf,
+  isWatched,
   type Mode,
   type Presence,
   type PresenceConfig,
@@ -51,15 +52,31 @@ export type FromThread =
 type Mirrored = ViewHolder & { jobKey: string; identity: string; mode: Mode; namespace: string; pod: string };
 
 const ENTRY = path.relative(process.cwd(), fileURLToPath(new URL("./thread-main.ts", import.meta.url)));
-let bundled: Promise<string> | null = null;
-
-/** The worker, from thread-main.ts bundled once per process (tsx cannot start a .ts worker itself). */
+/** The worker, from thread-main.ts bundled at its start (tsx cannot start a .ts worker itself). */
 export async function startPresenceWorker(config: PresenceConfig): Promise<Worker> {
-  bundled ??= bundleWorkerSource(ENTRY);
-  const worker = new Worker(await bundled, { eval: true, workerData: config });
+  const worker = new Worker(await bundleWorkerSource(ENTRY), { eval: true, workerData: config });
   worker.unref();
   return worker;
 }
+
+/** A pod's mirror key and identity, once per pod object (the back ends convert a pod once per version). */
+const names = new WeakMap<WatchedPod, { key: string; identity: string }>();
+const namesOf = (pod: WatchedPod) => {
+  let known = names.get(pod);
+  if (!known) {
+    known = { key: podKey(pod), identity: identityOf(pod) };
+    names.set(pod, known);
+  }
+  return known;
+};
+
+/** The same pods, by what presence reads of them: a sync that changes nothing is not sent. */
+const samePods = (a: readonly WatchedPod[], b: readonly WatchedPod[]) =>
+  a.length === b.length &&
+  a.every((pod, index) => {
+    const other = b[index] as WatchedPod;
+    return namesOf(pod).key === namesOf(other).key && namesOf(pod).identity === namesOf(other).identity;
+  });
 
 export function createPresenceThread(deps: {
   config: PresenceConfig;
@@ -68,6 +85,8 @@ export function createPresenceThread(deps: {
   start?: (config: PresenceConfig) => Promise<Worker>;
 }): Presence {
   const mirror = new Map<string, Mirrored>();
+  /** What each job's last sync sent: a reconcile of a running job sends nothing new (no 2,048-pod copy). */
+  const synced = new Map<string, WatchedPod[]>();
   const listeners = new Set<WakeListener>();
   const skipped = { lateTicks: 0, correlated: 0 };
   /** The newest message per job while the thread starts (null once it failed: nothing is sent). */
@@ -128,13 +147,21 @@ export function createPresenceThread(deps: {
   );
 
   return {
-    sync: (jobKey, pods) => send(jobKey, { type: "sync", jobKey, pods: watchedPods(pods) }),
+    sync(jobKey, pods) {
+      const watched = pods.filter(isWatched);
+      const before = synced.get(jobKey);
+      if (before && samePods(before, watched)) return;
+      synced.set(jobKey, watched);
+      send(jobKey, { type: "sync", jobKey, pods: watchedPods(watched) });
+    },
     pushed(pod) {
-      const entry = mirror.get(podKey(pod));
-      if (entry?.identity !== identityOf(pod)) return null;
+      const { key, identity } = namesOf(pod);
+      const entry = mirror.get(key);
+      if (entry?.identity !== identity) return null;
       return readView(entry, warnUnreadable(deps.log, entry.namespace, entry.pod));
     },
     forgetJob(jobKey) {
+      synced.delete(jobKey);
       for (const [key, entry] of mirror) if (entry.jobKey === jobKey) mirror.delete(key);
       send(jobKey, { type: "forget", jobKey });
     },
