@@ -22,6 +22,29 @@ export function expectedPods(job: ClusterJob): ExpectedPod[] {
   return pods;
 }
 
+type Expected = { key: string; pods: readonly ExpectedPod[]; names: ReadonlySet<string> };
+/** Jobs whose expected pods are kept between reconciles; past that the oldest is rebuilt when next needed. */
+const EXPECTED_CACHE_JOBS = 64;
+const expectedCache = new Map<string, Expected>();
+
+/**
+ * The job's expected pods and their names, built once per job and replica counts, not on every reconcile
+ * (a 2,048-pod job's reconcile otherwise built 2,048 names and a set of them each time).
+ */
+function expectedOf(job: ClusterJob): Expected {
+  const id = `${job.ref.namespace}/${job.ref.name}`;
+  const key = job.job.spec.replicaSpecs.map((spec) => `${spec.name}:${spec.replicas}`).join(",");
+  const cached = expectedCache.get(id);
+  if (cached?.key === key) return cached;
+  const pods = expectedPods(job);
+  const entry = { key, pods, names: new Set(pods.map((pod) => pod.name)) };
+  expectedCache.delete(id);
+  expectedCache.set(id, entry);
+  const oldest = expectedCache.keys().next().value;
+  if (expectedCache.size > EXPECTED_CACHE_JOBS && oldest !== undefined) expectedCache.delete(oldest);
+  return entry;
+}
+
 export type AgentView =
   | { kind: "status"; status: AgentStatus }
   | {
@@ -144,10 +167,10 @@ export async function observe(opts: {
   const [pods, nodes] = await Promise.all([backend.listPods(job.ref), backend.listNodes()]);
   presence?.sync(jobKey(job.ref), pods);
   const byName = new Map(pods.map((pod) => [pod.name, pod]));
-  const expected = expectedPods(job);
+  const expected = expectedOf(job);
   const views: PodView[] = [];
   const toPoll: { index: number; pod: ClusterPod | null }[] = [];
-  for (const wanted of expected) {
+  for (const wanted of expected.pods) {
     const pod = byName.get(wanted.name) ?? null;
     const pushed = pod && presence ? presence.pushed(pod) : null;
     if (pushed === null) toPoll.push({ index: views.length, pod });
@@ -167,8 +190,7 @@ export async function observe(opts: {
       metrics: opts.metrics,
     });
   });
-  const wantedNames = new Set(expected.map((pod) => pod.name));
-  const strays = pods.filter((pod) => !wantedNames.has(pod.name));
+  const strays = pods.filter((pod) => !expected.names.has(pod.name));
   return { now: opts.now, job, pods: views, strays, nodes, polled };
 }
 
