@@ -139,4 +139,17 @@ describe("withEnvironment", () => {
       error: 'REBOUND_WORKER_NICE: expected an integer from 0 to 19, got "25"',
     });
   });
+
+  it("takes the early worker restart from the environment too (hyperpodrun refuses the flag)", () => {
+    expect(run(["t.py"], { REBOUND_EARLY_WORKER_RESTART: "1" }).earlyWorkerRestart).toBe(true);
+    expect(
+      run(["--early-worker-restart", "t.py"], { REBOUND_EARLY_WORKER_RESTART: "0" }).earlyWorkerRestart,
+    ).toBe(true);
+    expect(run(["t.py"], {}).earlyWorkerRestart).toBe(false);
+    const argv = ["t.py"];
+    expect(withEnvironment(parsed(argv), { argv, env: { REBOUND_EARLY_WORKER_RESTART: "yes" } })).toEqual({
+      ok: false,
+      error: 'REBOUND_EARLY_WORKER_RESTART: expected true, false, 1 or 0, got "yes"',
+    });
+  });
 });

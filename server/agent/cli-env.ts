@@ -2,13 +2,14 @@ import { availableParallelism } from "node:os";
 import type { AgentConfig } from "./cli";
 import type { Parsed } from "./cli-values";
 import { parseIntIn } from "./cli-values";
-import { logRulesAllRanksFromEnv, type ProcessEnv } from "./env";
+import { EARLY_WORKER_RESTART_ENV, logRulesAllRanksFromEnv, type ProcessEnv, switchFromEnv } from "./env";
 
 /**
  * What the agent takes from its environment besides its flags, so that one command line serves both
  * hyperpodrun and this agent (hyperpodrun refuses flags it does not know):
  * - REBOUND_WORKER_NICE (0-19): as `--worker-nice`; a flag given wins.
  * - REBOUND_LOG_RULES_ALL_RANKS (true/false/1/0): as `--log-rules-all-ranks`; either one opts in.
+ * - REBOUND_EARLY_WORKER_RESTART (true/false/1/0): as `--early-worker-restart`; either one opts in.
  * - `--nproc-per-node auto|cpu|gpu`, resolved as torchrun's `determine_local_world_size`: gpu = the GPUs
  *   visible (CUDA_VISIBLE_DEVICES; an error when there are none, "Cuda is not available"), cpu = the CPU
  *   count, auto = the GPUs when there are any, else the CPU count.
@@ -58,6 +59,8 @@ export function withEnvironment(
 ): { ok: true; config: AgentConfig } | { ok: false; error: string } {
   const allRanks = logRulesAllRanksFromEnv(input.env);
   if (!allRanks.ok) return { ok: false, error: allRanks.error };
+  const early = switchFromEnv(input.env, EARLY_WORKER_RESTART_ENV);
+  if (!early.ok) return { ok: false, error: early.error };
   const nice = workerNice(config, input.argv, input.env);
   if (!nice.ok) return { ok: false, error: nice.error };
   const nproc = resolveNproc(config, input.env, input.cpus ?? availableParallelism());
@@ -69,6 +72,7 @@ export function withEnvironment(
       nprocPerNode: nproc.value,
       workerNice: nice.value,
       logRulesAllRanks: config.logRulesAllRanks || allRanks.value,
+      earlyWorkerRestart: config.earlyWorkerRestart || early.value,
     },
   };
 }

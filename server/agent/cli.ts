@@ -29,7 +29,8 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N|auto
                              wait for paused ranks before restarting the processes (default: while connected)
   --early-worker-restart     (Rebound, with --inprocess-restart) when a worker dies while training, start this
                              node's workers again at once, before the operator's /stop (the agent still reports
-                             FAULTED). Default, as hyperpodrun: the failed workers stay down until the /stop
+                             FAULTED; also REBOUND_EARLY_WORKER_RESTART=true). Default, as hyperpodrun: the
+                             failed workers stay down until the /stop
   --worker-nice 0-19         run workers this much nicer than the agent (also REBOUND_WORKER_NICE)
   --log-rules-all-ranks      let every local rank's log rules fault the job (also REBOUND_LOG_RULES_ALL_RANKS=true).
                              Default, as hyperpodrun: only local rank 0's rules do; every rank is still reported in
@@ -37,7 +38,7 @@ export const USAGE = `usage: rebound-agent [--nnodes N] [--nproc-per-node N|auto
                              expectedRecurringFrequencyInSeconds is marked suspect there.
   --server-port 0 picks a free port (printed on start-up). Every other flag of hyperpodrun 1.1.3 (torchrun's
   and its own) is accepted and ignored, so one command line runs either agent; give Rebound's extras as
-  REBOUND_WORKER_NICE and REBOUND_LOG_RULES_ALL_RANKS in the environment for that.`;
+  REBOUND_WORKER_NICE, REBOUND_LOG_RULES_ALL_RANKS and REBOUND_EARLY_WORKER_RESTART in the environment for that.`;
 
 type Step = { next: number; error?: string };
 

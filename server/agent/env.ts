@@ -27,18 +27,23 @@ export function spawnEnv(env: ProcessEnv): NodeJS.ProcessEnv {
 }
 
 export const LOG_RULES_ALL_RANKS_ENV = "REBOUND_LOG_RULES_ALL_RANKS";
+export const EARLY_WORKER_RESTART_ENV = "REBOUND_EARLY_WORKER_RESTART";
+
+/** An opt-in from the environment: "true"/"1" on, "false"/"0"/unset off; anything else an error message. */
+export function switchFromEnv(
+  env: ProcessEnv,
+  name: string,
+): { ok: true; value: boolean } | { ok: false; error: string } {
+  const text = env[name];
+  if (text === undefined || text === "" || text === "false" || text === "0")
+    return { ok: true, value: false };
+  if (text === "true" || text === "1") return { ok: true, value: true };
+  return { ok: false, error: `${name}: expected true, false, 1 or 0, got "${text}"` };
+}
 
 /**
  * REBOUND_LOG_RULES_ALL_RANKS: "true"/"1" opts in to faulting on every local rank's log rules (as the
  * --log-rules-all-ranks flag), "false"/"0"/unset leaves hyperpodrun's rank-0-only default; anything else is
  * an error message.
  */
-export function logRulesAllRanksFromEnv(
-  env: ProcessEnv,
-): { ok: true; value: boolean } | { ok: false; error: string } {
-  const text = env[LOG_RULES_ALL_RANKS_ENV];
-  if (text === undefined || text === "" || text === "false" || text === "0")
-    return { ok: true, value: false };
-  if (text === "true" || text === "1") return { ok: true, value: true };
-  return { ok: false, error: `${LOG_RULES_ALL_RANKS_ENV}: expected true, false, 1 or 0, got "${text}"` };
-}
+export const logRulesAllRanksFromEnv = (env: ProcessEnv) => switchFromEnv(env, LOG_RULES_ALL_RANKS_ENV);
