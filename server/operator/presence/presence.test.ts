@@ -146,7 +146,7 @@ describe("presence", () => {
     expect(silent).toEqual([
       {
         msg: "agent silent",
-        fields: { namespace: "ns", pod: "job-worker-0", lastHeardAt, detectedAt: h.now() },
+        fields: { namespace: "ns", pod: "job-worker-0", lastHeardAt, detectedAt: h.now(), lenient: null },
       },
     ]);
     expect(h.wakes.at(-1)).toEqual(["ns/job", true]);
@@ -178,6 +178,9 @@ describe("presence", () => {
       kind: "silent",
       lastHeardAt: startedAt,
       detectedAt: h.now(),
+    });
+    expect(h.logs.find((entry) => entry.msg === "agent silent")?.fields).toMatchObject({
+      lenient: "settling",
     });
     // Heard again, then steady past the settling window: the silence threshold applies again.
     h.advance(settleMs);
@@ -352,6 +355,8 @@ describe("presence", () => {
     for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
     h.presence.judge(h.now());
     expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("silent");
+    const last = h.logs.filter((entry) => entry.msg === "agent silent").at(-1);
+    expect(last?.fields).toMatchObject({ pod: "job-worker-0", lenient: "overdue with many" });
   });
 
   it("an agent that answers the watch with 404 does not push: it is polled, never judged silent", () => {

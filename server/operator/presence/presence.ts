@@ -406,6 +406,8 @@ export function createPresence(deps: {
       pod: entry.pod,
       lastHeardAt: entry.lastHeardAt,
       detectedAt,
+      // Why it was given the unreachable timeout rather than the silence threshold, if it was.
+      lenient: entry.excused ? "overdue with many" : detectedAt < entry.settlingUntil ? "settling" : null,
     });
     wake(entry.jobKey, true);
   };
