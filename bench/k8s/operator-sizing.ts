@@ -6,9 +6,13 @@
  *   256 (2,048)       79 MB                                    373 / 374 MB
  *   2,048 (16,384)    136 MB quiet, 148 MB during a fault      443 / 472 MB   (another run: 411 / 439)
  *
+ * Since the presence thread (server/operator/presence/thread.ts, 2026-11-28 afternoon): RSS peak 361–366 MB
+ * at 256 pods, 502–521 MB at 2,048 (the worker's own heap holds each agent's newest line, and the
+ * operator's thread a mirror of it).
+ *
  * So, per 1,000 pods (and their nodes: the node informer holds one object per node), ~36 MB of live heap
- * and ~55 MB of peak RSS, on a base of ~70 MB of heap (of a 2,048-pod heap snapshot's 143 MB, ~48 MB are
- * strings, nearly all module sources and source maps, and 15 MB code) and ~360 MB of RSS. A /start body
+ * (the operator's thread, which the cap governs) and ~87 MB of peak RSS, on a base of ~70 MB of heap (of a 2,048-pod heap snapshot's 143 MB, ~48 MB are
+ * strings, nearly all module sources and source maps, and 15 MB code) and ~344 MB of RSS. A /start body
  * no longer grows with the square of the pods (server/operator/reconcilers/steps.ts): before, a 2,048-pod
  * job ran out of a 256 MB heap in JsonStringify.
  *
@@ -20,8 +24,8 @@
 export const SIZING = {
   liveHeapBaseMb: 70,
   liveHeapPer1000PodsMb: 36,
-  rssBaseMb: 360,
-  rssPer1000PodsMb: 55,
+  rssBaseMb: 344,
+  rssPer1000PodsMb: 87,
 } as const;
 
 export const HEAP_HEADROOM = 1.6;
