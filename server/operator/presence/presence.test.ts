@@ -327,7 +327,7 @@ describe("presence", () => {
     expect(h.presence.pushed(pods[8] as ClusterPod)?.kind).toBe("status");
   });
 
-  it("keeps the unreachable timeout for agents overdue with many others until each is heard again", () => {
+  it("gives agents overdue with many others the silence threshold from the stall's end, until heard again", () => {
     const h = harness();
     const pods = Array.from({ length: 12 }, (_, index) => pod(`job-worker-${index}`));
     h.presence.sync("ns/job", pods);
@@ -335,28 +335,38 @@ describe("presence", () => {
       watch.events.opened();
       watch.events.line(line("running"));
     }
+    const others = () => {
+      for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
+    };
+    /** To `at` ms after the start: the others heard, then a judgement. */
+    const judgeAt = (at: number) => {
+      h.advance(at - (h.now() - 1_000_000));
+      others();
+      h.presence.judge(h.now());
+    };
     // A shared stall: ten unheard for 600 ms (overdue, not yet past the threshold).
     h.advance(600);
     for (const watch of h.dialed.slice(10)) watch.events.heartbeat();
     h.presence.judge(h.now());
-    // The stall clears: eight are heard again; the last two lines come late.
-    for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
-    h.advance(200);
-    h.presence.judge(h.now());
+    expect(h.presence.stats()).toMatchObject({ correlated: 0 });
+    // The stall clears at 800 ms: eight are heard again; the last two lines come late.
+    judgeAt(800);
     expect(h.presence.stats()).toMatchObject({ silent: 0 });
-    // Heard again, job-worker-1 is steady once more and gets 700 ms; job-worker-0 keeps 3 s.
+    // job-worker-1 is a straggler, heard 500 ms after the stall cleared: not silent.
+    judgeAt(1300);
     (h.dialed[1] as Dialed).events.heartbeat();
-    h.advance(701);
-    for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
-    h.presence.judge(h.now());
-    expect(h.presence.pushed(pods[1] as ClusterPod)?.kind).toBe("silent");
+    expect(h.presence.stats()).toMatchObject({ silent: 0 });
+    // job-worker-0 is never heard: silent 700 ms after the stall cleared, not at the 3 s timeout.
+    judgeAt(1500);
     expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("status");
-    h.advance(3001 - 1501);
-    for (const watch of h.dialed.slice(2)) watch.events.heartbeat();
-    h.presence.judge(h.now());
-    expect(h.presence.pushed(pods[0] as ClusterPod)?.kind).toBe("silent");
+    judgeAt(1501);
+    expect(h.presence.pushed(pods[0] as ClusterPod)).toMatchObject({ kind: "silent", detectedAt: h.now() });
+    expect(h.presence.pushed(pods[1] as ClusterPod)?.kind).toBe("status");
     const last = h.logs.filter((entry) => entry.msg === "agent silent").at(-1);
     expect(last?.fields).toMatchObject({ pod: "job-worker-0", lenient: "overdue with many" });
+    // Heard again, job-worker-1 is steady: 700 ms from its own last line.
+    judgeAt(2001);
+    expect(h.presence.pushed(pods[1] as ClusterPod)?.kind).toBe("silent");
   });
 
   it("an agent that answers the watch with 404 does not push: it is polled, never judged silent", () => {

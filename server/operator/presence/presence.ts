@@ -143,8 +143,9 @@ type Entry = {
   settlingUntil: number;
   silentAt: number | null;
   /**
-   * Overdue with many others at once (a shared cause): judged against the unreachable timeout until heard
-   * again, so the stragglers of a shared stall (the last few whose lines come late) are not called silent.
+   * Overdue with many others at once (a shared cause), until heard again: judged against the unreachable
+   * timeout while the stall lasts, then against the silence threshold counted from its end, so the
+   * stragglers of a shared stall (the last few whose lines come late) are not called silent.
    */
   excused: boolean;
   handle: WatchHandle | null;
@@ -243,6 +244,8 @@ export function createPresence(deps: {
   const counts = { lines: 0, heartbeats: 0, lateTicks: 0, correlated: 0, notedAt: 0 };
   let sweep: NodeJS.Timeout | undefined;
   let expectedAt = 0;
+  /** The shared stall: whether the last judgement saw one, and when the last one cleared (null: in one). */
+  const stall = { on: false, clearedAt: null as number | null };
   const emit = (entry: Entry) => {
     entry.holder = { view: viewOf(entry) };
     deps.onView?.({
@@ -389,12 +392,22 @@ export function createPresence(deps: {
       (entry) => entry.mode === "pushing" && entry.silentAt === null,
     );
     const overdue = waiting.filter((entry) => at - entry.lastHeardAt > 2 * config.heartbeatMs);
-    const lenient = (entry: Entry) => entry.excused || at < entry.settlingUntil;
-    const found = overdue.filter(
-      (entry) => at - entry.lastHeardAt > (lenient(entry) ? config.unreachableMs : config.silenceMs),
-    );
+    const found = overdue.filter((entry) => at - entry.lastHeardAt > thresholdOf(entry, at));
     const longGone = found.filter((entry) => at - entry.lastHeardAt > config.unreachableMs);
     return { found, longGone, overdue, pushing: waiting.length };
+  };
+
+  /**
+   * How long an agent may be unheard at `at`: the silence threshold; the unreachable timeout while it
+   * settles; and, overdue with many (a shared stall), the unreachable timeout until the stall clears, then
+   * the silence threshold counted from then (its stragglers get that long to be heard).
+   */
+  const thresholdOf = (entry: Entry, at: number) => {
+    if (at < entry.settlingUntil) return config.unreachableMs;
+    if (!entry.excused) return config.silenceMs;
+    if (stall.clearedAt === null) return config.unreachableMs;
+    const fromClear = stall.clearedAt + config.silenceMs - entry.lastHeardAt;
+    return Math.min(config.unreachableMs, Math.max(config.silenceMs, fromClear));
   };
 
   const markSilent = (entry: Entry, detectedAt: number) => {
@@ -439,11 +452,13 @@ export function createPresence(deps: {
     counts.heartbeats = 0;
     const { found, longGone, overdue, pushing } = unheard(at);
     const correlated = overdue.length > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing);
+    if (correlated !== stall.on) stall.clearedAt = correlated ? null : at;
+    stall.on = correlated;
     if (correlated) excuse(overdue, found.length, pushing);
     for (const entry of correlated ? longGone : found) markSilent(entry, now);
   };
 
-  /** Many overdue at once: each keeps the unreachable timeout until heard again (Entry.excused). */
+  /** Many overdue at once: each is judged leniently until heard again (Entry.excused, thresholdOf). */
   const excuse = (overdue: Entry[], unheardCount: number, pushing: number) => {
     for (const entry of overdue) entry.excused = true;
     if (unheardCount > 0) note("correlated", { unheard: unheardCount, overdue: overdue.length, pushing });
