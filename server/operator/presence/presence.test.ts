@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { rankEntry } from "@/server/cluster/kubernetes/testing/stand-in-agents";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
 import { createOperatorMetrics } from "@/server/operator/metrics";
@@ -70,27 +71,7 @@ const pod = (name: string, over: Partial<ClusterPod> = {}): ClusterPod => ({
 
 const line = (status: string) => JSON.stringify({ status });
 const rankLine = (status: string, restarts: number) =>
-  JSON.stringify({
-    status,
-    ranks: [
-      {
-        local_rank: 0,
-        rank: 0,
-        pid: 10 + restarts,
-        state: "running",
-        exit_code: null,
-        signal: null,
-        last_line: null,
-        last_line_at: null,
-        step: null,
-        loss: null,
-        throughput: null,
-        rule_states: {},
-        rule_metrics: {},
-        restarts,
-      },
-    ],
-  });
+  JSON.stringify({ status, ranks: [rankEntry({ localRank: 0, rank: 0, restarts, rules: [] })] });
 const counter = async (metrics: ReturnType<typeof createOperatorMetrics>, name: string) =>
   (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
 

@@ -89,7 +89,8 @@ const refuse = (from: AgentStatusName, command: string): CommandResult => ({
   detail: `Cannot ${command} in state ${from.toUpperCase()}`,
 });
 
-function rankEntry(input: {
+/** A running rank as the stand-ins report it (also the tests' fixture of a /status rank). */
+export function rankEntry(input: {
   localRank: number;
   rank: number;
   restarts: number;
