@@ -166,6 +166,7 @@ export function createPresenceThread(deps: {
       const { key, identity } = namesOf(pod);
       const entry = mirror.get(key);
       if (entry?.identity !== identity) return null;
+      if (entry.read !== undefined) return entry.read;
       return readView(entry, warnUnreadable(deps.log, entry.namespace, entry.pod));
     },
     forgetJob(jobKey) {
