@@ -452,10 +452,15 @@ export function createPresence(deps: {
     counts.heartbeats = 0;
     const { found, longGone, overdue, pushing } = unheard(at);
     const correlated = overdue.length > Math.max(CORRELATED_MIN, CORRELATED_FRACTION * pushing);
-    if (correlated !== stall.on) stall.clearedAt = correlated ? null : at;
-    stall.on = correlated;
+    stallSeen(correlated, at);
     if (correlated) excuse(overdue, found.length, pushing);
     for (const entry of correlated ? longGone : found) markSilent(entry, now);
+  };
+
+  /** Whether a shared stall is on at `at`; when one ends, its end is when the stragglers' time counts from. */
+  const stallSeen = (on: boolean, at: number) => {
+    if (on !== stall.on) stall.clearedAt = on ? null : at;
+    stall.on = on;
   };
 
   /** Many overdue at once: each is judged leniently until heard again (Entry.excused, thresholdOf). */
