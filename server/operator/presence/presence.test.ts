@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { rankEntry } from "@/server/cluster/kubernetes/testing/stand-in-agents";
 import type { ClusterPod } from "@/server/cluster/types";
-import type { Logger } from "@/server/log";
 import { createOperatorMetrics } from "@/server/operator/metrics";
+import { capturingLogger } from "@/test/capturing-log";
 import {
   createPresence,
   DEFAULT_PRESENCE_CONFIG,
@@ -28,13 +28,7 @@ function harness(config: Partial<PresenceConfig> = { settleMs: 0 }) {
       },
     };
   };
-  const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
-  const log: Logger = {
-    info: (msg, fields) => void logs.push({ msg, fields }),
-    warn: (msg, fields) => void logs.push({ msg, fields }),
-    error: (msg, fields) => void logs.push({ msg, fields }),
-    child: () => log,
-  };
+  const { log, logs } = capturingLogger();
   const metrics = createOperatorMetrics();
   const presence = withReading(
     createPresence({ config, clock: () => now, log, metrics, dial, timer: false }),

@@ -5,8 +5,8 @@ import {
   DEMO_TRAINER,
   startAgent,
 } from "@/server/agent/testing/agent-harness";
-import type { Logger } from "@/server/log";
 import { createOperatorMetrics } from "@/server/operator/metrics";
+import { capturingLogger } from "@/test/capturing-log";
 import { DEFAULT_PRESENCE_CONFIG, type Presence, type WatchedPod } from "./presence";
 import { createPresenceThread } from "./thread";
 
@@ -16,13 +16,7 @@ import { createPresenceThread } from "./thread";
  * judged silent during that time, within the threshold, not after the operator's thread is free again.
  */
 
-const logs: { msg: string; fields?: Record<string, unknown> }[] = [];
-const log: Logger = {
-  info: (msg, fields) => void logs.push({ msg, fields }),
-  warn: (msg, fields) => void logs.push({ msg, fields }),
-  error: (msg, fields) => void logs.push({ msg, fields }),
-  child: () => log,
-};
+const { log, logs } = capturingLogger();
 
 let agent: AgentHandle | undefined;
 let presence: Presence | undefined;
