@@ -4,47 +4,30 @@
  * or installs what the tests need outside node_modules (scripts/lib/test-prerequisites.ts) and stops before
  * any step when it cannot; `npm run test:setup` (`--setup`) does only that. Every step runs even after a
  * failure so one run shows everything; it prints one summary line per runner, a closing
- * `N passed, N failed` line over all tests, and exits non-zero on any failure.
+ * `N passed, N failed` line over all tests, then each failed test with its error's first line
+ * (scripts/lib/test-reports.ts), and exits non-zero on any failure.
  */
 import { spawn } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { generatePrismaClient } from "./lib/prisma-generate";
 import { ensurePrerequisites } from "./lib/test-prerequisites";
 import { localHost } from "./lib/test-prerequisites-host";
+import {
+  type Counts,
+  type PlaywrightReport,
+  playwrightCounts,
+  readJson,
+  type VitestReport,
+  vitestCounts,
+} from "./lib/test-reports";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const RESULTS = path.join(ROOT, "test-results");
 const bin = (name: string) => path.join(ROOT, "node_modules/.bin", name);
 
-type Counts = { passed: number; failed: number; skipped: number };
 type Step = { name: string; command: string; args: string[]; counts?: () => Promise<Counts> };
 type Outcome = { name: string; ok: boolean; seconds: number; counts?: Counts };
-
-async function vitestCounts(file: string): Promise<Counts> {
-  const report = JSON.parse(await readFile(file, "utf8")) as {
-    numPassedTests: number;
-    numFailedTests: number;
-    numPendingTests: number;
-    numTodoTests: number;
-  };
-  return {
-    passed: report.numPassedTests,
-    failed: report.numFailedTests,
-    skipped: report.numPendingTests + report.numTodoTests,
-  };
-}
-
-async function playwrightCounts(file: string): Promise<Counts> {
-  const report = JSON.parse(await readFile(file, "utf8")) as {
-    stats: { expected: number; unexpected: number; flaky: number; skipped: number };
-  };
-  return {
-    passed: report.stats.expected + report.stats.flaky,
-    failed: report.stats.unexpected,
-    skipped: report.stats.skipped,
-  };
-}
 
 const vitest = (project: string): Step => {
   const out = path.join(RESULTS, `${project}.json`);
@@ -52,7 +35,7 @@ const vitest = (project: string): Step => {
     name: project,
     command: bin("vitest"),
     args: ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`],
-    counts: () => vitestCounts(out),
+    counts: async () => vitestCounts(await readJson<VitestReport>(out), ROOT),
   };
 };
 
@@ -66,7 +49,8 @@ const steps: Step[] = [
     name: "e2e",
     command: bin("playwright"),
     args: ["test"],
-    counts: () => playwrightCounts(path.join(RESULTS, "e2e-report.json")),
+    counts: async () =>
+      playwrightCounts(await readJson<PlaywrightReport>(path.join(RESULTS, "e2e-report.json"))),
   },
 ];
 
@@ -135,6 +119,10 @@ async function main() {
     { passed: 0, failed: 0 },
   );
   console.log(`${total.passed} passed, ${total.failed} failed`);
+  const failures = outcomes.flatMap((outcome) =>
+    (outcome.counts?.failures ?? []).map((failure) => `  ${outcome.name}: ${failure}`),
+  );
+  if (failures.length > 0) console.log(`failed tests:\n${failures.join("\n")}`);
   process.exit(outcomes.every((outcome) => outcome.ok) ? 0 : 1);
 }
 
