@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { startConsoleProcess } from "@/bench/console/console-process";
 import { buildConsoleIfNeeded } from "@/scripts/lib/next-build";
 import { killLeftoverPods, startOperator } from "@/scripts/lib/operator-process";
-import { findFreePort } from "@/server/db/embedded";
+import { findFreePort } from "@/server/http/free-port";
 
 /**
  * What the soak runs: the operator as its own process (as `npm start` runs it), which the soak stops

@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { consoleNodeOptions } from "@/scripts/lib/console-heap";
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
-import { findFreePort } from "@/server/db/embedded";
+import { findFreePort } from "@/server/http/free-port";
 
 /** The console as `npm start` runs it (`next start`, production build), reading the bench's operator. */
 export type ConsoleProcess = { url: string; pid: number; stop(): Promise<void> };

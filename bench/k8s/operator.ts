@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
-import { findFreePort } from "@/server/db/embedded";
+import { findFreePort } from "@/server/http/free-port";
 import { type ProcWatch, watchProc } from "./proc";
 
 /**

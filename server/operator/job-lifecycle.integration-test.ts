@@ -10,7 +10,6 @@ import { stopChild } from "@/scripts/lib/processes";
 import { loadPodRecords } from "@/server/cluster/local/pod-records";
 import { isAlive } from "@/server/cluster/local/process-tree";
 import { createDb, type Db } from "@/server/db/client";
-import { findFreePort } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
 import {
@@ -18,6 +17,7 @@ import {
   jobDetailResponseSchema,
   jobListResponseSchema,
 } from "@/server/domain/operator-api/contract";
+import { findFreePort } from "@/server/http/free-port";
 import { waitFor } from "@/server/operator/testing/helpers";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { childEnv } from "@/test/child-env";

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import { findFreePort } from "@/server/db/embedded";
+import { findFreePort } from "@/server/http/free-port";
 import { createReservations, pickNode } from "../placement";
 import { createEventLog } from "./events";
 import { type JobChanges, listenForJobChanges } from "./job-changes";

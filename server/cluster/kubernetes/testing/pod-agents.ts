@@ -5,7 +5,7 @@ import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node"
 import { containerArgv, containerEnv, localAgentCommand } from "@/server/cluster/local/agent-command";
 import { hostEnvironment } from "@/server/cluster/local/host-env";
 import { killTree } from "@/server/cluster/local/process-tree";
-import { findFreePort } from "@/server/db/embedded";
+import { findFreePort } from "@/server/http/free-port";
 import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
 import { LABEL_JOB } from "../objects";
