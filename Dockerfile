@@ -17,9 +17,10 @@ RUN npm install --no-audit --no-fund --ignore-scripts \
  && npm ls --depth=0 >/dev/null
 COPY . .
 # Builds what `npm start` would otherwise build at every container start (Prisma client, console, demo
-# trainer), then drops what the runtime does not use: dev dependencies (scripts/start.ts runs on tsx, a
-# dependency), the Prisma CLI and Playwright (kept by the prune as optional peers of @prisma/client and next;
-# the client is generated here) and Next's build cache. The embedded PostgreSQL binaries stay: the image
+# trainer, and the operator's bundle dist/operator, which deploy/operator runs), then drops what the runtime
+# does not use: dev dependencies (scripts/start.ts runs on tsx, a dependency), the Prisma CLI and Playwright
+# (kept by the prune as optional peers of @prisma/client and next; the client is generated here) and Next's
+# build cache. The embedded PostgreSQL binaries stay: the image
 # uses DATABASE_URL, but the launcher imports embedded-postgres, which loads them on import.
 # package-lock.json is put back after the prune: start.ts rebuilds the console when its source hash, which
 # covers the lockfile, changes. .data (REBOUND_DATA_DIR: the local back end's pods and logs, operator.json)

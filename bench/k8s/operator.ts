@@ -2,13 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { buildOperator } from "@/scripts/lib/operator-build";
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import { findFreePort } from "@/server/http/free-port";
 import { type ProcWatch, watchProc } from "./proc";
 
 /**
- * The operator under measurement, as its own process (`node --import tsx server/operator/main.ts`, the
- * kubernetes back end, the operator's own token), so its CPU time and memory can be read from /proc.
+ * The operator under measurement, as its own process (`node dist/operator/main.mjs`, the bundle deploy/
+ * runs, built here; the kubernetes back end, the operator's own token), so its CPU time and memory can be
+ * read from /proc.
  * Its stdout and stderr go to a log file in the run's temp dir.
  */
 export type OperatorExit = { code: number | null; signal: string | null; at: number };
@@ -63,15 +65,12 @@ export async function startOperatorProcess(opts: {
   };
   delete env.REBOUND_AGENT_POLL_MS;
   if (opts.pollMs !== null) env.REBOUND_AGENT_POLL_MS = String(opts.pollMs);
-  const child = spawn(
-    process.execPath,
-    [...opts.nodeArgs, "--import", import.meta.resolve("tsx"), "server/operator/main.ts"],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const bundle = await buildOperator();
+  const child = spawn(process.execPath, [...opts.nodeArgs, bundle], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   // Both streams into one file, which is ended once both are closed (piping with the default `end` would
   // end it with the first, losing the other's last lines: a heap-out-of-memory report is on stderr).
   const log = createWriteStream(opts.logFile);

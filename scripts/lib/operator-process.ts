@@ -3,12 +3,11 @@ import { createWriteStream } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readOperatorToken } from "@/server/operator/api/local-token";
+import { buildOperator } from "./operator-build";
 import { waitForHttp } from "./processes";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-
 /**
- * Starts the operator (local back end) and records its URL for the `rebound` CLI. `token` is the API's
+ * Starts the operator (local back end; its bundle, built here as deploy/ runs it) and records its URL for the `rebound` CLI. `token` is the API's
  * credential, which the operator made in <data dir>/operator-token (the CLI and the console read it there).
  */
 export async function startOperator(opts: {
@@ -20,22 +19,18 @@ export async function startOperator(opts: {
   /** Append the operator's output to this file instead of this terminal (benchmarks). */
   logFile?: string;
 }): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(
-    path.join(ROOT, "node_modules/.bin/tsx"),
-    [path.join(ROOT, "server/operator/main.ts")],
-    {
-      stdio: opts.logFile ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
-      env: {
-        ...process.env,
-        DATABASE_URL: opts.databaseUrl,
-        OPERATOR_PORT: String(opts.port),
-        OPERATOR_HOST: "127.0.0.1",
-        REBOUND_DATA_DIR: opts.dataDir,
-        REBOUND_CLUSTER: "local",
-        ...(opts.metricsPort ? { OPERATOR_METRICS_PORT: String(opts.metricsPort) } : {}),
-      },
+  const child = spawn(process.execPath, [await buildOperator()], {
+    stdio: opts.logFile ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      DATABASE_URL: opts.databaseUrl,
+      OPERATOR_PORT: String(opts.port),
+      OPERATOR_HOST: "127.0.0.1",
+      REBOUND_DATA_DIR: opts.dataDir,
+      REBOUND_CLUSTER: "local",
+      ...(opts.metricsPort ? { OPERATOR_METRICS_PORT: String(opts.metricsPort) } : {}),
     },
-  );
+  });
   if (opts.logFile) {
     const log = createWriteStream(opts.logFile, { flags: "a" });
     child.stdout?.pipe(log);

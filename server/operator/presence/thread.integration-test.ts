@@ -1,4 +1,7 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildOperator, OPERATOR_DIST } from "@/scripts/lib/operator-build";
 import {
   type AgentHandle,
   cleanupAgents,
@@ -7,13 +10,15 @@ import {
 } from "@/server/agent/testing/agent-harness";
 import { createOperatorMetrics } from "@/server/operator/metrics";
 import { capturingLogger } from "@/test/capturing-log";
-import { DEFAULT_PRESENCE_CONFIG, type Presence, type WatchedPod } from "./presence";
-import { createPresenceThread } from "./thread";
+import { DEFAULT_PRESENCE_CONFIG, type Presence, type PresenceConfig, type WatchedPod } from "./presence";
+import { createPresenceThread, startPresenceWorker } from "./thread";
 
 /**
  * Presence on its own thread (thread.ts): the real agent pushes to it; the agent is SIGSTOPped while the
  * operator's own thread is busy for 1.5 s (as a long reconcile of a large job holds it). The agent is
  * judged silent during that time, within the threshold, not after the operator's thread is free again.
+ * Twice: with the thread bundled from its source at start (the operator under tsx, as in tests), and with
+ * the operator bundle's presence-thread.mjs (scripts/lib/operator-build.ts: what deploy/ and npm start run).
  */
 
 const { log, logs } = capturingLogger();
@@ -21,11 +26,26 @@ const { log, logs } = capturingLogger();
 let agent: AgentHandle | undefined;
 let presence: Presence | undefined;
 
-afterAll(async () => {
+afterEach(async () => {
   if (agent?.child.pid) process.kill(agent.child.pid, "SIGCONT");
   presence?.stop();
   await cleanupAgents();
 });
+
+const NO_PREBUILT = new URL("file:///nonexistent/presence-thread.mjs");
+const starts = [
+  ["bundled from its source at start", (config: PresenceConfig) => startPresenceWorker(config, NO_PREBUILT)],
+  [
+    "the operator bundle's thread",
+    async (config: PresenceConfig) => {
+      await buildOperator();
+      const built = pathToFileURL(`${OPERATOR_DIST}/presence-thread.mjs`);
+      // Else startPresenceWorker would quietly bundle the source instead.
+      if (!existsSync(built)) throw new Error(`${built} was not built`);
+      return startPresenceWorker(config, built);
+    },
+  ],
+] as const;
 
 async function until<T>(what: string, probe: () => T | null | undefined, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -46,7 +66,7 @@ function busy(ms: number): number {
   return Date.now();
 }
 
-describe("presence on its own thread", () => {
+describe.each(starts)("presence on its own thread, %s", (_name, start) => {
   it("judges a frozen agent silent while the operator's thread is busy", async () => {
     agent = await startAgent({
       args: ["--server-port=0", "--server-host=127.0.0.1", "--nproc-per-node=1", "--nnodes=1", DEMO_TRAINER],
@@ -55,6 +75,7 @@ describe("presence on its own thread", () => {
       config: { ...DEFAULT_PRESENCE_CONFIG, settleMs: 0 },
       log,
       metrics: createOperatorMetrics(),
+      start,
     });
     const pod: WatchedPod = {
       namespace: "ns",
@@ -82,7 +103,8 @@ describe("presence on its own thread", () => {
     expect(view.detectedAt).toBeLessThan(freeAt - 300);
     expect(view.detectedAt - view.lastHeardAt).toBeGreaterThanOrEqual(DEFAULT_PRESENCE_CONFIG.silenceMs);
     expect(view.lastHeardAt).toBeGreaterThan(frozenAt - 1000);
-    expect(logs.find((entry) => entry.msg === "agent silent")?.fields).toMatchObject({ pod: pod.name });
+    expect(logs.findLast((entry) => entry.msg === "agent silent")?.fields).toMatchObject({ pod: pod.name });
+    expect(logs.some((entry) => entry.msg.startsWith("presence thread ended"))).toBe(false);
     expect(watching.stats()).toMatchObject({ pushing: 1, silent: 1 });
     // Heard again once it runs: no longer silent.
     process.kill(pid, "SIGCONT");

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -52,17 +53,24 @@ export type FromThread =
 type Mirrored = ViewHolder & { jobKey: string; identity: string; mode: Mode; namespace: string; pod: string };
 
 const ENTRY = path.relative(process.cwd(), fileURLToPath(new URL("./thread-main.ts", import.meta.url)));
+/** Beside the operator's bundle (scripts/lib/operator-build.ts, one flat folder), the thread is built. */
+const PREBUILT = new URL("./presence-thread.mjs", import.meta.url);
 const WORKER_YOUNG_MB = 8;
 
-/** The worker, from thread-main.ts bundled at its start (tsx cannot start a .ts worker itself). */
-export async function startPresenceWorker(config: PresenceConfig): Promise<Worker> {
-  const worker = new Worker(await bundleWorkerSource(ENTRY), {
-    eval: true,
+/**
+ * The worker: the bundle's presence-thread.mjs when the operator runs bundled, else thread-main.ts bundled
+ * here at its start (tsx cannot start a .ts worker itself).
+ */
+export async function startPresenceWorker(config: PresenceConfig, prebuilt = PREBUILT): Promise<Worker> {
+  const options = {
     workerData: config,
     // Its garbage is small and short-lived (heartbeat chunks): a small young generation, collected often
     // in ~1 ms, instead of V8's default that grows to tens of MB under 8,000 reads a second.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
-  });
+  };
+  const worker = existsSync(prebuilt)
+    ? new Worker(prebuilt, options)
+    : new Worker(await bundleWorkerSource(ENTRY), { ...options, eval: true });
   worker.unref();
   return worker;
 }
