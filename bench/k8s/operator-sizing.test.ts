@@ -25,7 +25,7 @@ describe("the operator's memory sizing", () => {
 
   it("budgets RSS within issue 18's 600 MB at 2,048 pods, and a memory limit above the largest job's budget", () => {
     expect(rssBudgetMb(SIZED_FOR_PODS)).toBeLessThan(600);
-    expect(memoryLimitMiFor(OPERATOR_HEAP_MB)).toBe(704);
+    expect(memoryLimitMiFor(OPERATOR_HEAP_MB)).toBe(576);
     expect(memoryLimitMiFor(OPERATOR_HEAP_MB)).toBeGreaterThan(
       rssBudgetMb(largestSupportedPods(OPERATOR_HEAP_MB)),
     );

@@ -10,11 +10,16 @@
  * at 256 pods, 502–521 MB at 2,048 (the worker's own heap holds each agent's newest line, and the
  * operator's thread a mirror of it).
  *
+ * Since the operator runs bundled, not under tsx (scripts/lib/operator-build.ts, 2026-11-28 evening): RSS
+ * before the job 112–114 MB (was 232), peak 265–266 MB at 256 pods and 402–407 MB at 2,048 (three runs).
+ * Under tsx, ~48 MB of the heap were module sources and source maps held as strings.
+ *
  * So, per 1,000 pods (and their nodes: the node informer holds one object per node), ~36 MB of live heap
- * (the operator's thread, which the cap governs) and ~87 MB of peak RSS, on a base of ~70 MB of heap (of a 2,048-pod heap snapshot's 143 MB, ~48 MB are
- * strings, nearly all module sources and source maps, and 15 MB code) and ~344 MB of RSS. A /start body
- * no longer grows with the square of the pods (server/operator/reconcilers/steps.ts): before, a 2,048-pod
- * job ran out of a 256 MB heap in JsonStringify.
+ * (the operator's thread, which the cap governs) and ~80 MB of peak RSS, on a base of ~250 MB of RSS. The
+ * live heap was last measured under tsx (base ~70 MB then, 143 MB in a 2,048-pod heap snapshot); bundled it
+ * is smaller, so the cap below is on the safe side. A /start body no longer grows with the square of the
+ * pods (server/operator/reconcilers/steps.ts): before, a 2,048-pod job ran out of a 256 MB heap in
+ * JsonStringify.
  *
  * The heap cap is HEAP_HEADROOM × the live heap of the job it is sized for: V8 then collects in time
  * (at 2,048 pods under 256 MB: a full collection every ~5 s, ~50 ms each, about 1 % of the time) instead
@@ -24,8 +29,8 @@
 export const SIZING = {
   liveHeapBaseMb: 70,
   liveHeapPer1000PodsMb: 36,
-  rssBaseMb: 344,
-  rssPer1000PodsMb: 87,
+  rssBaseMb: 250,
+  rssPer1000PodsMb: 80,
 } as const;
 
 export const HEAP_HEADROOM = 1.6;

@@ -310,6 +310,11 @@ function agentLines(input: ReportInput, f: Figures): string[] {
   ];
   if (silence.missed.length > 0)
     lines.push(`  frozen, never logged silent: ${silence.missed.slice(0, 10).join(", ")}`);
+  const lenient = Object.entries(silence.lenient);
+  if (lenient.length > 0)
+    lines.push(
+      `  frozen, judged leniently (3 s): ${lenient.map(([why, count]) => `${count} "${why}"`).join(", ")}`,
+    );
   return lines;
 }
 
@@ -426,6 +431,8 @@ function benchJson(input: ReportInput, all: Row[], f: Figures): Record<string, n
     silence_detected: input.silence.detected,
     false_silences: input.silence.falseSilences,
     false_silent_pods: input.silence.falseSilentPods,
+    silence_lenient_overdue_with_many: input.silence.lenient["overdue with many"] ?? 0,
+    silence_lenient_settling: input.silence.lenient.settling ?? 0,
     stand_in_agents_cpu_quiet_pct: round(f.agentsSteadyPct),
     cluster_cpu_quiet_pct: round(f.clusterSteadyPct),
     job_start_ms: input.job.runningAt - input.job.createdAt,

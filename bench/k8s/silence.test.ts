@@ -16,19 +16,25 @@ const line = (fields: Record<string, unknown>) =>
   JSON.stringify({ level: "warn", time: "2026-11-28T10:00:00.000Z", msg: SILENT_MSG, ...fields });
 
 describe('the operator\'s "agent silent" lines', () => {
-  it("reads namespace, pod, lastHeardAt and detectedAt, and skips every other line", () => {
+  it("reads namespace, pod, lastHeardAt, detectedAt and lenient, and skips every other line", () => {
     const lines = [
-      line({ namespace: "ns", pod: "p-1", lastHeardAt: 1000, detectedAt: 1800 }),
+      line({ namespace: "ns", pod: "p-1", lastHeardAt: 1000, detectedAt: 1800, lenient: null }),
       JSON.stringify({ level: "info", msg: "reconciled", namespace: "ns", pod: "p-2" }),
       "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
       `${line({ namespace: "ns", pod: "p-3", detectedAt: 2000 }).slice(0, 30)}`,
       JSON.stringify({ msg: "not agent silent", namespace: "ns", pod: "p-4", detectedAt: 5 }),
       line({ namespace: "ns", pod: "p-5", detectedAt: "soon" }),
-      line({ namespace: "ns", pod: "p-6", detectedAt: 2500 }),
+      line({ namespace: "ns", pod: "p-6", detectedAt: 2500, lenient: "overdue with many" }),
     ];
     expect(parseSilenceLines(lines)).toEqual([
-      { namespace: "ns", pod: "p-1", lastHeardAt: 1000, detectedAt: 1800 },
-      { namespace: "ns", pod: "p-6", lastHeardAt: Number.NaN, detectedAt: 2500 },
+      { namespace: "ns", pod: "p-1", lastHeardAt: 1000, detectedAt: 1800, lenient: null },
+      {
+        namespace: "ns",
+        pod: "p-6",
+        lastHeardAt: Number.NaN,
+        detectedAt: 2500,
+        lenient: "overdue with many",
+      },
     ]);
   });
 });
@@ -42,10 +48,10 @@ describe("silence figures", () => {
 
   it("times each frozen pod to its first line at or after the freeze", () => {
     const figures = silenceFigures(frozen, [
-      { namespace: "ns", pod: "b", lastHeardAt: 10_900, detectedAt: 11_700 },
-      { namespace: "ns", pod: "a", lastHeardAt: 10_100, detectedAt: 10_600 },
+      { namespace: "ns", pod: "b", lastHeardAt: 10_900, detectedAt: 11_700, lenient: "settling" },
+      { namespace: "ns", pod: "a", lastHeardAt: 10_100, detectedAt: 10_600, lenient: null },
       // A later line for the same pod (its replacement judged again, say) is not a second detection.
-      { namespace: "ns", pod: "a", lastHeardAt: 10_100, detectedAt: 19_000 },
+      { namespace: "ns", pod: "a", lastHeardAt: 10_100, detectedAt: 19_000, lenient: null },
     ]);
     expect(figures.silenced).toBe(3);
     expect(figures.detected).toBe(2);
@@ -53,14 +59,15 @@ describe("silence figures", () => {
     expect(figures.lastHeard).toEqual({ n: 2, p50: -100, p99: 100, max: 100 });
     expect(figures.missed).toEqual(["ns/c"]);
     expect(figures.falseSilences).toBe(0);
+    expect(figures.lenient).toEqual({ settling: 1 });
   });
 
   it("counts a pod judged silent that was not frozen, or before it was, as false", () => {
     const figures = silenceFigures(frozen, [
-      { namespace: "ns", pod: "z", lastHeardAt: 1, detectedAt: 900 },
-      { namespace: "other", pod: "a", lastHeardAt: 1, detectedAt: 10_500 },
-      { namespace: "ns", pod: "c", lastHeardAt: 1, detectedAt: 11_999 },
-      { namespace: "ns", pod: "c", lastHeardAt: 11_990, detectedAt: 12_400 },
+      { namespace: "ns", pod: "z", lastHeardAt: 1, detectedAt: 900, lenient: null },
+      { namespace: "other", pod: "a", lastHeardAt: 1, detectedAt: 10_500, lenient: null },
+      { namespace: "ns", pod: "c", lastHeardAt: 1, detectedAt: 11_999, lenient: null },
+      { namespace: "ns", pod: "c", lastHeardAt: 11_990, detectedAt: 12_400, lenient: null },
     ]);
     expect(figures.falsePods).toEqual(["ns/z", "other/a", "ns/c"]);
     expect(figures.falseSilences).toBe(3);
@@ -70,8 +77,11 @@ describe("silence figures", () => {
   });
 
   it("with nothing frozen, every line is a false silence and there is no latency", () => {
-    const again = { namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 5 };
-    const figures = silenceFigures([], [{ namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 1 }, again]);
+    const again = { namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 5, lenient: null };
+    const figures = silenceFigures(
+      [],
+      [{ namespace: "ns", pod: "a", lastHeardAt: 0, detectedAt: 1, lenient: null }, again],
+    );
     expect(figures).toMatchObject({ silenced: 0, detected: 0, falseSilences: 2, falseSilentPods: 1 });
     expect(Number.isNaN(figures.detect.p99)).toBe(true);
   });

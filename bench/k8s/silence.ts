@@ -17,7 +17,14 @@ export const SPREAD_MS = 10_000;
 export const DETECT_WAIT_MS = 10_000;
 export const SILENT_MSG = "agent silent";
 
-export type SilenceLine = { namespace: string; pod: string; lastHeardAt: number; detectedAt: number };
+export type SilenceLine = {
+  namespace: string;
+  pod: string;
+  lastHeardAt: number;
+  detectedAt: number;
+  /** Why the operator gave the agent the unreachable timeout instead of the silence threshold, if it did. */
+  lenient: string | null;
+};
 export type Frozen = { namespace: string; pod: string; frozenAt: number };
 
 export type SilenceFigures = {
@@ -34,6 +41,8 @@ export type SilenceFigures = {
   falsePods: string[];
   /** Frozen pods never reported silent. */
   missed: string[];
+  /** Frozen pods judged leniently, by the line's `lenient` reason ("overdue with many", "settling"). */
+  lenient: Record<string, number>;
 };
 
 const key = (entry: { namespace: string; pod: string }) => `${entry.namespace}/${entry.pod}`;
@@ -54,13 +63,14 @@ function silenceLine(line: string): SilenceLine | null {
   if (!line.includes(SILENT_MSG)) return null;
   const parsed = jsonLine(line);
   if (!isRecord(parsed) || parsed.msg !== SILENT_MSG) return null;
-  const { namespace, pod, lastHeardAt, detectedAt } = parsed;
+  const { namespace, pod, lastHeardAt, detectedAt, lenient } = parsed;
   if (typeof namespace !== "string" || typeof pod !== "string" || typeof detectedAt !== "number") return null;
   return {
     namespace,
     pod,
     detectedAt,
     lastHeardAt: typeof lastHeardAt === "number" ? lastHeardAt : Number.NaN,
+    lenient: typeof lenient === "string" ? lenient : null,
   };
 }
 
@@ -107,9 +117,11 @@ export function silenceFigures(frozen: readonly Frozen[], lines: readonly Silenc
   const { first, falsePods } = classify(frozen, lines);
   const detectMs: number[] = [];
   const lastHeardMs: number[] = [];
+  const lenient: Record<string, number> = {};
   for (const entry of frozen) {
     const line = first.get(key(entry));
     if (!line) continue;
+    if (line.lenient !== null) lenient[line.lenient] = (lenient[line.lenient] ?? 0) + 1;
     detectMs.push(line.detectedAt - entry.frozenAt);
     if (Number.isFinite(line.lastHeardAt)) lastHeardMs.push(line.lastHeardAt - entry.frozenAt);
   }
@@ -122,6 +134,7 @@ export function silenceFigures(frozen: readonly Frozen[], lines: readonly Silenc
     falseSilentPods: new Set(falsePods).size,
     falsePods,
     missed: frozen.filter((entry) => !first.has(key(entry))).map(key),
+    lenient,
   };
 }
 
