@@ -87,6 +87,11 @@ describe("a local job", () => {
     const job = await operator.backend.getJob(ref);
     if (!job) throw new Error("job not stored");
 
+    const pod = podDir(path.join(operator.dataDir, "local", "pods"), {
+      namespace: ref.namespace,
+      pod: `${ref.name}-workers-0`,
+      run: { job: ref.name, uid: job.uid },
+    });
     const restarts = KEPT_ATTEMPTS + 3;
     for (let i = 1; i <= restarts; i += 1) {
       // A manual in-place restart: every attempt is a new attempt directory of the same agent.
@@ -100,16 +105,16 @@ describe("a local job", () => {
         async () => {
           const rows = await listRestartEvents(db, { ...ref, jobName: ref.name, jobUid: job.uid });
           const recovered = rows.filter((row) => row.outcome === "recovered").length;
-          return recovered >= i && operator?.live(ref)?.ranksRunning === 1;
+          // Its attempt directory too: the restart row can be written before the agent has made it.
+          return (
+            recovered >= i &&
+            operator?.live(ref)?.ranksRunning === 1 &&
+            attemptDirs(pod).includes(`attempt_${i}`)
+          );
         },
         90_000,
       );
     }
-    const pod = podDir(path.join(operator.dataDir, "local", "pods"), {
-      namespace: ref.namespace,
-      pod: `${ref.name}-workers-0`,
-      run: { job: ref.name, uid: job.uid },
-    });
     const attempts = attemptDirs(pod);
     expect(attempts.length).toBeGreaterThan(0);
     expect(attempts.length).toBeLessThanOrEqual(KEPT_ATTEMPTS);
