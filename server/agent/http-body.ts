@@ -15,8 +15,7 @@ function declaredLength(request: IncomingMessage): number | null {
   return header === undefined ? null : Number(header);
 }
 
-function parseJson(bytes: Buffer): BodyRead {
-  const text = bytes.toString("utf8");
+export function parseJson(text: string): BodyRead {
   if (text.trim() === "") return { kind: "empty" };
   try {
     return { kind: "json", value: JSON.parse(text) as unknown };
@@ -25,7 +24,11 @@ function parseJson(bytes: Buffer): BodyRead {
   }
 }
 
-export function readJsonBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyRead> {
+/** Reads a request body of at most `limit` bytes as UTF-8 text. */
+export function readBodyText(
+  request: IncomingMessage,
+  limit = MAX_BODY_BYTES,
+): Promise<{ kind: "text"; text: string } | { kind: "too-large" }> {
   return new Promise((resolve, reject) => {
     const declared = declaredLength(request);
     if (declared !== null && declared > limit) {
@@ -42,6 +45,15 @@ export function readJsonBody(request: IncomingMessage, limit = MAX_BODY_BYTES): 
       if (!tooLarge) chunks.push(chunk);
     });
     request.on("error", reject);
-    request.on("end", () => resolve(tooLarge ? { kind: "too-large" } : parseJson(Buffer.concat(chunks))));
+    request.on("end", () =>
+      resolve(
+        tooLarge ? { kind: "too-large" } : { kind: "text", text: Buffer.concat(chunks).toString("utf8") },
+      ),
+    );
   });
+}
+
+export async function readJsonBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyRead> {
+  const read = await readBodyText(request, limit);
+  return read.kind === "text" ? parseJson(read.text) : read;
 }

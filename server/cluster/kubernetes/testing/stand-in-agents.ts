@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
-import type { z } from "zod";
-import { readJsonBody } from "@/server/agent/http-body";
+import { readBodyText } from "@/server/agent/http-body";
 import {
   AGENT_VERSION,
   type AgentStatus,
@@ -15,7 +14,6 @@ import {
   updateRequestSchema,
 } from "@/server/agent/protocol";
 import { isoTimestamp } from "@/server/agent/state";
-import { parseBody } from "@/server/agent/validation-detail";
 import {
   createHeartbeats,
   createLineGate,
@@ -27,6 +25,7 @@ import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
 import { LABEL_JOB, podGpuRequest } from "../objects";
 import { annotateAgentUrl, isBound, isGone } from "./kubelet";
+import { type BodyReading, createBodyReader } from "./stand-in-bodies";
 
 /**
  * Lightweight stand-ins for the agents of many KWOK pods, all in one process (bench:k8s: 256 pods on a
@@ -262,16 +261,25 @@ function send(response: ServerResponse, status: number, payload: string): void {
 
 const detailJson = (detail: unknown) => JSON.stringify({ detail });
 
-async function command<S extends z.ZodType>(
+/** Reads bodies as the real agent does; /start and /update share their job-wide part (stand-in-bodies.ts). */
+const readers = {
+  start: createBodyReader(startRequestSchema),
+  stop: createBodyReader(stopRequestSchema),
+  update: createBodyReader(updateRequestSchema),
+};
+
+type Reader<T> = { read: (text: string, optional: boolean) => BodyReading<T> };
+
+async function command<T>(
   request: IncomingMessage,
-  input: { schema: S; optional: boolean; run: (value: z.output<S>) => CommandResult },
+  input: { reader: Reader<T>; optional: boolean; run: (value: T) => CommandResult },
 ): Promise<{ status: number; detail?: unknown }> {
-  const read = await readJsonBody(request, MAX_BODY_BYTES);
-  if (read.kind === "too-large") return { status: 413, detail: "Request body too large (limit 1 MiB)" };
+  const body = await readBodyText(request, MAX_BODY_BYTES);
+  if (body.kind === "too-large") return { status: 413, detail: "Request body too large (limit 1 MiB)" };
+  const read = input.reader.read(body.text, input.optional);
   if (read.kind === "invalid") return { status: 422, detail: read.reason };
-  const parsed = parseBody(input.schema, read.kind === "json" ? read.value : input.optional ? {} : undefined);
-  if (!parsed.ok) return { status: 422, detail: parsed.detail };
-  const result = input.run(parsed.value);
+  if (!read.parse.ok) return { status: 422, detail: read.parse.detail };
+  const result = input.run(read.parse.value);
   return result.ok ? { status: 200 } : { status: result.status, detail: result.detail };
 }
 
@@ -284,11 +292,11 @@ async function route(
     case "GET /status":
       return { status: 200 };
     case "POST /start":
-      return command(request, { schema: startRequestSchema, optional: false, run: agent.start });
+      return command(request, { reader: readers.start, optional: false, run: agent.start });
     case "POST /stop":
-      return command(request, { schema: stopRequestSchema, optional: true, run: () => agent.stop() });
+      return command(request, { reader: readers.stop, optional: true, run: () => agent.stop() });
     case "POST /update":
-      return command(request, { schema: updateRequestSchema, optional: false, run: agent.update });
+      return command(request, { reader: readers.update, optional: false, run: agent.update });
     case "POST /shutdown":
       request.resume();
       agent.shutdown();
