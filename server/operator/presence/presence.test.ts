@@ -170,6 +170,29 @@ describe("presence", () => {
     });
   });
 
+  it("says an agent was judged leniently when settling delayed it, also when its settling ended before it was found", () => {
+    const h = harness({ settleMs: 1000 });
+    const { silenceMs } = DEFAULT_PRESENCE_CONFIG;
+    const agent = pod("job-worker-0");
+    h.presence.sync("ns/job", [agent]);
+    const watch = h.dialed[0] as Dialed;
+    watch.events.opened();
+    watch.events.line(line("running"));
+    h.advance(200);
+    watch.events.heartbeat();
+    // Due at the silence threshold 900 ms after the start, while still settling: not judged then.
+    h.advance(silenceMs + 1);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(agent)?.kind).toBe("status");
+    // Settled at 1,000 ms: found on the next sweep, and the log says settling held it back.
+    h.advance(150);
+    h.presence.judge(h.now());
+    expect(h.presence.pushed(agent)?.kind).toBe("silent");
+    expect(h.logs.find((entry) => entry.msg === "agent silent")?.fields).toMatchObject({
+      lenient: "settling",
+    });
+  });
+
   it("settles after a start or a rank's restart only: an agent stopping or waiting for /start gets the silence threshold", () => {
     const h = harness({});
     const { settleMs, unreachableMs, silenceMs } = DEFAULT_PRESENCE_CONFIG;
@@ -225,9 +248,9 @@ describe("presence", () => {
     expect(h.presence.pushed(agent)?.kind).toBe("status");
   });
 
-  it("settles 10 s on the local back end (every pod on this host's cores), 2 s on Kubernetes", () => {
+  it("settles 10 s on the local back end (every pod on this host's cores), not at all on Kubernetes", () => {
     expect(settleMsFor("local")).toBe(10_000);
-    expect(settleMsFor("kubernetes")).toBe(2_000);
+    expect(settleMsFor("kubernetes")).toBe(0);
   });
 
   it("does not judge on a tick that ran late, and judges after pending I/O on one that did not", async () => {

@@ -4,7 +4,14 @@ import { parseBody } from "@/server/agent/validation-detail";
 import { createBodyReader } from "./stand-in-bodies";
 
 const rankIps = Array.from({ length: 64 }, (_, rank) => ({ ip: `10.0.0.${rank}`, rank }));
-const jobWide = { nnodes: 64, faultCount: 2, master_addr: "10.0.0.0", master_port: "23456", rankIps, progress: {} };
+const jobWide = {
+  nnodes: 64,
+  faultCount: 2,
+  master_addr: "10.0.0.0",
+  master_port: "23456",
+  rankIps,
+  progress: {},
+};
 /** The operator's bytes: `{"rank":N,` + the job-wide text (server/operator/reconcilers/steps.ts). */
 const body = (rank: number | string, fields: object = jobWide) =>
   `{"rank":${rank},${JSON.stringify(fields).slice(1)}`;
