@@ -1,4 +1,5 @@
-import { Agent, request } from "node:http";
+import { Agent, type AgentOptions, type ClientRequestArgs, request } from "node:http";
+import type { Socket } from "node:net";
 
 /**
  * How the operator sends one HTTP request to an agent: node:http over kept-alive connections. The
@@ -26,10 +27,65 @@ const MAX_REPLY_BYTES = 16 * 1024 * 1024;
  * Idle connections are closed after this long, before the agent's server closes them (node:http and
  * uvicorn both keep an idle connection 5 s), so a poll does not go out on a connection being closed.
  */
-const IDLE_SOCKET_MS = 4000;
+const IDLE_SOCKET_MS = 3500;
+const IDLE_SWEEP_MS = 500;
+
+/**
+ * node:http's keep-alive pool, with idle connections closed by one sweep instead of a timeout per socket.
+ * The pool's own idle timeout (its `timeout` option, or the server's `Keep-Alive: timeout=5` hint) makes
+ * each expiring socket look itself up in every agent's free list: O(agents) per socket, as every agent is
+ * its own host:port. After a restart of a 2,048-pod job, its 2,048 connections expired together and cost the
+ * operator's thread ~2 s (bench:k8s profile, `onTimeout` in node:_http_agent). Here a freed socket keeps no
+ * timeout, and a sweep every IDLE_SWEEP_MS destroys those idle past IDLE_SOCKET_MS (or the server's shorter
+ * hint, less a second, as node:http would); a destroyed socket leaves the pool by its own close, an O(1)
+ * removal.
+ */
+type ConnectionCallback = Parameters<Agent["createConnection"]>[1];
+
+class SweptAgent extends Agent {
+  /** When each free socket is to be closed. */
+  private readonly closeAt = new WeakMap<Socket, number>();
+  private readonly sweep = setInterval(() => this.closeIdle(), IDLE_SWEEP_MS);
+
+  constructor(options: AgentOptions) {
+    super(options);
+    this.sweep.unref();
+  }
+
+  /** A connection in use has no idle timeout: each request has its own deadline (createHttpTransport). */
+  override createConnection(options: ClientRequestArgs, callback?: ConnectionCallback) {
+    return super.createConnection({ ...options, timeout: undefined }, callback);
+  }
+
+  override keepSocketAlive(socket: Socket): boolean {
+    // node:http's returns whether the socket is kept (its type says void).
+    const keep = (super.keepSocketAlive as (socket: Socket) => unknown).call(this, socket) === true;
+    if (keep) {
+      // The idle time node:http chose from `timeout` and a server's shorter keep-alive hint, swept instead.
+      const idleMs = Math.min(IDLE_SOCKET_MS, socket.timeout || IDLE_SOCKET_MS);
+      socket.setTimeout(0);
+      this.closeAt.set(socket, Date.now() + idleMs);
+    }
+    return keep;
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const sockets of Object.values(this.freeSockets)) {
+      for (const socket of [...(sockets ?? [])]) {
+        if (now >= (this.closeAt.get(socket as Socket) ?? now)) socket.destroy();
+      }
+    }
+  }
+}
 
 export function createHttpTransport(): AgentTransport {
-  const agent = new Agent({ keepAlive: true, maxSockets: 4, maxFreeSockets: 2, timeout: IDLE_SOCKET_MS });
+  const agent = new SweptAgent({
+    keepAlive: true,
+    maxSockets: 4,
+    maxFreeSockets: 2,
+    timeout: IDLE_SOCKET_MS,
+  });
   return (req) =>
     new Promise<TransportResult>((resolve) => {
       let settled = false;
