@@ -162,10 +162,10 @@ describe("job lifecycle (issue 17)", () => {
     expect(Date.now() - submittedAt).toBeLessThan(30_000);
     const warning = failed.events.find((event) => event.type === "Warning");
     expect(warning?.message).toMatch(/agent|rebound-agent|hyperpodrun/i);
+    // The event is written before the status that carries the same reason: the list shows it once saved.
+    const settled = await waitPhase(name, "Failed", 10_000);
     const job = await listed(name);
     expect(job?.phase).toBe("Failed");
-    // The event is written before the status that carries the same reason.
-    const settled = await waitPhase(name, "Failed", 10_000);
     expect(conditions(settled).find((c) => c.type === "Failed")).toMatchObject({
       status: "True",
       reason: "PodCreationRefused",
