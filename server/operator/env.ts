@@ -30,7 +30,7 @@ export const operatorEnv = createEnv({
     REBOUND_AGENT_SILENCE_MS: z.coerce.number().int().min(100).max(60_000).default(700),
     /**
      * After an agent starts workers it gets the unreachable timeout instead of the silence threshold for this
-     * long; unset: 10 s on the local back end (every pod shares this host's cores), 2 s on Kubernetes.
+     * long; unset: 10 s on the local back end (every pod shares this host's cores), none on Kubernetes.
      */
     REBOUND_AGENT_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
     REBOUND_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
