@@ -15,7 +15,7 @@ function declaredLength(request: IncomingMessage): number | null {
   return header === undefined ? null : Number(header);
 }
 
-export function parseJson(text: string): BodyRead {
+export function parseJson(text: string): Exclude<BodyRead, { kind: "too-large" }> {
   if (text.trim() === "") return { kind: "empty" };
   try {
     return { kind: "json", value: JSON.parse(text) as unknown };
@@ -23,6 +23,10 @@ export function parseJson(text: string): BodyRead {
     return { kind: "invalid", reason: error instanceof Error ? error.message : String(error) };
   }
 }
+
+/** What a read body stands for: its JSON; an empty body is `{}` where the body is optional, else missing. */
+export const bodyValue = (read: Extract<BodyRead, { kind: "json" | "empty" }>, optional: boolean): unknown =>
+  read.kind === "json" ? read.value : optional ? {} : undefined;
 
 /** Reads a request body of at most `limit` bytes as UTF-8 text. */
 export function readBodyText(

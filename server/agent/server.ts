@@ -4,7 +4,7 @@ import type { Logger } from "../log";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/exposition";
 import type { Agent, CommandResult } from "./agent";
 import { agentProcessEnv } from "./env";
-import { readJsonBody } from "./http-body";
+import { bodyValue, readJsonBody } from "./http-body";
 import { type ErrorBody, startRequestSchema, stopRequestSchema, updateRequestSchema } from "./protocol";
 import { jsonErrorDetail, parseBody } from "./validation-detail";
 import { createStatusWatch, isWatchRequest } from "./watch";
@@ -41,8 +41,7 @@ async function withBody<S extends z.ZodType>(
       return { status: 422, body: { detail: jsonErrorDetail(read.reason) } };
     case "empty":
     case "json": {
-      const value = read.kind === "json" ? read.value : input.optional ? {} : undefined;
-      const parsed = parseBody(input.schema, value);
+      const parsed = parseBody(input.schema, bodyValue(read, input.optional));
       return parsed.ok ? input.run(parsed.value) : { status: 422, body: { detail: parsed.detail } };
     }
     default:

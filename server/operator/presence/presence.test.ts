@@ -69,6 +69,16 @@ const rankLine = (status: string, restarts: number) =>
 const counter = async (metrics: ReturnType<typeof createOperatorMetrics>, name: string) =>
   (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
 
+/** One Running pod of job ns/job, its watch answered and its first line pushed. */
+function pushingAgent(h: ReturnType<typeof harness>, first: string) {
+  const agent = pod("job-worker-0");
+  h.presence.sync("ns/job", [agent]);
+  const watch = h.dialed[0] as Dialed;
+  watch.events.opened();
+  watch.events.line(first);
+  return { agent, watch };
+}
+
 describe("presence", () => {
   it("opens a watch per Running pod with an agent and reads pushed lines as statuses", () => {
     const h = harness();
@@ -99,11 +109,7 @@ describe("presence", () => {
 
   it("heartbeats keep an agent heard; silence past the threshold is judged once, logged, counted, woken", async () => {
     const h = harness();
-    const running = pod("job-worker-0");
-    h.presence.sync("ns/job", [running]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("running"));
+    const { agent: running, watch } = pushingAgent(h, line("running"));
     for (let i = 0; i < 8; i += 1) {
       h.advance(250);
       watch.events.heartbeat();
@@ -138,11 +144,7 @@ describe("presence", () => {
   it("gives an agent that just started its workers the unreachable timeout, not the silence threshold", () => {
     const h = harness({});
     const { settleMs, unreachableMs, silenceMs } = DEFAULT_PRESENCE_CONFIG;
-    const running = pod("job-worker-0");
-    h.presence.sync("ns/job", [running]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("running"));
+    const { agent: running, watch } = pushingAgent(h, line("running"));
     const startedAt = h.now();
     h.advance(silenceMs + 100);
     h.presence.judge(h.now());
@@ -173,11 +175,7 @@ describe("presence", () => {
   it("says an agent was judged leniently when settling delayed it, also when its settling ended before it was found", () => {
     const h = harness({ settleMs: 1000 });
     const { silenceMs } = DEFAULT_PRESENCE_CONFIG;
-    const agent = pod("job-worker-0");
-    h.presence.sync("ns/job", [agent]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("running"));
+    const { agent, watch } = pushingAgent(h, line("running"));
     h.advance(200);
     watch.events.heartbeat();
     // Due at the silence threshold 900 ms after the start, while still settling: not judged then.
@@ -196,11 +194,7 @@ describe("presence", () => {
   it("settles after a start or a rank's restart only: an agent stopping or waiting for /start gets the silence threshold", () => {
     const h = harness({});
     const { settleMs, unreachableMs, silenceMs } = DEFAULT_PRESENCE_CONFIG;
-    const agent = pod("job-worker-0");
-    h.presence.sync("ns/job", [agent]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(rankLine("running", 0));
+    const { agent, watch } = pushingAgent(h, rankLine("running", 0));
     h.advance(settleMs);
     const silentAfter = (ms: number) => {
       h.advance(ms);
@@ -226,11 +220,7 @@ describe("presence", () => {
 
   it("reads a pushed line once, when asked: upper-case states lower-cased, a line off the schema polled", () => {
     const h = harness();
-    const agent = pod("job-worker-0");
-    h.presence.sync("ns/job", [agent]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("RUNNING"));
+    const { agent, watch } = pushingAgent(h, line("RUNNING"));
     const read = h.presence.pushed(agent);
     expect(read).toEqual({ kind: "status", status: { status: "running" } });
     expect(h.presence.pushed(agent)).toBe(read);
@@ -255,11 +245,7 @@ describe("presence", () => {
 
   it("does not judge on a tick that ran late, and judges after pending I/O on one that did not", async () => {
     const h = harness();
-    const running = pod("job-worker-0");
-    h.presence.sync("ns/job", [running]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("running"));
+    const { agent: running, watch } = pushingAgent(h, line("running"));
     h.advance(900);
     // The operator stalled: the tick fires 200 ms late (more than a quarter of the 700 ms threshold).
     h.presence.onTimer(h.now(), h.now() - 200);
@@ -280,11 +266,7 @@ describe("presence", () => {
 
   it("does not judge when the I/O between the tick and the judgement ran long (unread sockets)", async () => {
     const h = harness();
-    const running = pod("job-worker-0");
-    h.presence.sync("ns/job", [running]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("running"));
+    pushingAgent(h, line("running"));
     h.advance(800);
     h.presence.onTimer(h.now(), h.now());
     // The poll phase after the tick takes 300 ms (a long callback) before the judgement runs.
@@ -398,11 +380,7 @@ describe("presence", () => {
 
   it("reconnects a dropped stream, polling the agent meanwhile (an ended stream is no silence)", async () => {
     const h = harness();
-    const running = pod("job-worker-0");
-    h.presence.sync("ns/job", [running]);
-    const watch = h.dialed[0] as Dialed;
-    watch.events.opened();
-    watch.events.line(line("running"));
+    const { agent: running, watch } = pushingAgent(h, line("running"));
     h.advance(500);
     watch.events.closed("stream ended");
     expect(h.presence.pushed(running)).toBeNull();

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { parseJson } from "@/server/agent/http-body";
+import { bodyValue, parseJson } from "@/server/agent/http-body";
 import { type BodyParse, parseBody } from "@/server/agent/validation-detail";
 
 /**
@@ -31,12 +31,11 @@ export function createBodyReader<S extends z.ZodType>(schema: S) {
   const shared = new Map<string, BodyParse<Out> | null>();
   let sharedReads = 0;
 
-  /** The real agent's read: an empty body is `{}` where the body is optional, else missing. */
+  /** The real agent's read (server/agent/server.ts). */
   const full = (text: string, optional: boolean): BodyReading<Out> => {
     const json = parseJson(text);
     if (json.kind === "invalid") return json;
-    const value = json.kind === "json" ? json.value : optional ? {} : undefined;
-    return { kind: "read", parse: parseBody(schema, value) };
+    return { kind: "read", parse: parseBody(schema, bodyValue(json, optional)) };
   };
 
   const jobWide = (rest: string): BodyParse<Out> | null => {
