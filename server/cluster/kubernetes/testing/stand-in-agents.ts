@@ -26,10 +26,12 @@ import { createInformer, type KubeObject, objectKey } from "../informer";
 import { LABEL_JOB, podGpuRequest } from "../objects";
 import { annotateAgentUrl, isBound, isGone } from "./kubelet";
 import { type BodyReading, createBodyReader } from "./stand-in-bodies";
+import { checkPartition, ownsPod, type StandInPartition } from "./stand-in-partition";
 
 /**
- * Lightweight stand-ins for the agents of many KWOK pods, all in one process (bench:k8s: 256 pods on a
- * 2-core machine, where a real agent per pod would not fit). Each job pod (label HPJob) bound to a node gets
+ * Lightweight stand-ins for the agents of many KWOK pods, many in one process (bench:k8s: 256 pods on a
+ * 2-core machine, where a real agent per pod would not fit; with `partition`, a few processes share the pods,
+ * each serving its own part: stand-in-partition.ts). Each job pod (label HPJob) bound to a node gets
  * an HTTP server on a free loopback port that speaks the real agent protocol (server/agent/protocol.ts,
  * reference §2.2): GET /status, POST /start, /stop, /update, /shutdown, with the real agent's state machine
  * (READY → RUNNING on /start; RUNNING/FAULTED → STOPPING → READY on /stop) but no worker processes: every
@@ -382,7 +384,13 @@ export async function startStandInAgents(opts: {
   ranksPerPod?: number;
   /** Running ranks report a new step this often (default: never; their status stays the same). */
   stepMs?: number;
+  /** Serve only this part's pods (default: every pod, one process for all). */
+  partition?: StandInPartition;
 }): Promise<StandInAgents> {
+  const partition = opts.partition ? checkPartition(opts.partition) : null;
+  const owned = (pod: V1Pod) =>
+    partition === null ||
+    ownsPod(partition, { namespace: pod.metadata?.namespace ?? "", name: pod.metadata?.name ?? "" });
   const core = opts.kubeConfig.makeApiClient(CoreV1Api);
   const byUid = new Map<string, Running>();
   const stopDelayMs = opts.stopDelayMs ?? 5;
@@ -416,7 +424,7 @@ export async function startStandInAgents(opts: {
   };
 
   const reconcile = (type: string, pod: V1Pod | null) => {
-    if (!pod || stopped) return;
+    if (!pod || stopped || !owned(pod)) return;
     const uid = pod.metadata?.uid ?? "";
     if (isGone(type, pod)) return close(uid);
     if (!isBound(pod) || byUid.has(uid)) return;
