@@ -38,13 +38,44 @@ export function sampleProc(pid: number): ProcSample | null {
   }
 }
 
-/** Samples a process every `everyMs`, keeping the highest RSS seen (VmHWM is the kernel's exact peak). */
-export function watchProc(pid: number, everyMs = 500) {
-  let last = sampleProc(pid);
+/**
+ * Processes taken as one (bench:k8s's stand-in agents, spread over several): CPU time, RSS and VmHWM
+ * summed, at the latest sample's time; null when there is none. The summed VmHWM is at least the peak of the
+ * sum (each process's peak may come at a different time).
+ */
+export function sumSamples(samples: (ProcSample | null)[]): ProcSample | null {
+  const present = samples.filter((sample): sample is ProcSample => sample !== null);
+  if (present.length === 0) return null;
+  return present.reduce((sum, sample) => ({
+    at: Math.max(sum.at, sample.at),
+    cpuS: sum.cpuS + sample.cpuS,
+    rssMb: sum.rssMb + sample.rssMb,
+    hwmMb: sum.hwmMb + sample.hwmMb,
+  }));
+}
+
+/**
+ * Samples processes every `everyMs` as one (sumSamples), keeping the highest summed RSS seen (VmHWM is the
+ * kernel's exact peak of each). A process that is gone counts with its last sample: its CPU time stays in
+ * the sum.
+ */
+export function watchProcs(pids: number[], everyMs = 500) {
+  const lasts = pids.map((pid) => sampleProc(pid));
+  /** null once every process is gone. */
+  const take = (): ProcSample | null => {
+    let fresh = false;
+    for (const [index, pid] of pids.entries()) {
+      const sample = sampleProc(pid);
+      if (sample) lasts[index] = sample;
+      fresh ||= sample !== null;
+    }
+    return fresh ? sumSamples(lasts) : null;
+  };
+  let last = sumSamples(lasts);
   let peakRssMb = last?.rssMb ?? 0;
   const samples: ProcSample[] = last ? [last] : [];
   const timer = setInterval(() => {
-    const sample = sampleProc(pid);
+    const sample = take();
     if (!sample) return;
     last = sample;
     samples.push(sample);
@@ -52,9 +83,9 @@ export function watchProc(pid: number, everyMs = 500) {
   }, everyMs);
   timer.unref();
   return {
-    /** A fresh sample (or the last one, when the process is gone). */
+    /** A fresh sample (or the last one, when the processes are gone). */
     now(): ProcSample | null {
-      const sample = sampleProc(pid);
+      const sample = take();
       if (sample) {
         last = sample;
         peakRssMb = Math.max(peakRssMb, sample.rssMb);
@@ -68,4 +99,7 @@ export function watchProc(pid: number, everyMs = 500) {
   };
 }
 
-export type ProcWatch = ReturnType<typeof watchProc>;
+/** Samples one process every `everyMs`, keeping the highest RSS seen (VmHWM is the kernel's exact peak). */
+export const watchProc = (pid: number, everyMs = 500) => watchProcs([pid], everyMs);
+
+export type ProcWatch = ReturnType<typeof watchProcs>;
