@@ -1,11 +1,14 @@
 import { loadKubeConfig } from "@/server/cluster/kubernetes/config";
 import { startStandInAgents } from "@/server/cluster/kubernetes/testing/stand-in-agents";
+import { checkPartition } from "@/server/cluster/kubernetes/testing/stand-in-partition";
 import { createLogger } from "@/server/log";
 import { checkStandInProtocol } from "./stand-in-check";
 
 /**
- * The stand-in agents' own process (bench/k8s/agents.ts starts it): its CPU is the cost of answering the
- * operator's polls, kept apart from the bench's timing and from the operator. Talks over IPC:
+ * A stand-in agents' process (bench/k8s/agents.ts starts one or several): their CPU is the cost of
+ * answering the operator, kept apart from the bench's timing and from the operator. Arguments:
+ * `<kubeconfig> <step-ms, 0 for none> <index>/<count>`: this process serves the pods of part `index` of
+ * `count` (stand-in-partition.ts). Talks over IPC:
  * `{ type: "fault", namespace, pod }`, `{ type: "freeze", namespace, pod }` (the pod's agent goes silent as
  * a SIGSTOPped one would: streams open, nothing sent, requests unanswered; the reply says when, this
  * machine's clock) and `{ type: "count" }` are answered with `{ type: "reply", … }`.
@@ -29,12 +32,15 @@ function answer(message: Request) {
   }
 }
 
-const kubeconfig = process.argv[2];
-if (!kubeconfig) throw new Error("usage: agents-main.ts <kubeconfig> [step-ms]");
-const stepMs = process.argv[3] ? Number(process.argv[3]) : undefined;
-const log = createLogger({ service: "stand-in-agents" });
+const [kubeconfig, step, part] = process.argv.slice(2);
+const [index, count] = (part ?? "").split("/").map(Number);
+if (!kubeconfig || index === undefined || count === undefined)
+  throw new Error("usage: agents-main.ts <kubeconfig> <step-ms> <index>/<count>");
+const partition = checkPartition({ index, count });
+const stepMs = Number(step) > 0 ? Number(step) : undefined;
+const log = createLogger({ service: "stand-in-agents", part: `${index}/${count}` });
 await checkStandInProtocol();
-const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig), log, stepMs });
+const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig), log, stepMs, partition });
 
 process.on("message", (message: Request) => {
   process.send?.({ type: "reply", ...answer(message) });

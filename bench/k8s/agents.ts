@@ -1,84 +1,196 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { createWriteStream } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type ProcWatch, watchProc } from "./proc";
+import { standInOwner } from "@/server/cluster/kubernetes/testing/stand-in-partition";
+import { type ProcWatch, watchProcs } from "./proc";
 
-/** Starts bench/k8s/agents-main.ts (the stand-in agents) in a child process and talks to it over IPC. */
-export type AgentsProcess = {
-  pid: number;
+/**
+ * Starts the stand-in agents (bench/k8s/agents-main.ts) in `processes` child processes, each serving its
+ * part of the pods (stand-in-partition.ts), and talks to them over IPC: a pod's freeze or fault goes to the
+ * child that owns it, counts are summed, and `proc` samples the children as one (CPU and RSS summed).
+ */
+export type AgentsProcesses = {
+  pids: number[];
   proc: ProcWatch;
   counts(): Promise<{ count: number; started: number }>;
   /** The pod's stand-in agent goes silent (seam 4 of issue 18); `at`: when, the agents' clock (epoch ms). */
-  freeze(pod: { namespace: string; pod: string }): Promise<{ ok: boolean; at: number }>;
+  freeze(pod: PodRef): Promise<{ ok: boolean; at: number }>;
+  /** The pod's running stand-in agent turns FAULTED; false when it has none running. */
+  fault(pod: PodRef): Promise<{ ok: boolean }>;
+  /** Rejects when a child exits before stop() (the bench fails with it, as when the operator exits). */
+  exited: Promise<never>;
   stop(): Promise<void>;
 };
 
+type PodRef = { namespace: string; pod: string };
+
 const MAIN = fileURLToPath(new URL("./agents-main.ts", import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
+const LOG_TAIL_LINES = 20;
 
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
-/** One request at a time: replies carry no id, so each is the answer to the request before it. */
-function requester(child: ChildProcess) {
+const exitOf = (child: ChildProcess) =>
+  hasExited(child) ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+/** The child a pod's requests go to. */
+export const childOf = (pod: PodRef, children: number): number =>
+  standInOwner({ namespace: pod.namespace, name: pod.pod }, children);
+
+/** The children's counts, as one. */
+export const sumCounts = (counts: { count: number; started: number }[]) =>
+  counts.reduce((sum, each) => ({ count: sum.count + each.count, started: sum.started + each.started }), {
+    count: 0,
+    started: 0,
+  });
+
+/** `agents.log` for one child, `agents-0.log`, `agents-1.log`, … for several. */
+export const childLogFile = (logFile: string, index: number, children: number): string =>
+  children === 1 ? logFile : logFile.replace(/(\.log)?$/, `-${index}$1`);
+
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text.trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n");
+}
+
+type Child = {
+  index: number;
+  child: ChildProcess;
+  logFile: string;
+  /** Resolves with why the child ended, once it has (whether or not it was asked to). */
+  ended: Promise<string>;
+  request<T>(message: object): Promise<T>;
+  stop(): Promise<void>;
+};
+
+/**
+ * One child: requests one at a time (replies carry no id, so each is the answer to the request before it);
+ * a request to a child that has exited, or exits before answering, is rejected.
+ */
+function startChild(input: {
+  index: number;
+  children: number;
+  kubeconfigPath: string;
+  logFile: string;
+  stepMs?: number;
+}): Child {
+  const args = [input.kubeconfigPath, String(input.stepMs ?? 0), `${input.index}/${input.children}`];
+  const child = fork(MAIN, args, {
+    execArgv: ["--import", import.meta.resolve("tsx")],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  const log = createWriteStream(input.logFile);
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const name = `stand-in agents process ${input.index + 1} of ${input.children} (pid ${child.pid ?? "?"})`;
+  const ended = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) =>
+      resolve(`${name} exited (${signal ?? `code ${code}`}); see ${input.logFile}`),
+    );
+  });
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   let last: Promise<unknown> = Promise.resolve();
-  return <T>(message: object): Promise<T> => {
+  const request = <T>(message: object): Promise<T> => {
     const next = last.then(
       () =>
-        new Promise<T>((resolve) => {
-          child.once("message", (reply) => resolve(reply as T));
+        new Promise<T>((resolve, reject) => {
+          if (hasExited(child) || !child.connected) return reject(new Error(`${name} is gone`));
+          const onExit = () => reject(new Error(`${name} exited before it answered`));
+          child.once("exit", onExit);
+          child.once("message", (reply) => {
+            child.off("exit", onExit);
+            resolve(reply as T);
+          });
           child.send(message);
         }),
     );
     last = next.catch(() => undefined);
     return next;
   };
+  return {
+    index: input.index,
+    child,
+    logFile: input.logFile,
+    ended,
+    request,
+    async stop() {
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exitOf(child);
+      clearTimeout(timer);
+      process.off("exit", killOnExit);
+    },
+  };
 }
 
-export async function startAgentsProcess(opts: {
-  kubeconfigPath: string;
-  logFile: string;
-  /** Ranks report a new step this often (bench:console's 1 Hz updates); default: static. */
-  stepMs?: number;
-}): Promise<AgentsProcess> {
-  const child = fork(MAIN, [opts.kubeconfigPath, ...(opts.stepMs ? [String(opts.stepMs)] : [])], {
-    execArgv: ["--import", import.meta.resolve("tsx")],
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-  });
-  const log = createWriteStream(opts.logFile);
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  const stop = async () => {
-    if (child.connected) child.disconnect();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    await exited(child);
-    clearTimeout(timer);
-    process.off("exit", killOnExit);
-  };
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the stand-in agents did not start")), READY_TIMEOUT_MS);
-    child.once("message", () => {
+/** Resolves once the child says it is ready; rejects with its last log lines if it exits first. */
+function ready(each: Child): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the stand-in agents (process ${each.index + 1}) did not start`)),
+      READY_TIMEOUT_MS,
+    );
+    each.child.once("message", () => {
       clearTimeout(timer);
       resolve();
     });
-    child.once("exit", (code) => {
+    void each.ended.then(async (why) => {
       clearTimeout(timer);
-      reject(new Error(`the stand-in agents exited (${code}); see ${opts.logFile}`));
+      reject(new Error(`${why}; its last lines:\n${await logTail(each.logFile)}`));
     });
-  }).catch(async (error: unknown) => {
+  });
+}
+
+export async function startAgentsProcesses(opts: {
+  kubeconfigPath: string;
+  /** The log of one child; with several, `-0`, `-1`, … before `.log`. */
+  logFile: string;
+  /** How many child processes share the pods (default 1). */
+  processes?: number;
+  /** Ranks report a new step this often (bench:console's 1 Hz updates); default: static. */
+  stepMs?: number;
+}): Promise<AgentsProcesses> {
+  const count = opts.processes ?? 1;
+  const children = Array.from({ length: count }, (_, index) =>
+    startChild({
+      index,
+      children: count,
+      kubeconfigPath: opts.kubeconfigPath,
+      logFile: childLogFile(opts.logFile, index, count),
+      stepMs: opts.stepMs,
+    }),
+  );
+  let stopping = false;
+  const stop = async () => {
+    stopping = true;
+    await Promise.all(children.map((each) => each.stop()));
+  };
+  await Promise.all(children.map(ready)).catch(async (error: unknown) => {
     await stop();
     throw error;
   });
-  const request = requester(child);
+  const exited = new Promise<never>((_, reject) => {
+    for (const each of children)
+      void each.ended.then(async (why) => {
+        if (!stopping) reject(new Error(`${why}; its last lines:\n${await logTail(each.logFile)}`));
+      });
+  });
+  exited.catch(() => undefined);
+  const owner = (pod: PodRef) => children[childOf(pod, count)] as Child;
   return {
-    pid: child.pid ?? -1,
-    proc: watchProc(child.pid ?? -1),
-    counts: () => request({ type: "count" }),
-    freeze: (pod) => request({ type: "freeze", ...pod }),
+    pids: children.map((each) => each.child.pid ?? -1),
+    proc: watchProcs(children.map((each) => each.child.pid ?? -1)),
+    counts: async () =>
+      sumCounts(
+        await Promise.all(
+          children.map((each) => each.request<{ count: number; started: number }>({ type: "count" })),
+        ),
+      ),
+    freeze: (pod) => owner(pod).request({ type: "freeze", ...pod }),
+    fault: (pod) => owner(pod).request({ type: "fault", ...pod }),
+    exited,
     stop,
   };
 }

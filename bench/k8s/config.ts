@@ -15,6 +15,8 @@ import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
  *   --silent-percent 0              after the quiet window, freeze this % of the job's pods' agents over
  *                                  10 s and time the operator's "agent silent" line for each (0 = off;
  *                                  bench/k8s/silence.ts)
+ *   --agent-processes N             the stand-in agents' processes, each serving its part of the pods
+ *                                  (default: one per 512 pods, at most 4: agentProcessesFor)
  *   --operator-node-args="--max-old-space-size=256"   node flags for the operator: by default the same heap
  *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none;
  *                                  bench/k8s/operator-sizing.ts derives it)
@@ -31,6 +33,8 @@ export type BenchConfig = {
   pollMs: number | null;
   stepMs: number;
   silentPercent: number;
+  /** Processes the stand-in agents are spread over (bench/k8s/agents.ts). */
+  agentProcesses: number;
   operatorNodeArgs: string[];
   operatorLog: string | null;
   verbose: boolean;
@@ -49,12 +53,28 @@ const DEFAULTS = {
 
 type Flag = keyof typeof DEFAULTS;
 
+/** Pods per stand-in process by default, and the most processes by default (these machines have 2 cores). */
+const PODS_PER_AGENT_PROCESS = 512;
+const MAX_DEFAULT_AGENT_PROCESSES = 4;
+
+/**
+ * The stand-in agents' processes by default: one per 512 pods, at most 4 (1 up to 512 pods, 2 at 1,024, 4 at
+ * 2,048). One process answering a restart's /stop and /start for all 2,048 pods stalled its heartbeats long
+ * enough for 31 agents to be overdue at once (issue 18), which real agents, one per pod, never are; up to
+ * 512 pods (256 is the default job) one process keeps up. More than 4 would be busier on 2 cores than the
+ * stall they avoid: each process holds its own runtime and its own watch of every job pod.
+ */
+export function agentProcessesFor(pods: number): number {
+  return Math.min(MAX_DEFAULT_AGENT_PROCESSES, Math.max(1, Math.ceil(pods / PODS_PER_AGENT_PROCESS)));
+}
+
 export function parseConfig(argv: string[]): BenchConfig {
   const options = {
     ...stringOptions<Flag>(DEFAULTS),
     "operator-node-args": { type: "string" as const, default: OPERATOR_HEAP_FLAG },
     "operator-log": { type: "string" as const },
     "silent-percent": { type: "string" as const, default: "0" },
+    "agent-processes": { type: "string" as const },
     verbose: { type: "boolean" as const, default: false },
   };
   const { values } = parseArgs({ args: argv, options });
@@ -63,8 +83,12 @@ export function parseConfig(argv: string[]): BenchConfig {
   const silentPercent = Number(values["silent-percent"]);
   if (!(silentPercent >= 0 && silentPercent <= 100))
     throw new Error(`--silent-percent: expected a number from 0 to 100, got ${values["silent-percent"]}`);
+  const nodes = int("nodes", 1);
+  const agentProcesses = values["agent-processes"] ?? String(agentProcessesFor(nodes));
+  if (!/^\d+$/.test(agentProcesses) || Number(agentProcesses) < 1)
+    throw new Error(`--agent-processes: expected an integer >= 1, got ${agentProcesses}`);
   return {
-    nodes: int("nodes", 1),
+    nodes,
     gpusPerNode: int("gpus-per-node", 1),
     spareNodes: int("spare-nodes", 1),
     faults: int("faults", 1),
@@ -73,6 +97,7 @@ export function parseConfig(argv: string[]): BenchConfig {
     pollMs: pollMs === 0 ? null : Math.max(20, pollMs),
     stepMs: int("step-ms", 0),
     silentPercent,
+    agentProcesses: Number(agentProcesses),
     operatorNodeArgs: (values["operator-node-args"] ?? "").split(" ").filter((arg) => arg !== ""),
     operatorLog: values["operator-log"] ?? null,
     verbose: values.verbose === true,

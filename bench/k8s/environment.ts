@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
 import { createLogger } from "@/server/log";
-import { type AgentsProcess, startAgentsProcess } from "./agents";
+import { type AgentsProcesses, startAgentsProcesses } from "./agents";
 import { type AuditedCluster, startAuditedCluster } from "./cluster";
 import type { BenchConfig } from "./config";
 import { type BenchKube, benchKube, type PodWatch } from "./kube";
@@ -16,7 +16,7 @@ import { type ProcWatch, watchProc } from "./proc";
 
 /**
  * Everything the benchmark runs against, started in order: the audited cluster, CRD, namespaces and KWOK
- * nodes; an embedded PostgreSQL (migrated, seeded); the stand-in agents' process; the operator's process;
+ * nodes; an embedded PostgreSQL (migrated, seeded); the stand-in agents' processes; the operator's process;
  * the bench's own watch on the job's pods. `close()` undoes whatever was started, in reverse, once, however
  * far the start got (a failure or Ctrl-C half-way included); each step is bounded so a stuck one cannot
  * keep the rest from being cleaned up.
@@ -31,7 +31,7 @@ export type BenchEnvironment = {
   kube: BenchKube;
   db: Db;
   databaseUrl: string;
-  agents: AgentsProcess;
+  agents: AgentsProcesses;
   operator: OperatorProcess;
   pods: PodWatch;
   nodes: string[];
@@ -74,6 +74,8 @@ export function createLifecycle(log: (line: string) => void): Lifecycle {
     },
   };
 }
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export async function openEnvironment(input: {
   config: BenchConfig;
@@ -118,12 +120,15 @@ export async function openEnvironment(input: {
   life.defer("disconnect from PostgreSQL", () => db.$disconnect());
   await seedIfEmpty(db);
   const [operatorUser, agentsUser] = users as [(typeof users)[0], (typeof users)[0]];
-  const agents = await step("start the stand-in agents", async () =>
-    startAgentsProcess({
-      kubeconfigPath: await cluster.kubeconfigFor(agentsUser),
-      logFile: path.join(dir, "agents.log"),
-      stepMs: input.agentStepMs,
-    }),
+  const agents = await step(
+    `start the stand-in agents (${plural(config.agentProcesses, "process", "processes")})`,
+    async () =>
+      startAgentsProcesses({
+        kubeconfigPath: await cluster.kubeconfigFor(agentsUser),
+        logFile: path.join(dir, "agents.log"),
+        processes: config.agentProcesses,
+        stepMs: input.agentStepMs,
+      }),
   );
   life.defer("stop the stand-in agents", () => agents.stop());
   const operator = await step("start the operator process", async () =>

@@ -13,16 +13,16 @@ import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./sil
 /**
  * Kubernetes back end at scale (DESIGN.md "Performance targets"), run by `npm run bench:k8s`
  * (bench/k8s-scale.ts): a real kube-apiserver + etcd + KWOK with an audit log, 256 KWOK nodes × 8 GPUs
- * (+2 spare), the operator as its own process on the kubernetes back end, stand-in agents (one process,
- * the real protocol, no workers) for the pods, and one 2,048-rank job (256 pods × 8 ranks). Once the job
- * runs and a quiet window has passed, nodes hosting its pods are marked UnschedulablePendingReboot one at
- * a time; each is timed to the replacement pod and to the job Running again. Reports those, the operator's
- * RSS and CPU (/proc), its API requests per second (audit log), and its agent polls, pushed lines and
- * heartbeats per second in the quiet window (its /metrics): a table, then `BENCH k8s <json>`. With
- * `--silent-percent P`, P % of the pods' agents are frozen after the quiet window (bench/k8s/silence.ts)
- * and the job recovers before the node faults. If the operator exits at any point, the run fails at once
- * with its exit status and last log lines. Progress goes to stderr. Every process and temp dir is removed
- * at the end, on failure and on Ctrl-C.
+ * (+2 spare), the operator as its own process on the kubernetes back end, stand-in agents (the real
+ * protocol, no workers; in --agent-processes child processes) for the pods, and one 2,048-rank job
+ * (256 pods × 8 ranks). Once the job runs and a quiet window has passed, nodes hosting its pods are marked
+ * UnschedulablePendingReboot one at a time; each is timed to the replacement pod and to the job Running
+ * again. Reports those, the operator's RSS and CPU (/proc), its API requests per second (audit log), and its
+ * agent polls, pushed lines and heartbeats per second in the quiet window (its /metrics): a table, then
+ * `BENCH k8s <json>`. With `--silent-percent P`, P % of the pods' agents are frozen after the quiet window
+ * (bench/k8s/silence.ts) and the job recovers before the node faults. If the operator or a stand-in agents'
+ * process exits at any point, the run fails at once with its exit status and last log lines. Progress goes
+ * to stderr. Every process and temp dir is removed at the end, on failure and on Ctrl-C.
  */
 const RESERVE_MS = 30_000;
 const MIN_FAULT_MS = 20_000;
@@ -170,7 +170,8 @@ async function main(): Promise<void> {
   let env: BenchEnvironment | null = null;
   try {
     env = await openEnvironment({ config, life, log, agentStepMs: config.stepMs || undefined });
-    const measured = await whileOperatorRuns(env.operator, measure(env));
+    // A stand-in process that dies fails the run at once, as the operator's exit does.
+    const measured = await Promise.race([whileOperatorRuns(env.operator, measure(env)), env.agents.exited]);
     const audit = await readAuditLog(env.cluster.auditLogPath);
     const silence = silenceFigures(measured.frozen, await silenceLinesOf(env.operator.logFile));
     report({ config, env, ...measured, audit, silence, elapsedMs: Date.now() - began });

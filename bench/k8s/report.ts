@@ -341,7 +341,7 @@ function operatorTable(input: ReportInput, f: Figures): string[] {
     `${"API requests/s: quiet / during the faults".padEnd(50)}${num(f.steady.perSecond, 1)} / ${num(f.faultWindow.perSecond, 1)}`,
     `  by verb: ${kinds.join(", ")}`,
     `  pod creates answered: ${createAnswers(input)}`,
-    `${"stand-in agents CPU % of a core, quiet".padEnd(50)}${num(f.agentsSteadyPct)}`,
+    `${`stand-in agents CPU % of a core, quiet (${input.config.agentProcesses} proc.)`.padEnd(50)}${num(f.agentsSteadyPct)}`,
     `${"apiserver+etcd+KWOK CPU % of a core, quiet".padEnd(50)}${num(f.clusterSteadyPct)}`,
   ];
 }
@@ -434,6 +434,7 @@ function benchJson(input: ReportInput, all: Row[], f: Figures): Record<string, n
     silence_lenient_overdue_with_many: input.silence.lenient["overdue with many"] ?? 0,
     silence_lenient_settling: input.silence.lenient.settling ?? 0,
     stand_in_agents_cpu_quiet_pct: round(f.agentsSteadyPct),
+    stand_in_agent_processes: config.agentProcesses,
     cluster_cpu_quiet_pct: round(f.clusterSteadyPct),
     job_start_ms: input.job.runningAt - input.job.createdAt,
     job_start_pod_creates_span_ms: round(startCreates(input).spanMs),
