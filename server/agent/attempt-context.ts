@@ -37,7 +37,11 @@ export type Hook = { script: string; command: Command };
 
 export type OutputSink = { write(stream: StreamName, text: string): void };
 
-export type AttemptEvents = { onFault(fault: Fault): void; onCompleted(): void };
+export type AttemptEvents = {
+  /** `localRank`: the fault is that rank's own and it alone is being restarted (keepRanksOnFault); else null. */
+  onFault(fault: Fault, localRank: number | null): void;
+  onCompleted(): void;
+};
 
 export type AttemptInput = {
   settings: LauncherSettings;
@@ -47,6 +51,12 @@ export type AttemptInput = {
   attempt: number;
   deps: { baseEnv: ProcessEnv; logger: Logger; now: () => number; output: OutputSink };
   events: AttemptEvents;
+  /**
+   * Asked at a rank's own fault (its process ended, or a rule on it fired): true restarts that rank alone
+   * (its process stopped, a new one started in its place) and keeps the others running; a second fault
+   * before `rearm()` is the attempt's as usual. Default: every fault is the attempt's.
+   */
+  keepRanksOnFault?: () => boolean;
 };
 
 export type AttemptContext = {
@@ -57,7 +67,16 @@ export type AttemptContext = {
   /** Runs output lines through the ranks' rules within a time budget (rule-queue.ts). */
   readonly ruleQueue: RuleQueue<RankRecord>;
   stopSignal: NodeJS.Signals | null;
+  /** A fault stopped every worker of the attempt. */
   faulted: boolean;
+  /** The local rank restarted alone for its fault, since the attempt started or was re-armed. */
+  rankFault: number | null;
+  /** Each local rank's current process: resolves once it exited and its exit was recorded. */
+  readonly running: Map<number, Promise<void>>;
+  /** Processes stopped on purpose while the attempt runs on (a rank restarted alone): their exit is no fault. */
+  readonly retiring: Set<ManagedProcess>;
+  /** Stops the rank's process if it runs and starts a new one in its place (launcher.ts). */
+  readonly restartRank: (record: RankRecord) => void;
   ticker: NodeJS.Timeout | null;
   killTimers: NodeJS.Timeout[];
 };
@@ -88,7 +107,10 @@ function pruneOldAttempts(input: AttemptInput): void {
   }
 }
 
-export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext; ruleError: string | null } {
+export function createAttemptContext(
+  input: AttemptInput,
+  restartRank: (ctx: AttemptContext, record: RankRecord) => void,
+): { ctx: AttemptContext; ruleError: string | null } {
   const { settings, rendezvous, attempt } = input;
   let ruleError: string | null = null;
   const silenceMs = silenceWindowMs(input.rules);
@@ -126,6 +148,10 @@ export function createAttemptContext(input: AttemptInput): { ctx: AttemptContext
     }),
     stopSignal: null,
     faulted: false,
+    rankFault: null,
+    running: new Map(),
+    retiring: new Set(),
+    restartRank: (record) => restartRank(ctx, record),
     ticker: null,
     killTimers: [],
   };
@@ -184,11 +210,21 @@ export function settle(ctx: AttemptContext): void {
   for (const record of ctx.records) if (record.state === "starting") record.state = "stopped";
 }
 
-/** Reports the first fault of the attempt, then stops every worker (shutdown signal, SIGKILL later). */
-export function raiseFault(ctx: AttemptContext, fault: Fault): void {
+/**
+ * Reports the first fault of the attempt, then stops every worker (shutdown signal, SIGKILL later); or, for
+ * a rank's own fault where the agent keeps ranks (keepRanksOnFault), reports it with the rank and
+ * restarts that rank alone (restartRank, launcher.ts).
+ */
+export function raiseFault(ctx: AttemptContext, fault: Fault, record: RankRecord | null = null): void {
   if (ctx.faulted || isStopping(ctx)) return;
+  if (record !== null && ctx.rankFault === null && ctx.input.keepRanksOnFault?.() === true) {
+    ctx.rankFault = record.localRank;
+    ctx.input.events.onFault(fault, record.localRank);
+    ctx.restartRank(record);
+    return;
+  }
   ctx.faulted = true;
-  ctx.input.events.onFault(fault);
+  ctx.input.events.onFault(fault, null);
   const { shutdownSignal, shutdownTimeoutMs } = ctx.input.settings;
   stopProcesses(ctx, { signal: shutdownSignal, timeoutMs: shutdownTimeoutMs });
 }
@@ -209,7 +245,10 @@ export function checkRules(ctx: AttemptContext): void {
   if (ctx.faulted || isStopping(ctx)) return;
   const watched = ctx.records.filter((record) => record.watched);
   const fault = rankLogFault(aggregateRanks(watched.map((record) => record.logState)));
-  if (fault !== null) raiseFault(ctx, { ...fault, at: ctx.input.deps.now() });
+  if (fault === null) return;
+  // The rank whose state won (the first one in a fault state), whose own fault this is.
+  const culprit = watched.find((record) => rankLogFault(record.logState) !== null) ?? null;
+  raiseFault(ctx, { ...fault, at: ctx.input.deps.now() }, culprit);
 }
 
 const TEE_STREAMS: Record<TeeMode, readonly StreamName[]> = {

@@ -16,7 +16,7 @@ import {
   teeLine,
 } from "./attempt-context";
 import { type ManagedProcess, type ProcessExit, type SpawnInput, spawnManaged } from "./managed-process";
-import { isFailedExit, type RankRecord, recordOutput, tickRank } from "./rank-record";
+import { isFailedExit, type RankRecord, recordOutput, resetForNewProcess, tickRank } from "./rank-record";
 import { groupEnv, workerEnv } from "./worker-env";
 import { type HookPhase, hookFault, workerCrashFault } from "./worker-faults";
 
@@ -28,6 +28,11 @@ import { type HookPhase, hookFault, workerCrashFault } from "./worker-faults";
  * the shutdown signal and SIGKILLed after the shutdown timeout. Exits after a stop was requested are
  * "stopped", never faults. Every local rank's output goes through its rank's log rules; only the watched
  * ranks' rules (local rank 0, or all with --log-rules-all-ranks) can fault the attempt.
+ *
+ * An agent that keeps ranks (`keepRanksOnFault`: the in-process agent with --early-worker-restart) has a
+ * rank's own fault (its crash, its rules) restart that rank alone: its process is stopped if it still runs,
+ * a new one starts in its place (output appended to the same log) and the others run on. Once per
+ * `rearm()`: a second fault before it is the attempt's, as above.
  */
 
 export type { AttemptEvents, AttemptInput, Hook, LauncherSettings, OutputSink } from "./attempt-context";
@@ -43,12 +48,19 @@ export type Attempt = {
   setRules(rules: readonly LogMonitoringRule[] | null): string | null;
   /** Whether a fault (a crash, a rule) already stopped this attempt's workers. */
   faulted(): boolean;
+  /** A rank's next own fault restarts it alone again (keepRanksOnFault), e.g. once the ranks run again. */
+  rearm(): void;
 };
 
-function onWorkerExit(ctx: AttemptContext, record: RankRecord, exit: ProcessExit): void {
+function onWorkerExit(
+  ctx: AttemptContext,
+  record: RankRecord,
+  exit: ProcessExit,
+  child: ManagedProcess | null,
+): void {
   record.exitCode = exit.code;
   record.signal = exit.signal;
-  if (isStopping(ctx)) {
+  if (isStopping(ctx) || (child !== null && ctx.retiring.has(child))) {
     record.state = "stopped";
     return;
   }
@@ -59,7 +71,7 @@ function onWorkerExit(ctx: AttemptContext, record: RankRecord, exit: ProcessExit
   }
   record.state = "crashed";
   const pid = record.process?.pid ?? null;
-  raiseFault(ctx, workerCrashFault({ localRank: record.localRank, pid, exit }));
+  raiseFault(ctx, workerCrashFault({ localRank: record.localRank, pid, exit }), record);
 }
 
 /** Spawns and tracks a process; one that cannot be started (e.g. its log folder cannot be made) is a failed exit. */
@@ -98,7 +110,47 @@ async function spawnWorker(ctx: AttemptContext, record: RankRecord): Promise<voi
     record.state = "running";
     record.monitor?.resume();
   }
-  onWorkerExit(ctx, record, await exited);
+  onWorkerExit(ctx, record, await exited, child);
+}
+
+/**
+ * The rank restarted alone (keepRanksOnFault): its rules dropped now (a fired rule must not fire again),
+ * its process stopped if it still runs (shutdown signal, SIGKILL after the shutdown timeout), and once it
+ * has exited a new process in its place, unless the attempt is stopping by then.
+ */
+function restartRank(ctx: AttemptContext, record: RankRecord): void {
+  const { shutdownSignal, shutdownTimeoutMs } = ctx.input.settings;
+  record.monitor?.suspend();
+  record.monitor = null;
+  const old = record.process;
+  if (old !== null && record.state === "running") {
+    ctx.retiring.add(old);
+    old.signal(shutdownSignal);
+    ctx.killTimers.push(setTimeout(() => old.signal("SIGKILL"), shutdownTimeoutMs));
+  }
+  const exited = ctx.running.get(record.localRank) ?? Promise.resolve();
+  ctx.running.set(
+    record.localRank,
+    exited.then(() => {
+      if (old !== null) {
+        ctx.retiring.delete(old);
+        ctx.processes.delete(old);
+      }
+      if (isStopping(ctx)) return;
+      ctx.input.deps.logger.info("restarting a rank alone", { localRank: record.localRank });
+      resetForNewProcess(record);
+      return spawnWorker(ctx, record);
+    }),
+  );
+}
+
+/** Until every local rank's current process has exited (a rank restarted meanwhile is waited for too). */
+async function allExited(ctx: AttemptContext): Promise<void> {
+  for (;;) {
+    const current = [...ctx.running.values()];
+    await Promise.all(current);
+    if ([...ctx.running.values()].every((exited, i) => exited === current[i])) return;
+  }
 }
 
 async function runHook(ctx: AttemptContext, phase: HookPhase): Promise<boolean> {
@@ -131,16 +183,16 @@ function startTicker(ctx: AttemptContext): void {
 
 async function run(ctx: AttemptContext): Promise<void> {
   if (!(await runHook(ctx, "pre_train"))) return;
-  const exits = ctx.records.map((record) => spawnWorker(ctx, record));
+  for (const record of ctx.records) ctx.running.set(record.localRank, spawnWorker(ctx, record));
   startTicker(ctx);
-  await Promise.all(exits);
+  await allExited(ctx);
   stopTicker(ctx);
   if (isStopping(ctx) || !(await runHook(ctx, "post_train"))) return;
   if (!isStopping(ctx)) ctx.input.events.onCompleted();
 }
 
 export function launchAttempt(input: AttemptInput): Attempt {
-  const { ctx, ruleError } = createAttemptContext(input);
+  const { ctx, ruleError } = createAttemptContext(input, restartRank);
   const failed = (error: unknown) => {
     input.deps.logger.error("attempt failed", { attempt: input.attempt, error: String(error) });
     raiseFault(ctx, {
@@ -174,5 +226,8 @@ export function launchAttempt(input: AttemptInput): Attempt {
       return error;
     },
     faulted: () => ctx.faulted || isStopping(ctx),
+    rearm() {
+      ctx.rankFault = null;
+    },
   };
 }

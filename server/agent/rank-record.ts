@@ -87,6 +87,29 @@ export function recordOutput(record: RankRecord, input: { line: string; at: numb
   if (metrics.throughput !== undefined) record.throughput = metrics.throughput;
 }
 
+/**
+ * The rank's record made ready for a new process of the same attempt (a rank restarted alone: see
+ * restartRank in launcher.ts): what it knew of the old process is dropped, and so are its rules until the
+ * agent sets them again (the new process waits at the in-process barrier first).
+ */
+export function resetForNewProcess(record: RankRecord): void {
+  record.monitor?.suspend();
+  Object.assign(record, {
+    monitor: null,
+    process: null,
+    state: "starting",
+    exitCode: null,
+    signal: null,
+    lastLine: null,
+    lastLineAt: null,
+    step: null,
+    loss: null,
+    throughput: null,
+    logState: WAITING_RANK,
+    suspectSince: null,
+  } satisfies Partial<RankRecord>);
+}
+
 export function tickRank(record: RankRecord, now: number): RankLogState {
   if (record.monitor !== null && record.state === "running") record.logState = record.monitor.tick();
   updateSuspect(record, now);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -6,11 +6,12 @@ import type { AgentStatus } from "../protocol";
 import { cleanupAgents, DEMO_TRAINER, readRankLog, startAgent } from "../testing/agent-harness";
 
 /**
- * With `--early-worker-restart` the in-process agent restarts a failed node's workers as soon as one dies,
- * before the operator's /stop (ipr-agent.ts): while it reports FAULTED (with the crashed rank, as the operator needs it) the new workers
- * start and wait at the barrier; the /stop then keeps them (READY, no further restart), so the node is
- * READY sooner than a restart begun on /stop could make it. Without the flag, as hyperpodrun, the failed
- * workers stay down until the /stop.
+ * With `--early-worker-restart` the in-process agent restarts a rank that fails on its own (its worker dies,
+ * or a rule on it fires) alone and at once, before the operator's /stop (ipr-agent.ts): while it reports
+ * FAULTED (with the failed rank, as the operator needs it) the rank's new process starts and waits at the
+ * barrier, the node's other ranks keep their processes, and the /stop pauses them like any node's. A second
+ * failure before the /stop has the /stop restart every worker, as without the flag. Without the flag, as
+ * hyperpodrun, the failed workers stay down until the /stop, which restarts every worker of the node.
  */
 
 let dir = "";
@@ -29,6 +30,18 @@ afterAll(async () => {
 
 const pids = (status: AgentStatus) => (status.ranks ?? []).map((rank) => rank.pid);
 
+async function waitForGone(pid: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`pid ${pid} still alive`);
+}
+
 async function fileWith(read: () => Promise<string>, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -39,9 +52,13 @@ async function fileWith(read: () => Promise<string>, pattern: RegExp, timeoutMs 
 }
 
 const BODY = { rank: 0, nnodes: 1, faultCount: 0, master_addr: "127.0.0.1", master_port: 29500 };
+const NAN_RULE = { name: "NaNLoss", logPattern: ".*loss=nan.*", faultOnMatch: true };
+const STARTED = /training started \(in-process restart\)/g;
 
-/** An in-process agent with two ranks, started and stepping; returns it with rank 1's pid. */
-async function runningAgent(logDir: string, extra: string[]) {
+const startsIn = (text: string) => text.match(STARTED)?.length ?? 0;
+
+/** An in-process agent with two ranks, started and stepping; returns it with its ranks' pids. */
+async function runningAgent(logDir: string, extra: string[], start: Record<string, unknown> = BODY) {
   const agent = await startAgent({
     args: [
       "--server-port=0",
@@ -54,44 +71,49 @@ async function runningAgent(logDir: string, extra: string[]) {
       DEMO_TRAINER,
       "--step-ms=50",
       `--checkpoint-dir=${path.join(dir, "ckpt")}`,
+      `--control-file=${logDir}.control.json`,
     ],
     env: { INPROCESS_RESTART: "1" },
   });
   await agent.waitFor((status) => status.status === "ready");
-  expect((await agent.request({ method: "POST", path: "/start", body: BODY })).status).toBe(200);
+  expect((await agent.request({ method: "POST", path: "/start", body: start })).status).toBe(200);
   const running = await agent.waitFor(
     (status) => status.status === "running" && (status.ranks ?? []).every((rank) => (rank.step ?? 0) >= 3),
   );
-  const victim = running.status.ranks?.[1]?.pid;
-  if (!victim) throw new Error("no pid for rank 1");
-  return { agent, victim };
+  const [kept, victim] = pids(running.status);
+  if (!kept || !victim) throw new Error("no pid for a rank");
+  return { agent, kept, victim };
+}
+
+/** Waits until local rank `localRank`'s log of attempt 0 shows `n` process starts. */
+async function startedTimes(logDir: string, localRank: number, n: number): Promise<number> {
+  const read = () => readRankLog({ logDir, attempt: 0, localRank, stream: "stdout" });
+  return startsIn(await fileWith(read, new RegExp(`(${STARTED.source}[\\s\\S]*){${n}}`)));
 }
 
 describe("in-process agent: restart of a failed node", () => {
-  it("with --early-worker-restart starts the workers again before the /stop, reports the crash meanwhile, and keeps them on /stop", async () => {
+  it("with --early-worker-restart restarts a crashed rank alone before the /stop, keeps the other, and /stop pauses it", async () => {
     const logDir = path.join(dir, "logs-early");
-    const { agent, victim } = await runningAgent(logDir, ["--early-worker-restart"]);
+    const { agent, kept, victim } = await runningAgent(logDir, ["--early-worker-restart"]);
     process.kill(victim, "SIGKILL");
 
-    // No /stop yet: the new workers (attempt 1) start and reach the barrier on their own.
-    const read = (localRank: number) => () =>
-      readRankLog({ logDir, attempt: 1, localRank, stream: "stdout" });
-    for (const localRank of [0, 1])
-      expect(await fileWith(read(localRank), /training started \(in-process restart\)/)).toMatch(
-        /training started/,
-      );
+    // No /stop yet: rank 1's new process starts (its output appended to attempt 0's log) on its own.
+    expect(await startedTimes(logDir, 1, 2)).toBe(2);
     const faulted = await agent.status();
     expect(faulted.status).toBe("faulted");
     expect(faulted.reason).toBe("WorkerCrash");
     expect(faulted.ranks?.[1]).toMatchObject({ pid: victim, state: "crashed" });
+    expect(faulted.ranks?.[0]).toMatchObject({ pid: kept, state: "running" });
 
     expect((await agent.request({ method: "POST", path: "/stop" })).status).toBe(200);
     const ready = await agent.waitFor((status) => status.status === "ready");
-    const kept = pids(ready.status);
-    expect(kept).not.toContain(victim);
-    expect(kept.every((pid) => pid !== null)).toBe(true);
-    // The /stop kept the early workers: no third attempt.
-    await expect(readRankLog({ logDir, attempt: 2, localRank: 0, stream: "stdout" })).rejects.toThrow();
+    const [rank0, rank1] = pids(ready.status);
+    expect(rank0).toBe(kept);
+    expect(rank1).not.toBe(victim);
+    expect(rank1).toEqual(expect.any(Number));
+    // Rank 0 paused in its process: started once; no second attempt.
+    expect(startsIn(await readRankLog({ logDir, attempt: 0, localRank: 0, stream: "stdout" }))).toBe(1);
+    await expect(readRankLog({ logDir, attempt: 1, localRank: 0, stream: "stdout" })).rejects.toThrow();
 
     expect(
       (await agent.request({ method: "POST", path: "/start", body: { ...BODY, faultCount: 1 } })).status,
@@ -99,7 +121,46 @@ describe("in-process agent: restart of a failed node", () => {
     const again = await agent.waitFor(
       (status) => status.status === "running" && (status.ranks ?? []).every((rank) => (rank.step ?? 0) >= 1),
     );
-    expect(pids(again.status)).toEqual(kept);
+    expect(pids(again.status)).toEqual([kept, rank1]);
+  }, 60_000);
+
+  it("with --early-worker-restart restarts a rank alone when a rule on it fires (--log-rules-all-ranks)", async () => {
+    const logDir = path.join(dir, "logs-rule");
+    const { agent, kept, victim } = await runningAgent(
+      logDir,
+      ["--early-worker-restart", "--log-rules-all-ranks"],
+      {
+        ...BODY,
+        log_monitoring_configuration: [NAN_RULE],
+      },
+    );
+    await writeFile(`${logDir}.control.json`, JSON.stringify({ kind: "nan", rank: 1, id: "nan-1" }));
+
+    expect(await startedTimes(logDir, 1, 2)).toBe(2);
+    const faulted = await agent.status();
+    expect(faulted).toMatchObject({ status: "faulted", reason: "LogFault_NaNLoss" });
+    expect(faulted.ranks?.[0]?.pid).toBe(kept);
+
+    expect((await agent.request({ method: "POST", path: "/stop" })).status).toBe(200);
+    const [rank0, rank1] = pids((await agent.waitFor((status) => status.status === "ready")).status);
+    expect(rank0).toBe(kept);
+    expect(rank1).not.toBe(victim);
+    await expect(readRankLog({ logDir, attempt: 1, localRank: 0, stream: "stdout" })).rejects.toThrow();
+  }, 60_000);
+
+  it("with --early-worker-restart, a second failure before the /stop has the /stop restart every worker", async () => {
+    const logDir = path.join(dir, "logs-twice");
+    const { agent, kept, victim } = await runningAgent(logDir, ["--early-worker-restart"]);
+    process.kill(victim, "SIGKILL");
+    expect(await startedTimes(logDir, 1, 2)).toBe(2);
+    process.kill(kept, "SIGKILL");
+    await waitForGone(kept);
+
+    expect((await agent.request({ method: "POST", path: "/stop" })).status).toBe(200);
+    const ready = await agent.waitFor((status) => status.status === "ready");
+    const read = () => readRankLog({ logDir, attempt: 1, localRank: 0, stream: "stdout" });
+    expect(await fileWith(read, STARTED)).toMatch(STARTED);
+    expect(pids(ready.status)).not.toContain(kept);
   }, 60_000);
 
   it("by default, as hyperpodrun, leaves the failed workers down until the /stop, then restarts them", async () => {

@@ -36,15 +36,18 @@ import { createIpcWorkerGroup, restartModeOf } from "./worker-group";
  * - a rank may report a fault itself (`job_fault` from the rank): FAULTED with its reason, processes kept.
  * /stop {is_graceful: true} stops the workers with SIGUSR1 and starts them again (elastic scaling).
  *
- * Rebound, beyond HyperPod, opt-in with `--early-worker-restart` (same wire, same states): when a worker of
- * a node whose ranks were running the block ends (a crash, a log rule), that node's workers are started
- * again at once, while the agent reports FAULTED and the operator decides, instead of after the operator's
- * /stop: the /stop (a process-level restart for such a node in HyperPod's agent too) then finds them
- * starting or at the barrier already, and the agent is READY as soon as they are there. The restart takes
- * the operator's detection and decision off the failed node's path. Once per fault: workers that end again
- * before the /stop are restarted by the /stop as before, so a crash loop still waits on the operator's
- * back-off. Until the /stop, /status keeps showing the failed workers (the operator names the faulted ranks
- * from them). Without the flag, as hyperpodrun: the failed workers stay down, FAULTED, until the /stop.
+ * Rebound, beyond HyperPod, opt-in with `--early-worker-restart` (same wire, same states): when a rank
+ * running the block fails on its own (its worker ends, or a log rule on it fires), that rank alone is
+ * restarted at once (its process stopped if it still runs, a new one started in its place) while the agent
+ * reports FAULTED and the operator decides; the node's other ranks keep their processes, and the operator's
+ * /stop pauses them at the barrier like every other node's. HyperPod's agent restarts every worker of such
+ * a node on the /stop; here the failed rank's new process is starting or at the barrier already by then,
+ * and the others are not started again, so the agent is READY sooner. Once per fault: a second failure
+ * before the /stop (the new process too) has the /stop restart every worker of the node as usual, so a
+ * crash loop still waits on the operator's back-off. A fault that is not one rank's (a pre/post-train
+ * script) restarts every worker early instead. Until the /stop, /status keeps showing the ranks as they
+ * were at the fault (the operator names the faulted ranks from them). Without the flag, as hyperpodrun:
+ * the failed workers stay down, FAULTED, until the /stop.
  */
 
 type StopKind =
@@ -90,8 +93,11 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
   let pauseTimer: NodeJS.Timeout | null = null;
   let pausing = false;
   let restarting: Promise<void> | null = null;
-  /** The failed workers' records while their node restarts early, until the operator's /stop. */
-  let early: { ranks: Attempt["ranks"] } | null = null;
+  /**
+   * The ranks as they were at a fault restarted early, shown until the operator's /stop; `localRank`: the
+   * rank restarted alone, null: every worker of the node.
+   */
+  let early: { ranks: Attempt["ranks"]; localRank: number | null } | null = null;
   let shutdownDone: Promise<void> | null = null;
   let shutdownFinished = () => {};
   const shutdownFinishedPromise = new Promise<void>((resolve) => {
@@ -125,8 +131,9 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
         now,
         output: deps.output,
       },
+      keepRanksOnFault: () => config.earlyWorkerRestart && sm.current() === "RUNNING" && !pausing,
       events: {
-        onFault: (input) => onWorkerFault(number, input),
+        onFault: (input, localRank) => onWorkerFault(number, input, localRank),
         onCompleted: () => {
           if (attempt?.number === number && sm.current() === "RUNNING") sm.transition("COMPLETED");
         },
@@ -162,7 +169,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
 
   /** The failed node's workers start again now, the agent staying FAULTED until the operator's /stop. */
   const restartEarly = (why: string) => {
-    early = { ranks: attempt?.ranks ?? [] };
+    early = { ranks: attempt?.ranks ?? [], localRank: null };
     const stop = { signal: config.shutdownSignal, timeoutMs: shutdownTimeoutMs };
     void processRestart(stop, `${why}: restarting the workers before the operator's /stop`, {
       keepState: true,
@@ -187,7 +194,33 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     });
   };
 
-  function onWorkerFault(number: number, input: Fault): void {
+  /**
+   * The launcher is restarting this rank alone (keepRanksOnFault): /status keeps the ranks as they are now,
+   * and the rank's old connection and barrier state go (its new process connects and reports afresh).
+   */
+  const restartRankEarly = (localRank: number, why: string) => {
+    early = { ranks: (attempt?.ranks ?? []).map((record) => ({ ...record })), localRank };
+    ipc?.dropRank(localRank);
+    group.resetRank(localRank);
+    logger.info("restarting a rank alone before the operator's /stop", { localRank, why });
+  };
+
+  /**
+   * The operator's /stop after a rank was restarted alone: the node's other ranks are paused as on any
+   * node (the new process is where a pause puts them, on its way to the barrier or at it). A restart the
+   * /stop asks for, or workers that ended again since: a process-level restart as usual.
+   */
+  const adoptRankRestart = (how: StopKind, localRank: number) => {
+    early = null;
+    if (attempt === null || attempt.faulted()) {
+      const timeoutMs = how.kind === "restart" ? how.timeoutMs : null;
+      const stop = { signal: config.shutdownSignal, timeoutMs: timeoutMs ?? shutdownTimeoutMs };
+      void processRestart(stop, "/stop after a rank restarted alone, whose workers ended again");
+    } else if (how.kind === "restart") restartAll(how);
+    else pauseRanks(localRank);
+  };
+
+  function onWorkerFault(number: number, input: Fault, localRank: number | null): void {
     if (attempt?.number !== number) return;
     if (pausing) {
       void plr(`a worker ended while pausing: ${input.reason}`);
@@ -195,7 +228,13 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     }
     const state = sm.current();
     if (state === "RUNNING" || state === "INIT" || state === "READY") fault(input);
-    if (state === "RUNNING" && config.earlyWorkerRestart) restartEarly(input.reason);
+    if (state === "RUNNING") restartBeforeStop(input.reason, localRank);
+  }
+
+  /** --early-worker-restart: the rank alone (the launcher restarts it), or every worker of the node. */
+  function restartBeforeStop(why: string, localRank: number | null): void {
+    if (localRank !== null) restartRankEarly(localRank, why);
+    else if (config.earlyWorkerRestart) restartEarly(why);
   }
 
   const aggregateWorkerData = () => ({
@@ -227,6 +266,7 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
       return;
     }
     priority = false;
+    attempt?.rearm();
     logger.info("barrier released", { rank: rendezvous.groupRank, faultCount: rendezvous.faultCount });
     const error = attempt?.setRules(rules) ?? null;
     if (error !== null)
@@ -251,11 +291,19 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
   const waitsForBarrier = (state: string) => state === "INIT" || (state === "STOPPING" && pausing);
   const workersEnded = (state: string) => attempt === null || attempt.faulted() || state === "COMPLETED";
 
-  const pauseRanks = () => {
+  /** `job_fault` to every connected rank but `skip` (a rank restarted alone, not in the block). */
+  const sendJobFault = (skip: number | null) => {
+    const message = { restart_count: rendezvous.faultCount };
+    const ranks = [...(ipc?.clientRanks() ?? [])].filter((localRank) => localRank !== skip);
+    for (const localRank of ranks) ipc?.sendToRank(localRank, "job_fault", message);
+  };
+
+  /** `skip`: a rank restarted alone, whose new process is not in the block. */
+  const pauseRanks = (skip: number | null = null) => {
     priority = true;
     pausing = true;
     attempt?.setRules(null);
-    ipc?.broadcast("job_fault", { restart_count: rendezvous.faultCount });
+    sendJobFault(skip);
     const seconds = config.inprocessTimeoutSeconds;
     if (seconds !== null) {
       pauseTimer = setTimeout(
@@ -267,14 +315,18 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
   };
 
   /** A /stop: pause, or a process-level restart (the early one, if it began: see adoptEarlyRestart). */
+  const restartAll = (how: Extract<StopKind, { kind: "restart" }>) =>
+    void processRestart(
+      { signal: how.signal ?? config.shutdownSignal, timeoutMs: how.timeoutMs ?? shutdownTimeoutMs },
+      how.why,
+    );
+
   const carryOutStop = (how: StopKind) => {
-    if (early !== null) adoptEarlyRestart(how.kind === "restart" ? how.timeoutMs : null);
-    else if (how.kind === "pause") pauseRanks();
-    else
-      void processRestart(
-        { signal: how.signal ?? config.shutdownSignal, timeoutMs: how.timeoutMs ?? shutdownTimeoutMs },
-        how.why,
-      );
+    if (early === null) {
+      if (how.kind === "pause") pauseRanks();
+      else restartAll(how);
+    } else if (early.localRank === null) adoptEarlyRestart(how.kind === "restart" ? how.timeoutMs : null);
+    else adoptRankRestart(how, early.localRank);
   };
 
   const dispatch = createIpcDispatch({

@@ -28,6 +28,8 @@ export type IpcServer = {
   broadcast(type: string, message?: Record<string, unknown>): boolean;
   /** Drops every client connection (a process-level restart does not wait for the workers' exits). */
   clearClients(): void;
+  /** Drops the local rank's connections without `onDisconnect` (the rank is being restarted alone). */
+  dropRank(localRank: number): void;
   close(): Promise<void>;
 };
 
@@ -113,6 +115,13 @@ export async function startIpcServer(input: {
       for (const socket of sockets) socket.destroy();
       sockets.clear();
       clients.clear();
+    },
+    dropRank(localRank) {
+      for (const [id, client] of toRank(localRank)) {
+        clients.delete(id);
+        sockets.delete(client.socket);
+        client.socket.destroy();
+      }
     },
     close() {
       for (const socket of sockets) socket.destroy();

@@ -68,6 +68,10 @@ export function createIpcWorkerGroup(localWorldSize: number) {
     atBarrier: () => workers.every((w) => w.state === "AT_BARRIER"),
     passedBarrier: () => workers.every((w) => w.state === "PAST_BARRIER"),
     failedRanks: () => workers.filter((w) => w.state === "FAILED"),
+    /** The rank alone gets a new process: HEALTHY again, its data dropped. */
+    resetRank(localRank: number) {
+      workers = workers.map((w) => (w.localRank === localRank ? fresh(localRank) : w));
+    },
     /** `reset(clear_data)`: every rank HEALTHY again, its data kept unless a process-level restart. */
     reset(clearData: boolean) {
       workers = workers.map((w) => fresh(w.localRank, clearData ? null : w.data));
