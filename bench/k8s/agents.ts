@@ -83,6 +83,8 @@ function startChild(input: {
   const log = createWriteStream(input.logFile);
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
+  // A failed send to a child that just exited: its exit is what the bench reports.
+  child.on("error", (error) => log.write(`[bench] ${String(error)}\n`));
   const name = `stand-in agents process ${input.index + 1} of ${input.children} (pid ${child.pid ?? "?"})`;
   const ended = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) =>
