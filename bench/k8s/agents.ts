@@ -49,9 +49,11 @@ export const sumCounts = (counts: { count: number; started: number }[]) =>
 export const childLogFile = (logFile: string, index: number, children: number): string =>
   children === 1 ? logFile : logFile.replace(/(\.log)?$/, `-${index}$1`);
 
+/** The end of a child's log, for the error that reports its exit. */
 async function logTail(file: string): Promise<string> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text.trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n");
+  const text = (await readFile(file, "utf8").catch(() => "")).trimEnd();
+  if (text === "") return "its log is empty";
+  return `its last lines:\n${text.split("\n").slice(-LOG_TAIL_LINES).join("\n")}`;
 }
 
 type Child = {
@@ -140,7 +142,7 @@ function ready(each: Child): Promise<void> {
     });
     void each.ended.then(async (why) => {
       clearTimeout(timer);
-      reject(new Error(`${why}; its last lines:\n${await logTail(each.logFile)}`));
+      reject(new Error(`${why}; ${await logTail(each.logFile)}`));
     });
   });
 }
@@ -176,7 +178,7 @@ export async function startAgentsProcesses(opts: {
   const exited = new Promise<never>((_, reject) => {
     for (const each of children)
       void each.ended.then(async (why) => {
-        if (!stopping) reject(new Error(`${why}; its last lines:\n${await logTail(each.logFile)}`));
+        if (!stopping) reject(new Error(`${why}; ${await logTail(each.logFile)}`));
       });
   });
   exited.catch(() => undefined);
