@@ -11,8 +11,9 @@ import type { Mode } from "./config";
  *   a crash, hang or NaN; pod replacement for a node.
  * - peer: the agents run HyperPod's in-process mode (`--inprocess-restart`, INPROCESS_RESTART=1 as
  *   HyperPod's examples set it) and the trainer restores a restarted rank from a healthy peer
- *   (`--peer-recovery`) instead of the checkpoint; Rebound's `--early-worker-restart` starts a failed
- *   node's workers again before the operator's /stop.
+ *   (`--peer-recovery`) instead of the checkpoint; Rebound's `--early-worker-restart` restarts a rank
+ *   that fails on its own (crash, hang, NaN) alone and before the operator's /stop, the node's other ranks
+ *   keeping their processes.
  * Every agent copies its ranks' output into its own log (`--tee 3`), where the benchmark reads the step
  * lines, and faults on every rank's log rules (hangs and NaNs are injected into any rank, not only local
  * rank 0). The restart budget lasts the whole run.
@@ -34,7 +35,8 @@ function setUp(container: Container, input: { mode: Mode; checkpointEvery: numbe
     // A bound on the pause, as a user sets it: without one HyperPod's agent (and ours) waits for paused ranks
     // forever. (A rank that never answered job_fault held a whole recovery for minutes in one run: it got the
     // job_fault while restoring its state and dropped it; the trainer keeps it now, fault-latch.ts.)
-    // Rebound's opt-in: a failed node's workers start again as soon as one dies, not after the operator's /stop.
+    // Rebound's opt-in: a failed rank is restarted alone as soon as it fails, not with its node's other
+    // workers after the operator's /stop.
     container.command.push("--inprocess-restart", "--inprocess-timeout", "10", "--early-worker-restart");
     container.args.push("--peer-recovery");
     env.push({ name: "INPROCESS_RESTART", value: "1" });

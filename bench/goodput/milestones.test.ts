@@ -98,6 +98,22 @@ describe("faultBreakdown", () => {
     });
   });
 
+  it("takes the victim pod's READY after a pause too (a rank restarted alone), and its pause is not the others'", () => {
+    const victim = victimOf({ job: "goodput-peer", rank: 11, ranksPerNode: 8 });
+    const events = [
+      event(1200, "paused", "goodput-peer-workers-0"),
+      event(1450, "processUp", "goodput-peer-workers-1", 3),
+      event(1600, "paused", "goodput-peer-workers-1"),
+      event(1700, "started", "goodput-peer-workers-1"),
+    ];
+    expect(faultBreakdown({ loss, victims: [victim], events, detectedAt: 1050 })).toMatchObject({
+      paused: 250,
+      processUp: 500,
+      ready: 650,
+      started: 750,
+    });
+  });
+
   it("leaves out what a mode does not do, and averages what it does", () => {
     const victim = victimOf({ job: "goodput-full", rank: 0, ranksPerNode: 8 });
     const b = faultBreakdown({ loss, victims: [victim], events: [], detectedAt: undefined });

@@ -105,7 +105,8 @@ function victimTimes(input: { events: readonly LogEvent[]; victim: Victim; injec
     onPod(kind)(event) && event.localRank === victim.localRank;
   return {
     processUp: firstAfter(events, injectedAt, onRank("processUp")),
-    ready: firstAfter(events, injectedAt, onPod("ready")),
+    // Its ranks all at the barrier: after start-up (new workers), or after a pause (a rank restarted alone).
+    ready: firstAfter(events, injectedAt, (event) => onPod("ready")(event) || onPod("paused")(event)),
     started: firstAfter(events, injectedAt, onPod("started")),
     stateLoaded: firstAfter(events, injectedAt, onRank("stateLoaded")),
   };

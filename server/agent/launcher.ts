@@ -1,4 +1,5 @@
 import path from "node:path";
+import { WAITING_RANK } from "../domain/log-rules/aggregate";
 import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
 import {
   type AttemptContext,
@@ -122,6 +123,7 @@ function restartRank(ctx: AttemptContext, record: RankRecord): void {
   const { shutdownSignal, shutdownTimeoutMs } = ctx.input.settings;
   record.monitor?.suspend();
   record.monitor = null;
+  record.logState = WAITING_RANK;
   const old = record.process;
   if (old !== null && record.state === "running") {
     ctx.retiring.add(old);

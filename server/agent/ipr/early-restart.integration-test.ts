@@ -137,8 +137,11 @@ describe("in-process agent: restart of a failed node", () => {
     await writeFile(`${logDir}.control.json`, JSON.stringify({ kind: "nan", rank: 1, id: "nan-1" }));
 
     expect(await startedTimes(logDir, 1, 2)).toBe(2);
+    // A few of the agent's rule ticks (250 ms): the rule that fired must not fire again.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const faulted = await agent.status();
     expect(faulted).toMatchObject({ status: "faulted", reason: "LogFault_NaNLoss" });
+    expect(faulted.ranks?.[0]).toMatchObject({ pid: kept, state: "running" });
     expect(faulted.ranks?.[0]?.pid).toBe(kept);
 
     expect((await agent.request({ method: "POST", path: "/stop" })).status).toBe(200);
