@@ -55,6 +55,13 @@ export function createRankRecord(input: {
     ...input,
     watched: input.watched ?? true,
     silenceMs: input.silenceMs ?? null,
+    ...noProcessYet(),
+  };
+}
+
+/** What a record knows before its process starts: no process, no output, no rule state. */
+function noProcessYet() {
+  return {
     suspectSince: null,
     process: null,
     state: "starting",
@@ -66,7 +73,7 @@ export function createRankRecord(input: {
     loss: null,
     throughput: null,
     logState: WAITING_RANK,
-  };
+  } satisfies Partial<RankRecord>;
 }
 
 /** Records a line of output and feeds it to the rank's rules at once; returns the rank's rule state. */
@@ -94,20 +101,7 @@ export function recordOutput(record: RankRecord, input: { line: string; at: numb
  */
 export function resetForNewProcess(record: RankRecord): void {
   record.monitor?.suspend();
-  Object.assign(record, {
-    monitor: null,
-    process: null,
-    state: "starting",
-    exitCode: null,
-    signal: null,
-    lastLine: null,
-    lastLineAt: null,
-    step: null,
-    loss: null,
-    throughput: null,
-    logState: WAITING_RANK,
-    suspectSince: null,
-  } satisfies Partial<RankRecord>);
+  Object.assign(record, { monitor: null, ...noProcessYet() });
 }
 
 export function tickRank(record: RankRecord, now: number): RankLogState {
