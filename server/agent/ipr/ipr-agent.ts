@@ -180,13 +180,16 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
    * The operator's /stop after an early restart: the new workers are what it would start, so they are kept
    * (INIT, READY once at the barrier), unless they ended too: then a process-level restart as usual.
    */
+  /** The /stop after an early restart finds the workers ended again: every worker restarted, as usual. */
+  const restartEndedAgain = (timeoutMs: number | null, why: string) =>
+    void processRestart({ signal: config.shutdownSignal, timeoutMs: timeoutMs ?? shutdownTimeoutMs }, why);
+
   const adoptEarlyRestart = (timeoutMs: number | null) => {
     early = null;
     void Promise.resolve(restarting).then(() => {
       if (sm.current() !== "STOPPING") return;
       if (attempt === null || attempt.faulted()) {
-        const stop = { signal: config.shutdownSignal, timeoutMs: timeoutMs ?? shutdownTimeoutMs };
-        void processRestart(stop, "/stop after the early-restarted workers ended");
+        restartEndedAgain(timeoutMs, "/stop after the early-restarted workers ended");
         return;
       }
       sm.transition("INIT");
@@ -212,11 +215,12 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
    */
   const adoptRankRestart = (how: StopKind, localRank: number) => {
     early = null;
-    if (attempt === null || attempt.faulted()) {
-      const timeoutMs = how.kind === "restart" ? how.timeoutMs : null;
-      const stop = { signal: config.shutdownSignal, timeoutMs: timeoutMs ?? shutdownTimeoutMs };
-      void processRestart(stop, "/stop after a rank restarted alone, whose workers ended again");
-    } else if (how.kind === "restart") restartAll(how);
+    if (attempt === null || attempt.faulted())
+      restartEndedAgain(
+        how.kind === "restart" ? how.timeoutMs : null,
+        "/stop after a rank restarted alone, whose workers ended again",
+      );
+    else if (how.kind === "restart") restartAll(how);
     else pauseRanks(localRank);
   };
 
@@ -314,13 +318,16 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     advance();
   };
 
-  /** A /stop: pause, or a process-level restart (the early one, if it began: see adoptEarlyRestart). */
   const restartAll = (how: Extract<StopKind, { kind: "restart" }>) =>
     void processRestart(
       { signal: how.signal ?? config.shutdownSignal, timeoutMs: how.timeoutMs ?? shutdownTimeoutMs },
       how.why,
     );
 
+  /**
+   * A /stop: pause, or a process-level restart; after an early restart, what it began is adopted
+   * (adoptEarlyRestart, adoptRankRestart).
+   */
   const carryOutStop = (how: StopKind) => {
     if (early === null) {
       if (how.kind === "pause") pauseRanks();
