@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadKubeConfig } from "@/server/cluster/kubernetes/config";
 import { startStandInAgents } from "@/server/cluster/kubernetes/testing/stand-in-agents";
 import { checkPartition } from "@/server/cluster/kubernetes/testing/stand-in-partition";
@@ -41,6 +42,20 @@ const stepMs = Number(step) > 0 ? Number(step) : undefined;
 const log = createLogger({ service: "stand-in-agents", part: `${index}/${count}` });
 await checkStandInProtocol();
 const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig), log, stepMs, partition });
+
+/**
+ * The longest the process's event loop was held each second, logged when over STALL_NOTE_MS: while it is
+ * held no stand-in writes a heartbeat, which the operator sees as many agents overdue at once.
+ */
+const STALL_NOTE_MS = 150;
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+setInterval(() => {
+  const maxMs = loopDelay.max / 1e6;
+  loopDelay.reset();
+  if (maxMs > STALL_NOTE_MS)
+    log.warn("stand-in loop held", { maxMs: Math.round(maxMs), agents: agents.count() });
+}, 1000).unref();
 
 process.on("message", (message: Request) => {
   process.send?.({ type: "reply", ...answer(message) });

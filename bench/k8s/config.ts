@@ -20,7 +20,8 @@ import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
  *   --operator-node-args="--max-old-space-size=256"   node flags for the operator: by default the same heap
  *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none;
  *                                  bench/k8s/operator-sizing.ts derives it)
- *   --operator-log PATH            keep the operator's log there (default: in the run's temp dir, removed)
+ *   --operator-log PATH            keep the operator's log there, and the stand-in agents' agents*.log beside it
+ *                                  (default: both in the run's temp dir, removed)
  *   --verbose                       the cluster's and the operator's logs on stderr
  */
 export type BenchConfig = {

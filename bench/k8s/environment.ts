@@ -125,7 +125,10 @@ export async function openEnvironment(input: {
     async () =>
       startAgentsProcesses({
         kubeconfigPath: await cluster.kubeconfigFor(agentsUser),
-        logFile: path.join(dir, "agents.log"),
+        // Next to the operator's log when that is kept (its stalls explain late heartbeats), else the temp dir.
+        logFile: config.operatorLog
+          ? path.join(path.dirname(path.resolve(config.operatorLog)), "agents.log")
+          : path.join(dir, "agents.log"),
         processes: config.agentProcesses,
         stepMs: input.agentStepMs,
       }),
