@@ -27,7 +27,8 @@ export const operatorEnv = createEnv({
       .transform((value) => value === "1" || value === "true"),
     /** The heartbeat asked of pushing agents and how long one may be silent before it is a fault. */
     REBOUND_AGENT_HEARTBEAT_MS: z.coerce.number().int().min(20).max(10_000).default(250),
-    REBOUND_AGENT_SILENCE_MS: z.coerce.number().int().min(100).max(60_000).default(700),
+    /** Unset: 2 s on the local back end (every agent shares this host's cores), 700 ms on Kubernetes. */
+    REBOUND_AGENT_SILENCE_MS: z.coerce.number().int().min(100).max(60_000).optional(),
     /**
      * After an agent starts workers it gets the unreachable timeout instead of the silence threshold for this
      * long; unset: 10 s on the local back end (every pod shares this host's cores), none on Kubernetes.

@@ -20,7 +20,7 @@ import { ensureOperatorToken, operatorTokenPath } from "./api/local-token";
 import { handleRequest } from "./api/routes";
 import { type Controller, createController } from "./controller";
 import type { OperatorEnv } from "./env";
-import { settleMsFor } from "./presence/presence";
+import { settleMsFor, silenceMsFor } from "./presence/presence";
 import { createOperatorDeps } from "./reconcilers/deps";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -140,7 +140,7 @@ async function main() {
       agentPush: env.REBOUND_AGENT_PUSH,
       presence: {
         heartbeatMs: env.REBOUND_AGENT_HEARTBEAT_MS,
-        silenceMs: env.REBOUND_AGENT_SILENCE_MS,
+        silenceMs: env.REBOUND_AGENT_SILENCE_MS ?? silenceMsFor(backend.kind),
         settleMs: env.REBOUND_AGENT_SETTLE_MS ?? settleMsFor(backend.kind),
       },
     },

@@ -24,9 +24,11 @@ beforeAll(async () => {
     databaseUrl: database.url,
     nodes: 3,
     gpusPerNode: 2,
-    // Agents settle for 10 s after a state change (presence.ts settleMs) before the 700 ms silence threshold
-    // applies; 1 s here, so the SIGSTOP below meets a steady agent without the test waiting 10 s.
-    config: { stopTimeoutSeconds: 5, presence: { settleMs: 1000 } },
+    // Agents settle for 10 s after a state change (presence.ts settleMs) before the silence threshold
+    // applies; 1 s here, so the SIGSTOP below meets a steady agent without the test waiting 10 s. The
+    // threshold is Kubernetes' 700 ms (2 s is the local back end's default, silenceMsFor), so that pushing
+    // is seen to beat the 3 s unreachable timeout by far.
+    config: { stopTimeoutSeconds: 5, presence: { settleMs: 1000, silenceMs: 700 } },
   });
 }, 120_000);
 

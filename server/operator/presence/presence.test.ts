@@ -9,6 +9,7 @@ import {
   type Dial,
   type PresenceConfig,
   settleMsFor,
+  silenceMsFor,
 } from "./presence";
 import { withReading } from "./read-view";
 import type { WatchEvents } from "./watch-client";
@@ -241,6 +242,13 @@ describe("presence", () => {
   it("settles 10 s on the local back end (every pod on this host's cores), not at all on Kubernetes", () => {
     expect(settleMsFor("local")).toBe(10_000);
     expect(settleMsFor("kubernetes")).toBe(0);
+  });
+
+  it("judges silence after 2 s on the local back end, 700 ms on Kubernetes, both under the 3 s timeout", () => {
+    expect(silenceMsFor("local")).toBe(2000);
+    expect(silenceMsFor("kubernetes")).toBe(700);
+    for (const kind of ["local", "kubernetes"] as const)
+      expect(silenceMsFor(kind)).toBeLessThan(DEFAULT_PRESENCE_CONFIG.unreachableMs);
   });
 
   it("does not judge on a tick that ran late, and judges after pending I/O on one that did not", async () => {

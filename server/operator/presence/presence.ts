@@ -43,6 +43,15 @@ export type PresenceConfig = {
  */
 export const settleMsFor = (kind: "local" | "kubernetes") => (kind === "local" ? 10_000 : 0);
 
+/**
+ * The silence threshold by back end. On Kubernetes an agent's heartbeats compete only with its own pod, and
+ * 700 ms (2.8 heartbeats) finds a frozen one in under a second. On the local back end every agent shares
+ * this host's few cores with every trainer: bench:goodput (64 trainers on 2 cores, load ~5.5) saw a
+ * healthy, steady agent unheard for 837 ms, judged silent, and its job restarted for nothing. 2 s there is
+ * over twice that and still under the 3 s in which a polled agent is found unreachable.
+ */
+export const silenceMsFor = (kind: "local" | "kubernetes") => (kind === "local" ? 2000 : 700);
+
 export const DEFAULT_PRESENCE_CONFIG: PresenceConfig = {
   heartbeatMs: 250,
   silenceMs: 700,

@@ -12,6 +12,7 @@ import {
   DEFAULT_PRESENCE_CONFIG,
   type Presence,
   type PresenceConfig,
+  silenceMsFor,
 } from "@/server/operator/presence/presence";
 import { createPresenceThread } from "@/server/operator/presence/thread";
 import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
@@ -87,6 +88,7 @@ export function createOperatorDeps(opts: {
     ? createPresenceThread({
         config: {
           ...DEFAULT_PRESENCE_CONFIG,
+          silenceMs: silenceMsFor(opts.backend.kind),
           ...config.presence,
           connectTimeoutMs: config.agentTimeoutMs,
           unreachableMs: config.agentTimeoutMs,
