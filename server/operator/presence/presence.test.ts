@@ -17,10 +17,7 @@ import type { WatchEvents } from "./watch-client";
 type Dialed = { url: string; events: WatchEvents; closed: boolean };
 
 /** Settling after a change is off unless a test turns it on (its own test below). */
-function harness(
-  config: Partial<PresenceConfig> = { settleMs: 0 },
-  readLines: "inline" | "sliced" = "inline",
-) {
+function harness(config: Partial<PresenceConfig> = { settleMs: 0 }) {
   let now = 1_000_000;
   const dialed: Dialed[] = [];
   const dial: Dial = (input) => {
@@ -35,7 +32,7 @@ function harness(
   const { log, logs } = capturingLogger();
   const metrics = createOperatorMetrics();
   const presence = withReading(
-    createPresence({ config, clock: () => now, log, metrics, dial, timer: false, readLines }),
+    createPresence({ config, clock: () => now, log, metrics, dial, timer: false }),
     log,
   );
   const wakes: [string, boolean][] = [];
@@ -83,50 +80,7 @@ function pushingAgent(h: ReturnType<typeof harness>, first: string) {
   return { agent, watch };
 }
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-/** A restart's rounds as agents push them: each says stopping, then ready (`reason`: the round). */
-function pushRounds(watches: Dialed[], rounds: number) {
-  const ranks = Array.from({ length: 8 }, (_, i) =>
-    rankEntry({ localRank: i, rank: i, restarts: 0, rules: [] }),
-  );
-  for (let round = 0; round < rounds; round += 1)
-    for (const status of ["stopping", "ready"])
-      for (const watch of watches)
-        watch.events.line(JSON.stringify({ status, reason: `round ${round}`, ranks }));
-}
-
-/** The agent's view is the last round's ready line (pushRounds with 10 rounds). */
-function readLastRound(h: ReturnType<typeof harness>, agent: ClusterPod): boolean {
-  const view = h.presence.pushed(agent);
-  return view?.kind === "status" && view.status.status === "ready" && view.status.reason === "round 9";
-}
-
 describe("presence", () => {
-  it("hears a pushed line at once and reads it in slices, in order, so the sweep can run between them", async () => {
-    const h = harness({ settleMs: 0 }, "sliced");
-    const agents = Array.from({ length: 200 }, (_, i) => pod(`job-worker-${i}`));
-    h.presence.sync("ns/job", agents);
-    for (const watch of h.dialed) watch.events.opened();
-    pushRounds(h.dialed, 10);
-    // Heard at once: 700 ms on, nobody is silent although nothing has been read yet.
-    h.advance(700);
-    h.presence.judge(h.now());
-    expect(h.presence.stats()).toMatchObject({ silent: 0, probing: 200 });
-    expect(h.presence.pushed(agents[0] as ClusterPod)).toBeNull();
-    // Each turn of the event loop reads one slice, not all 4,000 lines.
-    const last = agents[199] as ClusterPod;
-    let turns = 0;
-    while (!readLastRound(h, last)) {
-      await nextTurn();
-      turns += 1;
-    }
-    expect(turns).toBeGreaterThan(2);
-    // Read in the order heard: the last agent's last line was the last one, so every agent's view is its own.
-    expect(agents.filter((agent) => !readLastRound(h, agent))).toEqual([]);
-    expect(h.wakes.at(-1)).toEqual(["ns/job", true]);
-  });
-
   it("opens a watch per Running pod with an agent and reads pushed lines as statuses", () => {
     const h = harness();
     const running = pod("job-worker-0");

@@ -186,8 +186,6 @@ const PROGRESS_WAKE_MS = 1000;
 const CORRELATED_FRACTION = 0.0025;
 const CORRELATED_MIN = 3;
 const NOTE_EVERY_MS = 10_000;
-/** The longest stretch of reading pushed lines before the event loop moves on (createPresence's readLines). */
-const LINE_SLICE_MS = 5;
 
 export const identityOf = (pod: WatchedPod) => `${pod.createdAt} ${pod.agentUrl}`;
 export const podKey = (pod: { namespace: string; name: string }) => `${pod.namespace}/${pod.name}`;
@@ -247,11 +245,6 @@ export function createPresence(deps: {
   timer?: boolean;
   /** Told each time what pushed() answers for an agent may have changed (thread.ts mirrors it). */
   onView?: (change: ViewChange) => void;
-  /**
-   * "sliced" (default): a line is heard at once and read in slices of at most LINE_SLICE_MS, between which
-   * the sweep's timer can run; "inline": read as it arrives (unit tests that check a line's effect at once).
-   */
-  readLines?: "sliced" | "inline";
 }): PresenceCore {
   const config = { ...DEFAULT_PRESENCE_CONFIG, ...deps.config };
   const clock = deps.clock ?? Date.now;
@@ -298,40 +291,10 @@ export function createPresence(deps: {
     wake(entry.jobKey, true);
   };
 
-  /**
-   * Lines heard and not read yet, oldest first. A restart's round at 2,048 pods is ~4,000 lines within
-   * milliseconds (stopping, then ready), ~30 µs each to read: read as they arrive, that was one ~150 ms
-   * stretch of the poll phase (longer on a busy machine), during which the sweep could not run and, once it
-   * did, its tick counted as late and judged nothing (bench:k8s: a frozen agent found 1,130 ms after it was
-   * last heard). Heard at once, read in slices, the sweep runs between slices.
-   */
-  const unread: { entry: Entry; text: string }[] = [];
-  let reading: NodeJS.Immediate | undefined;
-
-  const readSlice = () => {
-    reading = undefined;
-    const until = performance.now() + LINE_SLICE_MS;
-    let done = 0;
-    while (done < unread.length) {
-      const next = unread[done++] as (typeof unread)[number];
-      if (!next.entry.closed) readLine(next.entry, next.text);
-      if (performance.now() >= until) break;
-    }
-    unread.splice(0, done);
-    if (unread.length > 0) reading = setImmediate(readSlice);
-  };
-
   const onLine = (entry: Entry, text: string) => {
     counts.lines += 1;
-    heard(entry);
-    if (deps.readLines === "inline") return readLine(entry, text);
-    unread.push({ entry, text });
-    reading ??= setImmediate(readSlice);
-  };
-
-  /** Reads a heard line: the agent's view, settling, and a wake-up (at once for a state change). */
-  const readLine = (entry: Entry, text: string) => {
     const skimmed = skimStatus(text);
+    heard(entry);
     if (skimmed === null) {
       deps.log.warn("agent pushed an unreadable status line", { namespace: entry.namespace, pod: entry.pod });
       return;
@@ -586,8 +549,6 @@ export function createPresence(deps: {
     },
     stop() {
       clearInterval(sweep);
-      clearImmediate(reading);
-      unread.length = 0;
       for (const key of [...entries.keys()]) close(key);
       byJob.clear();
       listeners.clear();
