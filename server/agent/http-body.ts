@@ -29,19 +29,10 @@ export const bodyValue = (read: Extract<BodyRead, { kind: "json" | "empty" }>, o
   read.kind === "json" ? read.value : optional ? {} : undefined;
 
 /** Reads a request body of at most `limit` bytes as UTF-8 text. */
-export async function readBodyText(
+export function readBodyText(
   request: IncomingMessage,
   limit = MAX_BODY_BYTES,
 ): Promise<{ kind: "text"; text: string } | { kind: "too-large" }> {
-  const read = await readBodyBytes(request, limit);
-  return read.kind === "too-large" ? read : { kind: "text", text: read.bytes.toString("utf8") };
-}
-
-/** Reads a request body of at most `limit` bytes, as received. */
-export function readBodyBytes(
-  request: IncomingMessage,
-  limit = MAX_BODY_BYTES,
-): Promise<{ kind: "bytes"; bytes: Buffer } | { kind: "too-large" }> {
   return new Promise((resolve, reject) => {
     const declared = declaredLength(request);
     if (declared !== null && declared > limit) {
@@ -58,10 +49,11 @@ export function readBodyBytes(
       if (!tooLarge) chunks.push(chunk);
     });
     request.on("error", reject);
-    request.on("end", () => {
-      if (tooLarge) return resolve({ kind: "too-large" });
-      resolve({ kind: "bytes", bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
-    });
+    request.on("end", () =>
+      resolve(
+        tooLarge ? { kind: "too-large" } : { kind: "text", text: Buffer.concat(chunks).toString("utf8") },
+      ),
+    );
   });
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
-import { readBodyBytes } from "@/server/agent/http-body";
+import { readBodyText } from "@/server/agent/http-body";
 import {
   AGENT_VERSION,
   type AgentStatus,
@@ -270,15 +270,15 @@ const readers = {
   update: createBodyReader(updateRequestSchema),
 };
 
-type Reader<T> = { read: (body: Buffer, optional: boolean) => BodyReading<T> };
+type Reader<T> = { read: (text: string, optional: boolean) => BodyReading<T> };
 
 async function command<T>(
   request: IncomingMessage,
   input: { reader: Reader<T>; optional: boolean; run: (value: T) => CommandResult },
 ): Promise<{ status: number; detail?: unknown }> {
-  const body = await readBodyBytes(request, MAX_BODY_BYTES);
+  const body = await readBodyText(request, MAX_BODY_BYTES);
   if (body.kind === "too-large") return { status: 413, detail: "Request body too large (limit 1 MiB)" };
-  const read = input.reader.read(body.bytes, input.optional);
+  const read = input.reader.read(body.text, input.optional);
   if (read.kind === "invalid") return { status: 422, detail: read.reason };
   if (!read.parse.ok) return { status: 422, detail: read.parse.detail };
   const result = input.run(read.parse.value);

@@ -59,30 +59,4 @@ describe("stand-in agents' body reader", () => {
     const missing = createBodyReader(startRequestSchema).read("");
     expect(missing.kind === "read" && missing.parse.ok).toBe(false);
   });
-
-  it("reads bodies as received, decoding a job-wide part only the first time its bytes are seen", () => {
-    const reader = createBodyReader(startRequestSchema);
-    const bytes = (text: string) => Buffer.from(text, "utf8");
-    for (const rank of [0, 7, 63])
-      expect(reader.read(bytes(body(rank)))).toEqual({ kind: "read", parse: fullRead(body(rank)) });
-    expect(reader.decodes()).toBe(1);
-    expect(reader.sharedReads()).toBe(3);
-    // Another attempt's part (and non-ASCII text in it) is decoded once, and read as a full read would.
-    const other = { ...jobWide, faultCount: 3, master_addr: "nœud-0" };
-    for (const rank of [1, 2])
-      expect(reader.read(bytes(body(rank, other)))).toEqual({
-        kind: "read",
-        parse: fullRead(body(rank, other)),
-      });
-    expect(reader.decodes()).toBe(2);
-    // An invalid part, other shapes and an empty optional body answer as the text reads do.
-    const bad = { ...jobWide, rankIps: [{ ip: "10.0.0.1", rank: -1 }] };
-    expect(reader.read(bytes(body(4, bad)))).toEqual(reader.read(body(4, bad)));
-    expect(reader.read(bytes(body("01")))).toEqual(reader.read(body("01")));
-    expect(reader.read(bytes(`${body(1).slice(0, -1)}`)).kind).toBe("invalid");
-    expect(createBodyReader(stopRequestSchema).read(Buffer.alloc(0), true)).toEqual({
-      kind: "read",
-      parse: { ok: true, value: {} },
-    });
-  });
 });

@@ -16,16 +16,9 @@ import { type BodyParse, parseBody } from "@/server/agent/validation-detail";
  * So a body of that shape has its job-wide part parsed and checked once (with rank 0 in place of N) and
  * its rank, the only per-agent field, checked on each body. The answer is the one a full read would give
  * (an invalid job-wide part gets the same 422 detail). A body of any other shape is read in full.
- *
- * Read as received (bytes), a body is not even decoded when its job-wide bytes are those of a body read
- * before: decoding 64 kB to a string took ~0.1 ms, 2,048 times a round, ~0.25 s in which the process
- * wrote no heartbeat (bench:k8s logged its loop held 200–470 ms in restart rounds); comparing the bytes
- * takes a few microseconds.
  */
 
 const RANK_PREFIX = /^\{"rank":(0|[1-9]\d{0,8}),/;
-/** Enough of a body's first bytes to hold the longest RANK_PREFIX. */
-const PREFIX_BYTES = 20;
 /** Job-wide texts kept per schema: one attempt's, and the one before it while agents still get it. */
 const KEPT = 4;
 
@@ -36,10 +29,7 @@ export function createBodyReader<S extends z.ZodType>(schema: S) {
   type Out = z.output<S>;
   /** Per job-wide text: its parse with rank 0, or null when it is not JSON. */
   const shared = new Map<string, BodyParse<Out> | null>();
-  /** The job-wide parts last read from bytes, as bytes and as the text key of `shared`. */
-  const known: { bytes: Buffer; text: string }[] = [];
   let sharedReads = 0;
-  let decodes = 0;
 
   /** The real agent's read (server/agent/server.ts). */
   const full = (text: string, optional: boolean): BodyReading<Out> => {
@@ -59,53 +49,18 @@ export function createBodyReader<S extends z.ZodType>(schema: S) {
     return parse;
   };
 
-  /** A body's job-wide text, from its bytes after the rank prefix: decoded only when not seen before. */
-  const jobWideText = (rest: Buffer): string => {
-    const seen = known.find((entry) => entry.bytes.equals(rest));
-    if (seen) return seen.text;
-    const text = rest.toString("utf8");
-    decodes += 1;
-    known.push({ bytes: Buffer.from(rest), text });
-    if (known.length > KEPT) known.shift();
-    return text;
-  };
-
-  const readText = (text: string, optional: boolean): BodyReading<Out> => {
-    const match = RANK_PREFIX.exec(text);
-    if (!match) return full(text, optional);
-    return withRank(text.slice(match[0].length), match, () => text, optional);
-  };
-
-  /** The shared read with this body's rank; the full read of `body()` when the job-wide part is not valid. */
-  const withRank = (
-    rest: string,
-    match: RegExpExecArray,
-    body: () => string,
-    optional: boolean,
-  ): BodyReading<Out> => {
-    const part = jobWide(rest);
-    // Not JSON, or its job-wide part is invalid: the full read says where, with this body's own rank.
-    if (!part?.ok) return full(body(), optional);
-    sharedReads += 1;
-    const value = { ...(part.value as Record<string, unknown>), rank: Number(match[1]) } as Out;
-    return { kind: "read", parse: { ok: true, value } };
-  };
-
-  const readBytes = (bytes: Buffer, optional: boolean): BodyReading<Out> => {
-    const match = RANK_PREFIX.exec(bytes.subarray(0, PREFIX_BYTES).toString("latin1"));
-    if (!match) return full(bytes.toString("utf8"), optional);
-    const rest = jobWideText(bytes.subarray(match[0].length));
-    return withRank(rest, match, () => bytes.toString("utf8"), optional);
-  };
-
   return {
-    /** A body as text, or as the bytes received (then decoded only if its job-wide part is new). */
-    read(body: string | Buffer, optional = false): BodyReading<Out> {
-      return typeof body === "string" ? readText(body, optional) : readBytes(body, optional);
+    read(text: string, optional = false): BodyReading<Out> {
+      const match = RANK_PREFIX.exec(text);
+      if (!match) return full(text, optional);
+      const part = jobWide(text.slice(match[0].length));
+      // Not JSON, or its job-wide part is invalid: the full read says where, with this body's own rank.
+      if (!part?.ok) return full(text, optional);
+      sharedReads += 1;
+      const value = { ...(part.value as Record<string, unknown>), rank: Number(match[1]) } as Out;
+      return { kind: "read", parse: { ok: true, value } };
     },
     /** Bodies answered from a job-wide part read before (tests). */
     sharedReads: () => sharedReads,
-    /** Job-wide parts decoded from bytes (tests): once per distinct part. */
-    decodes: () => decodes,
   };
 }
