@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { loadKubeConfig } from "@/server/cluster/kubernetes/config";
 import { startStandInAgents } from "@/server/cluster/kubernetes/testing/stand-in-agents";
 import { checkPartition } from "@/server/cluster/kubernetes/testing/stand-in-partition";
@@ -45,16 +45,31 @@ const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig)
 
 /**
  * The longest the process's event loop was held each second, logged when over STALL_NOTE_MS: while it is
- * held no stand-in writes a heartbeat, which the operator sees as many agents overdue at once.
+ * held no stand-in writes a heartbeat, which the operator sees as many agents overdue at once. With it,
+ * the garbage collector's share: its longest pause and its total in that second.
  */
 const STALL_NOTE_MS = 150;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
+const gc = { maxMs: 0, totalMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    gc.totalMs += entry.duration;
+  }
+}).observe({ entryTypes: ["gc"] });
 setInterval(() => {
   const maxMs = loopDelay.max / 1e6;
   loopDelay.reset();
   if (maxMs > STALL_NOTE_MS)
-    log.warn("stand-in loop held", { maxMs: Math.round(maxMs), agents: agents.count() });
+    log.warn("stand-in loop held", {
+      maxMs: Math.round(maxMs),
+      gcMaxMs: Math.round(gc.maxMs),
+      gcTotalMs: Math.round(gc.totalMs),
+      agents: agents.count(),
+    });
+  gc.maxMs = 0;
+  gc.totalMs = 0;
 }, 1000).unref();
 
 process.on("message", (message: Request) => {
