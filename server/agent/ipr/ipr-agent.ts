@@ -176,14 +176,14 @@ export function createInProcessAgent(deps: AgentDeps): Agent {
     });
   };
 
-  /**
-   * The operator's /stop after an early restart: the new workers are what it would start, so they are kept
-   * (INIT, READY once at the barrier), unless they ended too: then a process-level restart as usual.
-   */
   /** The /stop after an early restart finds the workers ended again: every worker restarted, as usual. */
   const restartEndedAgain = (timeoutMs: number | null, why: string) =>
     void processRestart({ signal: config.shutdownSignal, timeoutMs: timeoutMs ?? shutdownTimeoutMs }, why);
 
+  /**
+   * The operator's /stop after an early restart: the new workers are what it would start, so they are kept
+   * (INIT, READY once at the barrier), unless they ended too: then a process-level restart as usual.
+   */
   const adoptEarlyRestart = (timeoutMs: number | null) => {
     early = null;
     void Promise.resolve(restarting).then(() => {
