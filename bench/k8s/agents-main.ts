@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { loadKubeConfig } from "@/server/cluster/kubernetes/config";
 import { startStandInAgents } from "@/server/cluster/kubernetes/testing/stand-in-agents";
@@ -46,9 +47,19 @@ const agents = await startStandInAgents({ kubeConfig: loadKubeConfig(kubeconfig)
 /**
  * The longest the process's event loop was held each second, logged when over STALL_NOTE_MS: while it is
  * held no stand-in writes a heartbeat, which the operator sees as many agents overdue at once. With it,
- * the garbage collector's share: its longest pause and its total in that second.
+ * the garbage collector's share: its longest pause and its total in that second, and how long the loop's
+ * thread waited for a CPU (ready to run, not running: the kernel's run delay, /proc/self/schedstat).
  */
 const STALL_NOTE_MS = 150;
+/** Nanoseconds the main thread has spent ready to run but waiting for a CPU (0 where schedstat is absent). */
+const runDelayNs = () => {
+  try {
+    return Number(readFileSync("/proc/self/schedstat", "utf8").split(" ")[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
+let waitedNs = runDelayNs();
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 const gc = { maxMs: 0, totalMs: 0 };
@@ -61,13 +72,16 @@ new PerformanceObserver((list) => {
 setInterval(() => {
   const maxMs = loopDelay.max / 1e6;
   loopDelay.reset();
+  const waited = runDelayNs();
   if (maxMs > STALL_NOTE_MS)
     log.warn("stand-in loop held", {
       maxMs: Math.round(maxMs),
       gcMaxMs: Math.round(gc.maxMs),
       gcTotalMs: Math.round(gc.totalMs),
+      cpuWaitMs: Math.round((waited - waitedNs) / 1e6),
       agents: agents.count(),
     });
+  waitedNs = waited;
   gc.maxMs = 0;
   gc.totalMs = 0;
 }, 1000).unref();

@@ -70,6 +70,8 @@ export async function startOperatorProcess(opts: {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
+    // A session of its own, so a CPU share of its own, as a pod's cgroup gives it (see startChild, ./agents.ts).
+    detached: true,
   });
   // Both streams into one file, which is ended once both are closed (piping with the default `end` would
   // end it with the first, losing the other's last lines: a heap-out-of-memory report is on stderr).
