@@ -137,7 +137,8 @@ export type ClusterBackend = {
   /** Removes a job whose deletion was requested, after its pods are gone. */
   finalizeDeletion(ref: JobRef): Promise<void>;
 
-  listPods(ref: JobRef): Promise<ClusterPod[]>;
+  /** The job's pods; read-only: a back end may answer the same array while none of them changed. */
+  listPods(ref: JobRef): Promise<readonly ClusterPod[]>;
   createPod(input: CreatePodInput): Promise<ClusterPod | null>;
   deletePod(ref: JobRef, podName: string): Promise<void>;
   /** The last `tailLines` lines of the pod's output (its agent's, which carries every rank's lines). */

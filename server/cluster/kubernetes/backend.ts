@@ -154,6 +154,16 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     }
     return view;
   };
+  /** listPods' answer per index list: the same array until one of the job's pods changes (pod-index.ts). */
+  const podLists = new WeakMap<readonly V1Pod[], readonly ClusterPod[]>();
+  const jobPodViews = (list: readonly V1Pod[]): readonly ClusterPod[] => {
+    let views = podLists.get(list);
+    if (!views) {
+      views = Object.freeze(list.map(podView));
+      podLists.set(list, views);
+    }
+    return views;
+  };
   const pods = createInformer<V1Pod & KubeObject>({
     ...informerOptions,
     name: "pods",
@@ -441,7 +451,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       await removeFinalizer(ref);
     },
     async listPods(ref) {
-      return podIndex.jobPods(ref.namespace, ref.name).map(podView);
+      return jobPodViews(podIndex.jobPods(ref.namespace, ref.name));
     },
     createPod(input) {
       syncCapacity();

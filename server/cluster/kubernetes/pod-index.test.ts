@@ -82,6 +82,25 @@ describe("the pod index", () => {
     expect(index.jobPods("other-ns", "b")).toEqual([]);
   });
 
+  it("answers a job's same list until one of its pods changes, whatever other jobs' pods do", () => {
+    const index = createPodIndex();
+    const first = pod("x-0", { job: "x" });
+    index.onStore("ns/x-0", undefined, first);
+    index.onStore("ns/x-1", undefined, pod("x-1", { job: "x" }));
+    const before = index.jobPods("ns", "x");
+    expect(index.jobPods("ns", "x")).toBe(before);
+    index.onStore("ns/y-0", undefined, pod("y-0", { job: "y" }));
+    expect(index.jobPods("ns", "x")).toBe(before);
+    const moved = pod("x-0", { job: "x", node: "n0", rv: "2" });
+    index.onStore("ns/x-0", first, moved);
+    const after = index.jobPods("ns", "x");
+    expect(after).not.toBe(before);
+    expect(after[0]).toBe(moved);
+    expect(Object.isFrozen(after)).toBe(true);
+    index.onStore("ns/x-1", index.jobPods("ns", "x")[1], undefined);
+    expect(index.jobPods("ns", "x").map((p) => p.metadata?.name)).toEqual(["x-0"]);
+  });
+
   it("keeps a pod's place in its job's order when it changes", () => {
     const index = createPodIndex();
     const first = pod("x-0", { job: "x" });

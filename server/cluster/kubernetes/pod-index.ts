@@ -9,8 +9,12 @@ import { LABEL_JOB, podGpuRequest } from "./objects";
  */
 export type PodIndex = {
   onStore(key: string, before: V1Pod | undefined, after: V1Pod | undefined): void;
-  /** The job's pods (namespace/name of the job), in the order the store first saw them. */
-  jobPods(namespace: string, job: string): V1Pod[];
+  /**
+   * The job's pods (namespace/name of the job), in the order the store first saw them: the same array until
+   * one of them changes, so a reader can tell "nothing changed" by identity (a quiet reconcile of a large
+   * job then skips its per-pod work, observe.ts). Read-only: it is shared.
+   */
+  jobPods(namespace: string, job: string): readonly V1Pod[];
   /** GPUs held per node by pods that are neither finished nor being deleted. */
   gpusInUse(): ReadonlyMap<string, number>;
 };
@@ -26,7 +30,10 @@ const jobOf = (pod: V1Pod): string | null => {
 /** `onUsage`: the GPUs held on that node changed. */
 export function createPodIndex(opts: { onUsage?: (node: string) => void } = {}): PodIndex {
   const byJob = new Map<string, Map<string, V1Pod>>();
+  /** jobPods' answer per job, dropped on any change to the job's pods. */
+  const lists = new Map<string, readonly V1Pod[]>();
   const gpus = new Map<string, number>();
+  const NONE: readonly V1Pod[] = Object.freeze([]);
 
   const countGpus = (pod: V1Pod | undefined, sign: 1 | -1) => {
     const node = pod?.spec?.nodeName;
@@ -44,6 +51,7 @@ export function createPodIndex(opts: { onUsage?: (node: string) => void } = {}):
     const job = jobOf(pod);
     const pods = job ? byJob.get(job) : undefined;
     if (!job || !pods) return;
+    lists.delete(job);
     pods.delete(key);
     if (pods.size === 0) byJob.delete(job);
   };
@@ -53,6 +61,7 @@ export function createPodIndex(opts: { onUsage?: (node: string) => void } = {}):
     countGpus(pod, 1);
     const job = jobOf(pod);
     if (!job) return;
+    lists.delete(job);
     let pods = byJob.get(job);
     if (!pods) {
       pods = new Map();
@@ -69,12 +78,23 @@ export function createPodIndex(opts: { onUsage?: (node: string) => void } = {}):
         countGpus(after, 1);
         const job = jobOf(after);
         if (job) byJob.get(job)?.set(key, after);
+        if (job) lists.delete(job);
         return;
       }
       unindex(key, before);
       index(key, after);
     },
-    jobPods: (namespace, job) => [...(byJob.get(`${namespace}/${job}`)?.values() ?? [])],
+    jobPods(namespace, job) {
+      const key = `${namespace}/${job}`;
+      const pods = byJob.get(key);
+      if (!pods) return NONE;
+      let list = lists.get(key);
+      if (!list) {
+        list = Object.freeze([...pods.values()]);
+        lists.set(key, list);
+      }
+      return list;
+    },
     gpusInUse: () => gpus,
   };
 }

@@ -68,7 +68,9 @@ describe("presence thread, what crosses to it", () => {
     await new Promise((resolve) => setImmediate(resolve));
     const other: WatchedPod = { ...pod, name: "job-worker-1", agentUrl: "http://127.0.0.1:10" };
     const pending: WatchedPod = { ...pod, name: "job-worker-2", phase: "Pending", agentUrl: null };
-    presence.sync("ns/job", [pod, other, pending]);
+    const pods = [pod, other, pending];
+    presence.sync("ns/job", pods);
+    presence.sync("ns/job", pods);
     presence.sync("ns/job", [pod, other, pending]);
     // The same pods as new objects (the next version of each): nothing presence reads changed.
     presence.sync("ns/job", [{ ...pod }, { ...other }, { ...pending, createdAt: 2000 }]);

@@ -101,8 +101,11 @@ export function createPresenceThread(deps: {
   start?: (config: PresenceConfig) => Promise<Worker>;
 }): Presence {
   const mirror = new Map<string, Mirrored>();
-  /** What each job's last sync sent: a reconcile of a running job sends nothing new (no 2,048-pod copy). */
-  const synced = new Map<string, WatchedPod[]>();
+  /**
+   * What each job's last sync sent, and the list it came from: a reconcile of a running job sends nothing
+   * new (no 2,048-pod copy), and when the back end answers the same list (nothing changed), compares nothing.
+   */
+  const synced = new Map<string, { from: readonly WatchedPod[]; watched: WatchedPod[] }>();
   const listeners = new Set<WakeListener>();
   const skipped = { lateTicks: 0, correlated: 0 };
   /** The newest message per job while the thread starts (null once it failed: nothing is sent). */
@@ -164,10 +167,11 @@ export function createPresenceThread(deps: {
 
   return {
     sync(jobKey, pods) {
-      const watched = pods.filter(isWatched);
       const before = synced.get(jobKey);
-      if (before && samePods(before, watched)) return;
-      synced.set(jobKey, watched);
+      if (before?.from === pods) return;
+      const watched = pods.filter(isWatched);
+      synced.set(jobKey, { from: pods, watched });
+      if (before && samePods(before.watched, watched)) return;
       send(jobKey, { type: "sync", jobKey, pods: watchedPods(watched) });
     },
     pushed(pod) {

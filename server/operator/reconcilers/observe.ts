@@ -45,6 +45,23 @@ function expectedOf(job: ClusterJob): Expected {
   return entry;
 }
 
+type Indexed = { byName: ReadonlyMap<string, ClusterPod>; expected: Expected; strays: ClusterPod[] };
+/**
+ * Per pod list the back end answered: a back end that answers the same list while nothing changed (the
+ * kubernetes one's pod index) costs a quiet reconcile no new map of its 2,048 pods.
+ */
+const indexed = new WeakMap<readonly ClusterPod[], Indexed>();
+
+/** The job's pods by name, and those it does not expect (strays), once per list and expected pods. */
+function indexOf(pods: readonly ClusterPod[], expected: Expected): Indexed {
+  const cached = indexed.get(pods);
+  if (cached?.expected === expected) return cached;
+  const byName = new Map(pods.map((pod) => [pod.name, pod]));
+  const entry = { byName, expected, strays: pods.filter((pod) => !expected.names.has(pod.name)) };
+  indexed.set(pods, entry);
+  return entry;
+}
+
 export type AgentView =
   | { kind: "status"; status: AgentStatus }
   | {
@@ -166,8 +183,8 @@ export async function observe(opts: {
   const { backend, job, presence } = opts;
   const [pods, nodes] = await Promise.all([backend.listPods(job.ref), backend.listNodes()]);
   presence?.sync(jobKey(job.ref), pods);
-  const byName = new Map(pods.map((pod) => [pod.name, pod]));
   const expected = expectedOf(job);
+  const { byName, strays } = indexOf(pods, expected);
   const views: PodView[] = [];
   const toPoll: { index: number; pod: ClusterPod | null }[] = [];
   for (const wanted of expected.pods) {
@@ -190,8 +207,7 @@ export async function observe(opts: {
       metrics: opts.metrics,
     });
   });
-  const strays = pods.filter((pod) => !expected.names.has(pod.name));
-  return { now: opts.now, job, pods: views, strays, nodes, polled };
+  return { now: opts.now, job, pods: views, strays: [...strays], nodes, polled };
 }
 
 export function agentState(view: PodView): string | null {
