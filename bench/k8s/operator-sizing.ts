@@ -16,10 +16,11 @@
  *
  * So, per 1,000 pods (and their nodes: the node informer holds one object per node), ~36 MB of live heap
  * (the operator's thread, which the cap governs) and ~80 MB of peak RSS, on a base of ~250 MB of RSS. The
- * live heap was last measured under tsx (base ~70 MB then, 143 MB in a 2,048-pod heap snapshot); bundled it
- * is smaller, so the cap below is on the safe side. A /start body no longer grows with the square of the
- * pods (server/operator/reconcilers/steps.ts): before, a 2,048-pod job ran out of a 256 MB heap in
- * JsonStringify.
+ * figures are those measured under tsx (base ~70 MB then, 143 MB in a 2,048-pod heap snapshot). Bundled
+ * (2026-11-29, --trace-gc, the operator's thread after each full collection): 52–54 MB at 256 pods, 95–101
+ * MB quiet and up to 111 MB during a fault at 2,048, so the cap below is on the safe side. A /start body
+ * no longer grows with the square of the pods (server/operator/reconcilers/steps.ts): before, a 2,048-pod
+ * job ran out of a 256 MB heap in JsonStringify.
  *
  * The heap cap is HEAP_HEADROOM × the live heap of the job it is sized for: V8 then collects in time
  * (at 2,048 pods under 256 MB: a full collection every ~5 s, ~50 ms each, about 1 % of the time) instead
