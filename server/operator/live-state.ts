@@ -27,7 +27,19 @@ function toLiveRecovery(recovery: Recovery | null): LiveRecovery | null {
   };
 }
 
+/** Per view: a view kept between reconciles (observe.ts) is converted once. */
+const livePods = new WeakMap<PodView, LivePod>();
+
 function toLivePod(view: PodView): LivePod {
+  let live = livePods.get(view);
+  if (!live) {
+    live = convertPod(view);
+    livePods.set(view, live);
+  }
+  return live;
+}
+
+function convertPod(view: PodView): LivePod {
   const status = view.agent.kind === "status" ? view.agent.status : null;
   return {
     name: view.expected.name,

@@ -106,6 +106,11 @@ export type Presence = {
   sync(jobKey: string, pods: readonly WatchedPod[]): void;
   /** A pushing agent's view; null when it does not push or has not answered yet (poll it). */
   pushed(pod: WatchedPod): PushedView | null;
+  /**
+   * The job's pods (namespace/name keys) whose pushed() answer may have changed since the last call, and
+   * forgets them; null when that is not known (read every pod). Only the job's reconcile calls it.
+   */
+  takeChanged(jobKey: string): ReadonlySet<string> | null;
   forgetJob(jobKey: string): void;
   onWake(listener: WakeListener): () => void;
   stats(): PresenceStats;
@@ -116,7 +121,7 @@ export type Presence = {
  * The watches and the silence sweep themselves (what runs on the presence thread): an agent's view as it
  * stands, unread (`holder`; read-view.ts reads it), and the sweep's entry points exposed for tests.
  */
-export type PresenceCore = Omit<Presence, "pushed"> & {
+export type PresenceCore = Omit<Presence, "pushed" | "takeChanged"> & {
   holder(pod: WatchedPod): ViewHolder | null;
   /** The sweep's timer fired: judges silence after pending I/O unless it ran late. */
   onTimer(firedAt: number, expectedAt: number): void;

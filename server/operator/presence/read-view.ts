@@ -29,6 +29,8 @@ export const warnUnreadable = (log: Logger, namespace: string, pod: string) => (
 export function withReading(core: PresenceCore, log: Logger): PresenceCore & Presence {
   return {
     ...core,
+    // Views are read where asked, not mirrored: which changed is not tracked (observe reads every pod).
+    takeChanged: () => null,
     pushed(pod: WatchedPod): PushedView | null {
       const holder = core.holder(pod);
       return holder ? readView(holder, warnUnreadable(log, pod.namespace, pod.name)) : null;

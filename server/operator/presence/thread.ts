@@ -94,6 +94,8 @@ const samePods = (a: readonly WatchedPod[], b: readonly WatchedPod[]) =>
     return namesOf(pod).key === namesOf(other).key && namesOf(pod).identity === namesOf(other).identity;
   });
 
+const NOTHING_CHANGED: ReadonlySet<string> = new Set();
+
 export function createPresenceThread(deps: {
   config: PresenceConfig;
   log: Logger;
@@ -109,6 +111,16 @@ export function createPresenceThread(deps: {
   const listeners = new Set<WakeListener>();
   const skipped = { lateTicks: 0, correlated: 0 };
   /** The newest message per job while the thread starts (null once it failed: nothing is sent). */
+  /** Per job, the pods whose mirrored view changed since the job's reconcile last asked (takeChanged). */
+  const changed = new Map<string, Set<string>>();
+  const markChanged = (jobKey: string, key: string) => {
+    let keys = changed.get(jobKey);
+    if (!keys) {
+      keys = new Set();
+      changed.set(jobKey, keys);
+    }
+    keys.add(key);
+  };
   let pending: Map<string, ToThread> | null = new Map();
   let worker: Worker | null = null;
   let stopped = false;
@@ -124,6 +136,7 @@ export function createPresenceThread(deps: {
     pending = null;
     worker = null;
     mirror.clear();
+    changed.clear();
   };
 
   const received = (message: FromThread) => {
@@ -147,7 +160,12 @@ export function createPresenceThread(deps: {
   };
 
   const mirrorView = (change: ViewChange) => {
-    if ("removed" in change) return void mirror.delete(change.key);
+    if ("removed" in change) {
+      const gone = mirror.get(change.key);
+      if (gone) markChanged(gone.jobKey, change.key);
+      return void mirror.delete(change.key);
+    }
+    markChanged(change.jobKey, change.key);
     const [namespace = "", pod = ""] = change.key.split("/");
     mirror.set(change.key, { ...change, namespace, pod });
   };
@@ -181,8 +199,16 @@ export function createPresenceThread(deps: {
       if (entry.read !== undefined) return entry.read;
       return readView(entry, warnUnreadable(deps.log, entry.namespace, entry.pod));
     },
+    takeChanged(jobKey) {
+      // Once the thread has failed, every pod's answer changed to null at once: nothing is kept.
+      if (stopped || pending === null) return null;
+      const keys = changed.get(jobKey) ?? NOTHING_CHANGED;
+      changed.delete(jobKey);
+      return keys;
+    },
     forgetJob(jobKey) {
       synced.delete(jobKey);
+      changed.delete(jobKey);
       for (const [key, entry] of mirror) if (entry.jobKey === jobKey) mirror.delete(key);
       send(jobKey, { type: "forget", jobKey });
     },
@@ -201,6 +227,7 @@ export function createPresenceThread(deps: {
     stop() {
       stopped = true;
       mirror.clear();
+      changed.clear();
       listeners.clear();
       // The thread closes its watches and ends; terminated if it has not within a second.
       const running = worker;

@@ -4,7 +4,7 @@ import { expectedPods } from "@/server/operator/reconcilers/observe";
 import { createScalingEventStore, type ScalingEventStore } from "@/server/services/scaling-events/store";
 import { event, type JobContext, saveStatus } from "./deps";
 import type { ElasticState } from "./job-state";
-import type { PodView } from "./observe";
+import { type PodView, replacePod } from "./observe";
 import { ensurePods, startAgents, stopAgents } from "./steps";
 
 /**
@@ -77,8 +77,7 @@ async function deletePodsBeyond(ctx: JobContext, size: number): Promise<void> {
   for (const view of ctx.obs.pods) {
     if (keep.has(view.expected.name) || !view.pod) continue;
     await ctx.deps.backend.deletePod(ctx.job.ref, view.pod.name);
-    view.pod = null;
-    view.agent = { kind: "none" };
+    replacePod(ctx.obs, view, null);
   }
   for (const pod of ctx.obs.strays) await ctx.deps.backend.deletePod(ctx.job.ref, pod.name);
   ctx.obs = { ...ctx.obs, pods: ctx.obs.pods.filter((view) => keep.has(view.expected.name)), strays: [] };

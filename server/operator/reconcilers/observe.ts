@@ -2,7 +2,7 @@ import type { ClusterBackend, ClusterJob, ClusterNode, ClusterPod } from "@/serv
 import { jobKey } from "@/server/cluster/types";
 import type { AgentCallError, AgentClient, AgentStatus } from "@/server/operator/agent-client";
 import type { OperatorMetrics } from "@/server/operator/metrics";
-import type { Presence, PushedView } from "@/server/operator/presence/presence";
+import { type Presence, type PushedView, podKey } from "@/server/operator/presence/presence";
 
 /** The pods a job should have: every replica of every replica spec, in order; their order is the node rank. */
 export type ExpectedPod = { name: string; replicaSpec: string; index: number; groupRank: number };
@@ -45,7 +45,13 @@ function expectedOf(job: ClusterJob): Expected {
   return entry;
 }
 
-type Indexed = { byName: ReadonlyMap<string, ClusterPod>; expected: Expected; strays: ClusterPod[] };
+type Indexed = {
+  byName: ReadonlyMap<string, ClusterPod>;
+  expected: Expected;
+  strays: ClusterPod[];
+  /** The views built from this list, kept for the next reconcile that gets the same list (keptViews). */
+  kept?: Kept;
+};
 /**
  * Per pod list the back end answered: a back end that answers the same list while nothing changed (the
  * kubernetes one's pod index) costs a quiet reconcile no new map of its 2,048 pods.
@@ -78,7 +84,8 @@ export type AgentView =
     }
   | { kind: "none" };
 
-export type PodView = { expected: ExpectedPod; pod: ClusterPod | null; agent: AgentView };
+/** Shared between reconciles (keptViews): a step that changes a pod replaces its view in `obs.pods`. */
+export type PodView = Readonly<{ expected: ExpectedPod; pod: ClusterPod | null; agent: AgentView }>;
 
 export type Observation = {
   now: number;
@@ -168,6 +175,63 @@ async function viewAgent(opts: {
   };
 }
 
+/**
+ * A job's views as of its last observation, before polling: a view per expected pod, which of them to poll
+ * (their agents do not push), and each pod's index by its presence key.
+ */
+type Kept = { presence: Presence | null; views: PodView[]; toPoll: Set<number>; at: Map<string, number> };
+
+const NO_AGENT: AgentView = { kind: "none" };
+
+function viewOf(wanted: ExpectedPod, pod: ClusterPod | null, presence: Presence | null | undefined) {
+  const pushed = pod && presence ? presence.pushed(pod) : null;
+  return { view: { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT }, poll: !pushed };
+}
+
+/** Builds again the views of the pods whose agents changed (their presence keys). */
+function updateKept(kept: Kept, changed: ReadonlySet<string>): Kept {
+  for (const key of changed) {
+    const index = kept.at.get(key);
+    const old = index === undefined ? undefined : kept.views[index];
+    if (index === undefined || !old) continue;
+    const { view, poll } = viewOf(old.expected, old.pod, kept.presence);
+    kept.views[index] = view;
+    if (poll) kept.toPoll.add(index);
+    else kept.toPoll.delete(index);
+  }
+  return kept;
+}
+
+/** Every expected pod's view, from the listed pods and presence. */
+function buildViews(indexed: Indexed, presence: Presence | null): Kept {
+  const views: PodView[] = [];
+  const toPoll = new Set<number>();
+  const at = new Map<string, number>();
+  for (const wanted of indexed.expected.pods) {
+    const pod = indexed.byName.get(wanted.name) ?? null;
+    const { view, poll } = viewOf(wanted, pod, presence);
+    if (poll) toPoll.add(views.length);
+    if (pod) at.set(podKey(pod), views.length);
+    views.push(view);
+  }
+  return { presence, views, toPoll, at };
+}
+
+/**
+ * The job's views before polling. With the same pod list as last time and presence able to say which
+ * agents changed, only those pods' views are built again: a reconcile of a quiet 2,048-pod job, or the one
+ * that finds a fault, reads the changed agents, not every agent of the job. Otherwise all are built (and,
+ * with presence, kept for the next reconcile; without it every agent is polled each time).
+ */
+function keptViews(indexed: Indexed, presence: Presence | null, jobKey: string): Kept {
+  const changed = presence?.takeChanged(jobKey) ?? null;
+  const kept = indexed.kept;
+  if (changed !== null && kept?.presence === presence) return updateKept(kept, changed);
+  const built = buildViews(indexed, presence);
+  if (presence) indexed.kept = built;
+  return built;
+}
+
 export async function observe(opts: {
   backend: ClusterBackend;
   agents: AgentClient;
@@ -184,20 +248,16 @@ export async function observe(opts: {
   const [pods, nodes] = await Promise.all([backend.listPods(job.ref), backend.listNodes()]);
   presence?.sync(jobKey(job.ref), pods);
   const expected = expectedOf(job);
-  const { byName, strays } = indexOf(pods, expected);
-  const views: PodView[] = [];
-  const toPoll: { index: number; pod: ClusterPod | null }[] = [];
-  for (const wanted of expected.pods) {
-    const pod = byName.get(wanted.name) ?? null;
-    const pushed = pod && presence ? presence.pushed(pod) : null;
-    if (pushed === null) toPoll.push({ index: views.length, pod });
-    views.push({ expected: wanted, pod, agent: pushed ? pushedView(pushed) : { kind: "none" } });
-  }
+  const indexed = indexOf(pods, expected);
+  const kept = keptViews(indexed, presence ?? null, jobKey(job.ref));
+  // This reconcile's own array: a step replaces views in it, never in what is kept.
+  const views = [...kept.views];
   let polled = 0;
-  await mapLimit(toPoll, POLLS_IN_FLIGHT, async ({ index, pod }) => {
+  await mapLimit([...kept.toPoll], POLLS_IN_FLIGHT, async (index) => {
     const view = views[index] as PodView;
+    const { pod } = view;
     if (pod?.phase === "Running" && pod.agentUrl) polled += 1;
-    view.agent = await viewAgent({
+    const agent = await viewAgent({
       pod,
       agents: opts.agents,
       failures: opts.failures,
@@ -206,8 +266,19 @@ export async function observe(opts: {
       clock: opts.clock ?? Date.now,
       metrics: opts.metrics,
     });
+    views[index] = { ...view, agent };
   });
-  return { now: opts.now, job, pods: views, strays: [...strays], nodes, polled };
+  return { now: opts.now, job, pods: views, strays: [...indexed.strays], nodes, polled };
+}
+
+/**
+ * A step that created or deleted a view's pod says so here: the view is replaced in this reconcile's
+ * observation (views are kept for the next reconcile, so never changed in place), with no agent seen yet.
+ */
+export function replacePod(obs: Observation, view: PodView, pod: ClusterPod | null): void {
+  const guess = view.expected.groupRank;
+  const index = obs.pods[guess] === view ? guess : obs.pods.indexOf(view);
+  if (index >= 0) obs.pods[index] = { expected: view.expected, pod, agent: NO_AGENT };
 }
 
 export function agentState(view: PodView): string | null {

@@ -114,7 +114,7 @@ const starts = (sent: Sent[]) => sent.filter((request) => request.url.endsWith("
 function setReady(ctx: JobContext, indexes: number[]) {
   for (const index of indexes) {
     const view = ctx.obs.pods[index];
-    if (view) view.agent = { kind: "status", status: { status: "ready" } };
+    if (view) ctx.obs.pods[index] = { ...view, agent: { kind: "status", status: { status: "ready" } } };
   }
 }
 

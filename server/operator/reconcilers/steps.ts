@@ -4,7 +4,7 @@ import { inParallel } from "@/server/in-parallel";
 import { type StartRequestBody, withWireText } from "@/server/operator/agent-client";
 import { appliedPolicy, rulesFingerprint } from "@/server/operator/shadow/marks";
 import type { JobContext } from "./deps";
-import type { PodView } from "./observe";
+import { type PodView, replacePod } from "./observe";
 
 /**
  * The building blocks every phase uses: make the pods exist, stop every agent back to READY, start every
@@ -56,8 +56,7 @@ export async function ensurePods(
       preferNode: placement.preferNode,
       instanceType: admittedInstanceType(ctx),
     });
-    view.pod = pod;
-    view.agent = { kind: "none" };
+    replacePod(ctx.obs, view, pod);
     if (!pod) unplaced += 1;
   });
   return unplaced;
@@ -87,10 +86,7 @@ export async function stopAgents(ctx: JobContext): Promise<boolean> {
 export async function deleteAllPods(ctx: JobContext): Promise<void> {
   const pods = [...ctx.obs.pods.flatMap((view) => (view.pod ? [view.pod] : [])), ...ctx.obs.strays];
   for (const pod of pods) await ctx.deps.backend.deletePod(ctx.job.ref, pod.name);
-  for (const view of ctx.obs.pods) {
-    view.pod = null;
-    view.agent = { kind: "none" };
-  }
+  for (const view of [...ctx.obs.pods]) replacePod(ctx.obs, view, null);
 }
 
 export async function shutdownAgents(ctx: JobContext): Promise<void> {
