@@ -110,7 +110,6 @@ export function createPresenceThread(deps: {
   const synced = new Map<string, { from: readonly WatchedPod[]; watched: WatchedPod[] }>();
   const listeners = new Set<WakeListener>();
   const skipped = { lateTicks: 0, correlated: 0 };
-  /** The newest message per job while the thread starts (null once it failed: nothing is sent). */
   /** Per job, the pods whose mirrored view changed since the job's reconcile last asked (takeChanged). */
   const changed = new Map<string, Set<string>>();
   const markChanged = (jobKey: string, key: string) => {
@@ -121,6 +120,7 @@ export function createPresenceThread(deps: {
     }
     keys.add(key);
   };
+  /** The newest message per job while the thread starts (null once it failed: nothing is sent). */
   let pending: Map<string, ToThread> | null = new Map();
   let worker: Worker | null = null;
   let stopped = false;

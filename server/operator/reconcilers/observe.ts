@@ -183,7 +183,7 @@ type Kept = { presence: Presence | null; views: PodView[]; toPoll: Set<number>; 
 
 const NO_AGENT: AgentView = { kind: "none" };
 
-function viewOf(wanted: ExpectedPod, pod: ClusterPod | null, presence: Presence | null | undefined) {
+function viewOf(wanted: ExpectedPod, pod: ClusterPod | null, presence: Presence | null) {
   const pushed = pod && presence ? presence.pushed(pod) : null;
   return { view: { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT }, poll: !pushed };
 }
