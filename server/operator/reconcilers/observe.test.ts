@@ -107,7 +107,7 @@ describe("observe, views kept between reconciles", () => {
     expect((await look(everyone.presence)).pods).toEqual(second.pods);
   });
 
-  it("reads every agent for a new pod list, and keeps no step's change to a reconcile's views", async () => {
+  it("reads again only the pods a new list changed, and keeps no step's change to a reconcile's views", async () => {
     const { backend, setPods } = fakeBackend(pods);
     const { presence, set, reads } = fakePresence({ tracks: true });
     for (const pod of pods) set(pod.name, "running");
@@ -124,12 +124,21 @@ describe("observe, views kept between reconciles", () => {
     expect(second.pods[2]?.pod).toEqual(podOf(2));
     expect(states(second.pods)).toEqual(["running", "running", "running"]);
 
+    // A new list in which only job-worker-2 is a new pod (replaced): its agent is read, not the others'.
+    const [zero, one] = pods as [ClusterPod, ClusterPod];
     const replaced = podOf(2, 2000);
-    setPods([podOf(0), podOf(1), replaced]);
+    setPods([zero, one, replaced]);
     const before = reads.length;
     const third = await look();
-    expect(reads.length - before).toBe(3);
-    expect(third.pods[2]?.pod).toEqual(replaced);
+    expect(reads.slice(before)).toEqual(["job-worker-2"]);
+    expect(third.pods[2]?.pod).toBe(replaced);
+    expect(third.pods[0]).toBe(second.pods[0]);
+    // Gone from the list: no agent, polled (as a pod that is not Running).
+    setPods([zero, one]);
+    const fourth = await look();
+    expect(reads.slice(before)).toEqual(["job-worker-2"]);
+    expect(fourth.pods[2]?.pod).toBeNull();
+    expect(states(fourth.pods)).toEqual(["running", "running", "none"]);
   });
 
   it("polls an agent that does not push on every reconcile, and keeps no answer of a poll", async () => {

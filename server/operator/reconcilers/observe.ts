@@ -2,7 +2,7 @@ import type { ClusterBackend, ClusterJob, ClusterNode, ClusterPod } from "@/serv
 import { jobKey } from "@/server/cluster/types";
 import type { AgentCallError, AgentClient, AgentStatus } from "@/server/operator/agent-client";
 import type { OperatorMetrics } from "@/server/operator/metrics";
-import { type Presence, type PushedView, podKey } from "@/server/operator/presence/presence";
+import type { Presence, PushedView } from "@/server/operator/presence/presence";
 
 /** The pods a job should have: every replica of every replica spec, in order; their order is the node rank. */
 export type ExpectedPod = { name: string; replicaSpec: string; index: number; groupRank: number };
@@ -45,26 +45,20 @@ function expectedOf(job: ClusterJob): Expected {
   return entry;
 }
 
-type Indexed = {
-  byName: ReadonlyMap<string, ClusterPod>;
-  expected: Expected;
-  strays: ClusterPod[];
-  /** The views built from this list, kept for the next reconcile that gets the same list (keptViews). */
-  kept?: Kept;
-};
+type Indexed = { byName: ReadonlyMap<string, ClusterPod>; expected: Expected; strays: ClusterPod[] };
 /**
  * Per pod list the back end answered: a back end that answers the same list while nothing changed (the
  * kubernetes one's pod index) costs a quiet reconcile no new map of its 2,048 pods.
  */
-const indexed = new WeakMap<readonly ClusterPod[], Indexed>();
+const indexedLists = new WeakMap<readonly ClusterPod[], Indexed>();
 
 /** The job's pods by name, and those it does not expect (strays), once per list and expected pods. */
 function indexOf(pods: readonly ClusterPod[], expected: Expected): Indexed {
-  const cached = indexed.get(pods);
+  const cached = indexedLists.get(pods);
   if (cached?.expected === expected) return cached;
   const byName = new Map(pods.map((pod) => [pod.name, pod]));
   const entry = { byName, expected, strays: pods.filter((pod) => !expected.names.has(pod.name)) };
-  indexed.set(pods, entry);
+  indexedLists.set(pods, entry);
   return entry;
 }
 
@@ -177,59 +171,85 @@ async function viewAgent(opts: {
 
 /**
  * A job's views as of its last observation, before polling: a view per expected pod, which of them to poll
- * (their agents do not push), and each pod's index by its presence key.
+ * (their agents do not push), each pod's index by its presence key, and the pod list they were built from.
  */
-type Kept = { presence: Presence | null; views: PodView[]; toPoll: Set<number>; at: Map<string, number> };
+type Kept = {
+  expected: Expected;
+  list: Indexed;
+  views: PodView[];
+  toPoll: Set<number>;
+  at: Map<string, number>;
+};
 
 const NO_AGENT: AgentView = { kind: "none" };
+/** Jobs whose views are kept, per operator process (presence); past that the oldest is built again. */
+const KEPT_JOBS = 256;
+const keptByPresence = new WeakMap<Presence, Map<string, Kept>>();
 
-function viewOf(wanted: ExpectedPod, pod: ClusterPod | null, presence: Presence | null) {
+/** Builds view `index` again, for `pod` (the listed one) and what presence says of its agent now. */
+function refresh(kept: Kept, index: number, pod: ClusterPod | null, presence: Presence | null): void {
+  const wanted = kept.expected.pods[index];
+  if (!wanted) return;
   const pushed = pod && presence ? presence.pushed(pod) : null;
-  return { view: { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT }, poll: !pushed };
-}
-
-/** Builds again the views of the pods whose agents changed (their presence keys). */
-function updateKept(kept: Kept, changed: ReadonlySet<string>): Kept {
-  for (const key of changed) {
-    const index = kept.at.get(key);
-    const old = index === undefined ? undefined : kept.views[index];
-    if (index === undefined || !old) continue;
-    const { view, poll } = viewOf(old.expected, old.pod, kept.presence);
-    kept.views[index] = view;
-    if (poll) kept.toPoll.add(index);
-    else kept.toPoll.delete(index);
-  }
-  return kept;
+  kept.views[index] = { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT };
+  if (pushed) kept.toPoll.delete(index);
+  else kept.toPoll.add(index);
 }
 
 /** Every expected pod's view, from the listed pods and presence. */
-function buildViews(indexed: Indexed, presence: Presence | null): Kept {
-  const views: PodView[] = [];
-  const toPoll = new Set<number>();
-  const at = new Map<string, number>();
-  for (const wanted of indexed.expected.pods) {
-    const pod = indexed.byName.get(wanted.name) ?? null;
-    const { view, poll } = viewOf(wanted, pod, presence);
-    if (poll) toPoll.add(views.length);
-    if (pod) at.set(podKey(pod), views.length);
-    views.push(view);
-  }
-  return { presence, views, toPoll, at };
+function buildViews(list: Indexed, presence: Presence | null, namespace: string): Kept {
+  const { expected } = list;
+  const kept: Kept = { expected, list, views: [], toPoll: new Set(), at: new Map() };
+  expected.pods.forEach((wanted, index) => {
+    kept.at.set(`${namespace}/${wanted.name}`, index);
+    refresh(kept, index, list.byName.get(wanted.name) ?? null, presence);
+  });
+  return kept;
+}
+
+/** A new pod list: the views of pods that are new, changed or gone are built again, the others kept. */
+function followList(kept: Kept, list: Indexed, presence: Presence): void {
+  if (kept.list === list) return;
+  kept.expected.pods.forEach((wanted, index) => {
+    const pod = list.byName.get(wanted.name) ?? null;
+    if (kept.views[index]?.pod !== pod) refresh(kept, index, pod, presence);
+  });
+  kept.list = list;
+}
+
+/** Keeps `kept` as the job's newest, dropping the least recently observed job past KEPT_JOBS. */
+function remember(jobs: Map<string, Kept>, jobKey: string, kept: Kept): Kept {
+  jobs.delete(jobKey);
+  jobs.set(jobKey, kept);
+  const oldest = jobs.keys().next().value;
+  if (jobs.size > KEPT_JOBS && oldest !== undefined) jobs.delete(oldest);
+  return kept;
 }
 
 /**
- * The job's views before polling. With the same pod list as last time and presence able to say which
- * agents changed, only those pods' views are built again: a reconcile of a quiet 2,048-pod job, or the one
- * that finds a fault, reads the changed agents, not every agent of the job. Otherwise all are built (and,
- * with presence, kept for the next reconcile; without it every agent is polled each time).
+ * The job's views before polling. When presence can say which agents changed, the views are kept between
+ * reconciles and only those of pods that changed (in the list: new, replaced, gone; or their agent) are
+ * built again: a reconcile of a quiet 2,048-pod job, or the one that finds a fault, reads what changed, not
+ * every agent of the job. Otherwise (no presence, or it cannot tell) all are built, and kept for nothing.
  */
-function keptViews(indexed: Indexed, presence: Presence | null, jobKey: string): Kept {
-  const changed = presence?.takeChanged(jobKey) ?? null;
-  const kept = indexed.kept;
-  if (changed !== null && kept?.presence === presence) return updateKept(kept, changed);
-  const built = buildViews(indexed, presence);
-  if (presence) indexed.kept = built;
-  return built;
+function keptViews(list: Indexed, presence: Presence | null, job: ClusterJob): Kept {
+  const key = jobKey(job.ref);
+  const changed = presence?.takeChanged(key) ?? null;
+  if (!presence || changed === null) return buildViews(list, presence, job.ref.namespace);
+  let jobs = keptByPresence.get(presence);
+  if (!jobs) {
+    jobs = new Map();
+    keptByPresence.set(presence, jobs);
+  }
+  const kept = jobs.get(key);
+  if (kept?.expected !== list.expected)
+    return remember(jobs, key, buildViews(list, presence, job.ref.namespace));
+  followList(kept, list, presence);
+  for (const pod of changed) {
+    const index = kept.at.get(pod);
+    if (index !== undefined) refresh(kept, index, kept.views[index]?.pod ?? null, presence);
+  }
+  return remember(jobs, key, kept);
 }
 
 export async function observe(opts: {
@@ -249,7 +269,7 @@ export async function observe(opts: {
   presence?.sync(jobKey(job.ref), pods);
   const expected = expectedOf(job);
   const indexed = indexOf(pods, expected);
-  const kept = keptViews(indexed, presence ?? null, jobKey(job.ref));
+  const kept = keptViews(indexed, presence ?? null, job);
   // This reconcile's own array: a step replaces views in it, never in what is kept.
   const views = [...kept.views];
   let polled = 0;
