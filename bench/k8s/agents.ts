@@ -84,7 +84,7 @@ function startChild(input: {
     // A session of its own, so a CPU share of its own. Linux's scheduler (autogroup, on by default) shares
     // the CPUs between sessions first: in the bench's session, the stand-ins of 2,048 machines, the operator
     // and the bench had one share between them against the simulated cluster's (e2e/kube/cluster.ts starts
-    // it in a session of its own), and the stand-ins' loop waited 450–720 ms a second for a CPU at times
+    // it in a session of its own), and the stand-ins' loop waited 240–720 ms a second for a CPU at times
     // ("stand-in loop held", cpuWaitMs). A real cluster runs each on machines, or in cgroups, of its own.
     // The child still ends with the bench: killed on its exit, or when the IPC channel closes.
     detached: true,

@@ -77,8 +77,10 @@ export function createPodIndex(opts: { onUsage?: (node: string) => void } = {}):
         countGpus(before, -1);
         countGpus(after, 1);
         const job = jobOf(after);
-        if (job) byJob.get(job)?.set(key, after);
-        if (job) lists.delete(job);
+        if (job) {
+          byJob.get(job)?.set(key, after);
+          lists.delete(job);
+        }
         return;
       }
       unindex(key, before);
