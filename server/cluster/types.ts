@@ -144,7 +144,8 @@ export type ClusterBackend = {
   /** The last `tailLines` lines of the pod's output (its agent's, which carries every rank's lines). */
   podLogs(ref: JobRef, podName: string, tailLines: number): Promise<string>;
 
-  listNodes(): Promise<ClusterNode[]>;
+  /** Every node; read-only: a back end may answer the same array while no node changed. */
+  listNodes(): Promise<readonly ClusterNode[]>;
 
   recordEvent(ref: JobRef, event: Omit<ClusterEvent, "at">): Promise<void>;
   listEvents(ref: JobRef): Promise<ClusterEvent[]>;

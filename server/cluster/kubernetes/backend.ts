@@ -196,7 +196,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     }
     return view;
   };
-  let nodeList: ClusterNode[] | null = null;
+  let nodeList: readonly ClusterNode[] | null = null;
   // Nodes changed since the capacity index last saw them (read at the next pick, after the event's handling).
   const nodesToPlace = new Set<string>();
   const syncCapacity = () => {
@@ -266,10 +266,10 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     return null;
   };
 
-  /** Every node's view, rebuilt only after the node store changed; callers get their own array. */
-  const listNodes = () => {
-    nodeList ??= nodes.list().map(nodeView);
-    return [...nodeList];
+  /** Every node's view, rebuilt only after the node store changed: the same frozen array until then. */
+  const listNodes = (): readonly ClusterNode[] => {
+    nodeList ??= Object.freeze(nodes.list().map(nodeView));
+    return nodeList;
   };
   const reservations = createReservations(podIndex.gpusInUse);
 

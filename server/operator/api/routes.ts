@@ -324,7 +324,7 @@ export const routes: Route[] = [
     access: "nodes.list",
     handle: async (ctx) => ({
       status: 200,
-      body: { nodes: await ctx.deps.backend.listNodes() } satisfies NodeListResponse,
+      body: { nodes: [...(await ctx.deps.backend.listNodes())] } satisfies NodeListResponse,
     }),
   },
 ];

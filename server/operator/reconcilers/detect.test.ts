@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterJob, ClusterNode, ClusterPod } from "@/server/cluster/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
-import { allCompleted, detectFault, faultFromAgent } from "./detect";
-import type { AgentView, Observation, PodView } from "./observe";
+import { allCompleted, detectFault, faultFromAgent, mayHoldFault, unreachablePods } from "./detect";
+import type { AgentView, DetectionIndex, Observation, PodView } from "./observe";
 
 const NOW = 1_000_000;
 const options = { agentTimeoutMs: 3000, ranksPerNode: 4, podStartGraceMs: 30_000 };
@@ -163,6 +163,103 @@ describe("detectFault", () => {
       kind: "AgentUnreachable",
       cause: "invalid-response",
     });
+  });
+});
+
+/** The index observe.ts keeps: the views that may hold a fault, and the views by their pod's node. */
+function honestIndex(pods: PodView[]): DetectionIndex {
+  const onNode = new Map<string, Set<number>>();
+  const suspects = new Set<number>();
+  pods.forEach((each, at) => {
+    if (mayHoldFault(each)) suspects.add(at);
+    const name = each.pod?.node;
+    if (name) onNode.set(name, new Set([...(onNode.get(name) ?? []), at]));
+  });
+  return { pods, suspects, onNode };
+}
+
+/** A small deterministic generator (mulberry32), so a failing case can be run again. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("detectFault with the observation's detection index", () => {
+  const running = () => status({});
+  const faulted = status({ status: "faulted", reason: "WorkerCrash" });
+
+  it("reads only the views the index names, so a healthy job's size does not count", () => {
+    const pods = [view(0, running()), view(1, faulted), view(2, running())];
+    // The index says no view may hold a fault: the faulted view is not read (it would be found if it were).
+    const blind = { ...observation(pods), index: { pods, suspects: new Set<number>(), onNode: new Map() } };
+    expect(detectFault(blind, options)).toBeNull();
+    const named = { ...observation(pods), index: { pods, suspects: new Set([1]), onNode: new Map() } };
+    expect(detectFault(named, options)).toMatchObject({ kind: "WorkerCrash", pods: ["job-w-1"] });
+  });
+
+  it("reads every view once a step put another array in place of the one indexed", () => {
+    const pods = [view(0, running()), view(1, faulted)];
+    const stale = { pods: [...pods], suspects: new Set<number>(), onNode: new Map() };
+    expect(detectFault({ ...observation(pods), index: stale }, options)).toMatchObject({
+      pods: ["job-w-1"],
+    });
+  });
+
+  it("finds the pods of an unhealthy node from the index's pods by node", () => {
+    const pods = [view(0, running()), view(1, running()), view(2, running(), { node: "n1" })];
+    const nodes = [node("n0"), node("n1", "UnschedulablePendingReplacement", 77)];
+    const onNode = new Map([
+      ["n0", new Set([0])],
+      ["n1", new Set([1, 2])],
+    ]);
+    const obs = { ...observation(pods, nodes), index: { pods, suspects: new Set<number>(), onNode } };
+    expect(detectFault(obs, options)).toMatchObject({
+      kind: "NodeFault",
+      node: "n1",
+      at: 77,
+      pods: ["job-w-1", "job-w-2"],
+      ranks: [4, 5, 6, 7, 8, 9, 10, 11],
+    });
+  });
+
+  it("finds what reading every view finds, over 2,000 random observations", () => {
+    const next = random(18);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+    const agents: (() => AgentView)[] = [
+      running,
+      running,
+      running,
+      () => faulted,
+      () => status({ status: "faulted", reason: "LogHang_stuck" }),
+      () => ({ kind: "none" }),
+      () => ({
+        kind: "error",
+        error: { cause: "timeout", detail: "timed out" },
+        since: NOW - Math.floor(next() * 6000),
+        answered: next() < 0.5,
+      }),
+    ];
+    const phases = ["Running", "Running", "Running", "Pending", "Failed", "Succeeded"] as const;
+    for (let run = 0; run < 2000; run += 1) {
+      const size = 1 + Math.floor(next() * 12);
+      const pods = Array.from({ length: size }, (_, at) =>
+        next() < 0.05
+          ? view(at, { kind: "none" }, null)
+          : view(at, pick(agents)(), { node: `n${Math.floor(next() * 6)}`, phase: pick(phases) }),
+      );
+      const nodes = Array.from({ length: 6 }, (_, at) =>
+        node(`n${at}`, next() < 0.08 ? "Unschedulable" : "Schedulable", at),
+      );
+      const plain = observation(pods, nodes);
+      const indexed = { ...plain, index: honestIndex(pods) };
+      expect(detectFault(indexed, options)).toEqual(detectFault(plain, options));
+      expect(unreachablePods(indexed, options)).toEqual(unreachablePods(plain, options));
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { isNodeHealthy } from "@/server/cluster/types";
+import { type ClusterNode, isNodeHealthy } from "@/server/cluster/types";
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
 import type { Observation, PodView } from "./observe";
@@ -35,14 +35,57 @@ export function faultFromAgent(status: AgentStatus, base: Omit<Fault, "kind" | "
   return { ...base, kind: "WorkerCrash", reason };
 }
 
-function nodeFault(obs: Observation, opts: DetectOptions): Fault | null {
-  const unhealthy = new Map(
-    obs.nodes.filter((node) => !isNodeHealthy(node)).map((node) => [node.name, node]),
-  );
-  for (const view of obs.pods) {
+/**
+ * Whether a view may be a fault as it stands or later without changing (an agent unreachable only past its
+ * timeout), leaving node health aside: a pod not running nor starting, an agent that faulted or does not
+ * answer. The detection index (observe.ts) keeps these, so detection reads them and not the healthy rest.
+ */
+export function mayHoldFault(view: PodView): boolean {
+  if (!view.pod || (view.pod.phase !== "Running" && view.pod.phase !== "Pending")) return true;
+  const { agent } = view;
+  return agent.kind === "error" || (agent.kind === "status" && agent.status.status === "faulted");
+}
+
+/** Per node list: the unhealthy nodes by name (a back end answers the same list while no node changed). */
+const unhealthyByList = new WeakMap<readonly ClusterNode[], ReadonlyMap<string, ClusterNode>>();
+
+function unhealthyNodes(nodes: readonly ClusterNode[]): ReadonlyMap<string, ClusterNode> {
+  let unhealthy = unhealthyByList.get(nodes);
+  if (!unhealthy) {
+    unhealthy = new Map(nodes.filter((node) => !isNodeHealthy(node)).map((node) => [node.name, node]));
+    unhealthyByList.set(nodes, unhealthy);
+  }
+  return unhealthy;
+}
+
+/**
+ * The views detection reads, in pod order: with the observation's index, those that may hold a fault and
+ * those on `nodes`; without it (or once a step replaced the array), all of them. Either way the same fault
+ * is found: every view left out is on a healthy node, running, and its agent reports no fault.
+ */
+function lookAt(obs: Observation, nodes: Iterable<string> = []): readonly PodView[] {
+  const { index } = obs;
+  if (!index || index.pods !== obs.pods) return obs.pods;
+  const at = new Set(index.suspects);
+  for (const node of nodes) for (const each of index.onNode.get(node) ?? []) at.add(each);
+  return [...at]
+    .sort((a, b) => a - b)
+    .flatMap((each) => {
+      const view = obs.pods[each];
+      return view ? [view] : [];
+    });
+}
+
+function nodeFault(
+  views: readonly PodView[],
+  unhealthy: ReadonlyMap<string, ClusterNode>,
+  opts: DetectOptions,
+): Fault | null {
+  if (unhealthy.size === 0) return null;
+  for (const view of views) {
     const node = view.pod?.node ? unhealthy.get(view.pod.node) : undefined;
     if (!node || !view.pod) continue;
-    const pods = obs.pods.filter((other) => other.pod?.node === node.name);
+    const pods = views.filter((other) => other.pod?.node === node.name);
     return {
       kind: "NodeFault",
       reason: "NodeFault",
@@ -55,8 +98,8 @@ function nodeFault(obs: Observation, opts: DetectOptions): Fault | null {
   return null;
 }
 
-function podGone(obs: Observation, opts: DetectOptions): Fault | null {
-  for (const view of obs.pods) {
+function podGone(obs: Observation, views: readonly PodView[], opts: DetectOptions): Fault | null {
+  for (const view of views) {
     if (view.pod && (view.pod.phase === "Running" || view.pod.phase === "Pending")) continue;
     return {
       kind: "PodGone",
@@ -70,8 +113,8 @@ function podGone(obs: Observation, opts: DetectOptions): Fault | null {
   return null;
 }
 
-function agentFault(obs: Observation, opts: DetectOptions): Fault | null {
-  for (const view of obs.pods) {
+function agentFault(obs: Observation, views: readonly PodView[], opts: DetectOptions): Fault | null {
+  for (const view of views) {
     if (view.agent.kind !== "status" || view.agent.status.status !== "faulted") continue;
     const status = view.agent.status;
     const at = parseTime(status.fault_at) ?? parseTime(status.transitions?.FAULTED) ?? obs.now;
@@ -103,14 +146,16 @@ function pastTimeout(
 }
 
 /** Pods whose agents are unreachable past their timeout, or judged silent: as good as gone. */
-export function unreachablePods(obs: Observation, opts: DetectOptions): PodView[] {
-  return obs.pods.filter(
-    (view) => view.agent.kind === "error" && pastTimeout(view, view.agent, { obs, opts }),
-  );
+export function unreachablePods(
+  obs: Observation,
+  opts: DetectOptions,
+  views: readonly PodView[] = lookAt(obs),
+): PodView[] {
+  return views.filter((view) => view.agent.kind === "error" && pastTimeout(view, view.agent, { obs, opts }));
 }
 
-function unreachable(obs: Observation, opts: DetectOptions): Fault | null {
-  for (const view of unreachablePods(obs, opts)) {
+function unreachable(obs: Observation, views: readonly PodView[], opts: DetectOptions): Fault | null {
+  for (const view of unreachablePods(obs, opts, views)) {
     if (view.agent.kind !== "error") continue;
     return {
       kind: "AgentUnreachable",
@@ -125,8 +170,19 @@ function unreachable(obs: Observation, opts: DetectOptions): Fault | null {
   return null;
 }
 
+/**
+ * A reconcile reads the views that may hold a fault and those on unhealthy nodes, not the job's healthy
+ * rest: finding a fault in a 2,048-pod job costs what it costs in a small one.
+ */
 export function detectFault(obs: Observation, opts: DetectOptions): Fault | null {
-  return nodeFault(obs, opts) ?? podGone(obs, opts) ?? agentFault(obs, opts) ?? unreachable(obs, opts);
+  const unhealthy = unhealthyNodes(obs.nodes);
+  const views = lookAt(obs, unhealthy.keys());
+  return (
+    nodeFault(views, unhealthy, opts) ??
+    podGone(obs, views, opts) ??
+    agentFault(obs, views, opts) ??
+    unreachable(obs, views, opts)
+  );
 }
 
 /** Every expected pod's agent reports COMPLETED. */

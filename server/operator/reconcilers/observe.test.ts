@@ -141,6 +141,45 @@ describe("observe, views kept between reconciles", () => {
     expect(states(fourth.pods)).toEqual(["running", "running", "none"]);
   });
 
+  it("keeps the detection index: the views that may hold a fault, polled ones, and views by node", async () => {
+    const { backend, setPods } = fakeBackend(pods);
+    const { presence, set } = fakePresence({ tracks: true });
+    for (const pod of pods) set(pod.name, "running");
+    const look = () =>
+      observe({
+        backend,
+        agents: fakeAgents(() => "running").agents,
+        failures: new Map(),
+        job,
+        now: 1,
+        presence,
+      });
+    const suspects = (obs: { index?: { suspects: Set<number> } }) => [...(obs.index?.suspects ?? [])].sort();
+    const byNode = (obs: { index?: { onNode: ReadonlyMap<string, ReadonlySet<number>> } }) =>
+      Object.fromEntries([...(obs.index?.onNode ?? [])].map(([node, at]) => [node, [...at]]));
+
+    const first = await look();
+    expect(first.index?.pods).toBe(first.pods);
+    expect(suspects(first)).toEqual([]);
+    expect(byNode(first)).toEqual({ "node-0": [0], "node-1": [1], "node-2": [2] });
+    set("job-worker-1", "faulted");
+    expect(suspects(await look())).toEqual([1]);
+    set("job-worker-1", "running");
+    const third = await look();
+    expect(suspects(third)).toEqual([]);
+    // A step's replacement is looked at in its reconcile.
+    const gone = third.pods[2];
+    if (!gone) throw new Error("no view for job-worker-2");
+    replacePod(third, gone, null);
+    expect(suspects(third)).toEqual([2]);
+    // job-worker-2 comes back on another node; job-worker-0's agent stops pushing and is polled.
+    setPods([podOf(0), podOf(1), { ...podOf(2, 2000), node: "node-7" }]);
+    set("job-worker-0", null);
+    const fourth = await look();
+    expect(byNode(fourth)).toEqual({ "node-0": [0], "node-1": [1], "node-7": [2] });
+    expect(suspects(fourth)).toEqual([0]);
+  });
+
   it("polls an agent that does not push on every reconcile, and keeps no answer of a poll", async () => {
     const { backend } = fakeBackend(pods);
     const { presence, set } = fakePresence({ tracks: true });

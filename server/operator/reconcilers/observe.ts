@@ -3,6 +3,7 @@ import { jobKey } from "@/server/cluster/types";
 import type { AgentCallError, AgentClient, AgentStatus } from "@/server/operator/agent-client";
 import type { OperatorMetrics } from "@/server/operator/metrics";
 import type { Presence, PushedView } from "@/server/operator/presence/presence";
+import { mayHoldFault } from "./detect";
 
 /** The pods a job should have: every replica of every replica spec, in order; their order is the node rank. */
 export type ExpectedPod = { name: string; replicaSpec: string; index: number; groupRank: number };
@@ -81,15 +82,29 @@ export type AgentView =
 /** Shared between reconciles (keptViews): a step that changes a pod replaces its view in `obs.pods`. */
 export type PodView = Readonly<{ expected: ExpectedPod; pod: ClusterPod | null; agent: AgentView }>;
 
+/**
+ * Which of an observation's views detection reads (detect.ts): those that may hold a fault (mayHoldFault),
+ * the polled ones and those a step replaced (`suspects`), and, for a node turned unhealthy, the views of
+ * the pods on it (`onNode`). Indices into `pods`, the array it was built for: once a step puts another
+ * array in its place, detection reads every view again.
+ */
+export type DetectionIndex = {
+  pods: readonly PodView[];
+  suspects: Set<number>;
+  onNode: ReadonlyMap<string, ReadonlySet<number>>;
+};
+
 export type Observation = {
   now: number;
   job: ClusterJob;
   pods: PodView[];
   /** Pods of this job that are not expected (left over from a larger spec, or being deleted). */
   strays: ClusterPod[];
-  nodes: ClusterNode[];
+  nodes: readonly ClusterNode[];
   /** How many agents were polled for this observation (the others pushed; absent: all polled). */
   polled?: number;
+  /** Absent: detection reads every view. */
+  index?: DetectionIndex;
 };
 
 /**
@@ -179,6 +194,9 @@ type Kept = {
   views: PodView[];
   toPoll: Set<number>;
   at: Map<string, number>;
+  /** The views that may hold a fault, and the views by their pod's node (DetectionIndex). */
+  suspects: Set<number>;
+  onNode: Map<string, Set<number>>;
 };
 
 const NO_AGENT: AgentView = { kind: "none" };
@@ -186,20 +204,44 @@ const NO_AGENT: AgentView = { kind: "none" };
 const KEPT_JOBS = 256;
 const keptByPresence = new WeakMap<Presence, Map<string, Kept>>();
 
+/** Notes view `index` as on its pod's node (or on none). */
+function placeOnNode(kept: Kept, index: number, was: string | null, node: string | null): void {
+  if (was === node) return;
+  const before = was === null ? undefined : kept.onNode.get(was);
+  before?.delete(index);
+  if (was !== null && before?.size === 0) kept.onNode.delete(was);
+  if (node === null) return;
+  const after = kept.onNode.get(node);
+  if (after) after.add(index);
+  else kept.onNode.set(node, new Set([index]));
+}
+
 /** Builds view `index` again, for `pod` (the listed one) and what presence says of its agent now. */
 function refresh(kept: Kept, index: number, pod: ClusterPod | null, presence: Presence | null): void {
   const wanted = kept.expected.pods[index];
   if (!wanted) return;
   const pushed = pod && presence ? presence.pushed(pod) : null;
-  kept.views[index] = { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT };
+  const view: PodView = { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT };
+  placeOnNode(kept, index, kept.views[index]?.pod?.node ?? null, pod?.node ?? null);
+  kept.views[index] = view;
   if (pushed) kept.toPoll.delete(index);
   else kept.toPoll.add(index);
+  if (mayHoldFault(view)) kept.suspects.add(index);
+  else kept.suspects.delete(index);
 }
 
 /** Every expected pod's view, from the listed pods and presence. */
 function buildViews(list: Indexed, presence: Presence | null, namespace: string): Kept {
   const { expected } = list;
-  const kept: Kept = { expected, list, views: [], toPoll: new Set(), at: new Map() };
+  const kept: Kept = {
+    expected,
+    list,
+    views: [],
+    toPoll: new Set(),
+    at: new Map(),
+    suspects: new Set(),
+    onNode: new Map(),
+  };
   expected.pods.forEach((wanted, index) => {
     kept.at.set(`${namespace}/${wanted.name}`, index);
     refresh(kept, index, list.byName.get(wanted.name) ?? null, presence);
@@ -288,7 +330,10 @@ export async function observe(opts: {
     });
     views[index] = { ...view, agent };
   });
-  return { now: opts.now, job, pods: views, strays: [...indexed.strays], nodes, polled };
+  // Polled agents are read afresh: their views are looked at, as are those that may hold a fault.
+  const suspects = new Set([...kept.suspects, ...kept.toPoll]);
+  const index = { pods: views, suspects, onNode: kept.onNode };
+  return { now: opts.now, job, pods: views, strays: [...indexed.strays], nodes, polled, index };
 }
 
 /**
@@ -298,7 +343,9 @@ export async function observe(opts: {
 export function replacePod(obs: Observation, view: PodView, pod: ClusterPod | null): void {
   const guess = view.expected.groupRank;
   const index = obs.pods[guess] === view ? guess : obs.pods.indexOf(view);
-  if (index >= 0) obs.pods[index] = { expected: view.expected, pod, agent: NO_AGENT };
+  if (index < 0) return;
+  obs.pods[index] = { expected: view.expected, pod, agent: NO_AGENT };
+  obs.index?.suspects.add(index);
 }
 
 export function agentState(view: PodView): string | null {
