@@ -3,6 +3,7 @@ import type {
   HistoryJobSeries,
   HistoryResponse,
   LiveJob,
+  LivePod,
   RestartType,
 } from "@/server/domain/operator-api/contract";
 import { alignWindow, chooseStepSeconds } from "@/server/metrics/step";
@@ -54,20 +55,57 @@ type JobHistory = {
 const finite = (values: ReadonlyArray<unknown>) =>
   values.filter((value): value is number => typeof value === "number" && Number.isFinite(value));
 
+/** One pod's part of its job's gauges (its finite losses and throughputs, its running ranks' oldest line). */
+type PodGauges = {
+  lossSum: number;
+  losses: number;
+  throughput: number;
+  throughputs: number;
+  oldestLine: number;
+};
+
+/**
+ * Per pod: a kept pod's live view is the same object from one reconcile to the next (live-state.ts), so a
+ * quiet job's sample adds up its pods' parts instead of reading and parsing every rank again.
+ */
+const podGauges = new WeakMap<LivePod, PodGauges>();
+
+function gaugesOfPod(pod: LivePod): PodGauges {
+  const known = podGauges.get(pod);
+  if (known) return known;
+  const losses = finite(pod.ranks.map((rank) => rank.loss));
+  const throughputs = finite(pod.ranks.map((rank) => rank.throughput));
+  const lines = finite(
+    pod.ranks
+      .filter((rank) => rank.state === "running" && rank.last_line_at !== null)
+      .map((rank) => Date.parse(rank.last_line_at ?? "")),
+  );
+  const gauges = {
+    lossSum: losses.reduce((a, b) => a + b, 0),
+    losses: losses.length,
+    throughput: throughputs.reduce((a, b) => a + b, 0),
+    throughputs: throughputs.length,
+    oldestLine: Math.min(Number.POSITIVE_INFINITY, ...lines),
+  };
+  podGauges.set(pod, gauges);
+  return gauges;
+}
+
 /** The job's gauges now: mean loss and total throughput of its ranks, the oldest running rank's output age. */
 export function gaugesOf(job: LiveJob, now: number): Record<Gauge, number | null> {
-  const ranks = job.pods.flatMap((pod) => pod.ranks);
-  const losses = finite(ranks.map((rank) => rank.loss));
-  const throughputs = finite(ranks.map((rank) => rank.throughput));
-  const ages = finite(
-    ranks
-      .filter((rank) => rank.state === "running" && rank.last_line_at !== null)
-      .map((rank) => (now - Date.parse(rank.last_line_at ?? "")) / 1000),
-  );
+  const sum = { lossSum: 0, losses: 0, throughput: 0, throughputs: 0, oldestLine: Number.POSITIVE_INFINITY };
+  for (const pod of job.pods) {
+    const part = gaugesOfPod(pod);
+    sum.lossSum += part.lossSum;
+    sum.losses += part.losses;
+    sum.throughput += part.throughput;
+    sum.throughputs += part.throughputs;
+    sum.oldestLine = Math.min(sum.oldestLine, part.oldestLine);
+  }
   return {
-    loss: losses.length > 0 ? losses.reduce((a, b) => a + b, 0) / losses.length : null,
-    throughput: throughputs.length > 0 ? throughputs.reduce((a, b) => a + b, 0) : null,
-    heartbeat_age: ages.length > 0 ? Math.max(0, ...ages) : null,
+    loss: sum.losses > 0 ? sum.lossSum / sum.losses : null,
+    throughput: sum.throughputs > 0 ? sum.throughput : null,
+    heartbeat_age: Number.isFinite(sum.oldestLine) ? Math.max(0, (now - sum.oldestLine) / 1000) : null,
     running: job.ranksRunning,
     total: job.ranksTotal,
   };

@@ -60,9 +60,20 @@ function convertPod(view: PodView): LivePod {
  */
 function ranksRunning(pod: LivePod, perNode: number): number {
   // Our agent lists ranks (an empty list while it forks them: none running yet).
-  if (pod.ranks.length > 0 || pod.reportsRanks === true)
-    return pod.ranks.filter((rank) => rank.state === "running").length;
+  if (pod.ranks.length > 0 || pod.reportsRanks === true) return listedRunning(pod);
   return pod.agentState === "running" && pod.phase === "Running" ? perNode : 0;
+}
+
+/** Per pod (a kept view's live pod is the same object between reconciles): its listed ranks running. */
+const runningByPod = new WeakMap<LivePod, number>();
+
+function listedRunning(pod: LivePod): number {
+  let running = runningByPod.get(pod);
+  if (running === undefined) {
+    running = pod.ranks.filter((rank) => rank.state === "running").length;
+    runningByPod.set(pod, running);
+  }
+  return running;
 }
 
 /** What all the job's pods (replicas + spares) request, as task governance counts it. */
@@ -78,7 +89,7 @@ function requestOf(job: ClusterJob): Record<string, number> | undefined {
 export function createLiveState(opts: { history?: OperatorHistory } = {}) {
   const jobs = new Map<string, LiveJob>();
   const history = opts.history ?? createHistory();
-  let nodes: ClusterNode[] = [];
+  let nodes: readonly ClusterNode[] = [];
   return {
     update(
       key: string,

@@ -20,8 +20,9 @@ import {
   suspendJob,
 } from "./lifecycle";
 import { beginManualRestart } from "./manual-restart";
-import { observe } from "./observe";
+import { observe, type PodView } from "./observe";
 import { trackProgress } from "./progress";
+import { reportedRanks } from "./ranks";
 import { advanceRecovery, beginRecovery, carryOutDecision, inBackOff } from "./recovery";
 import { noteRunEnded, noteRunStarted } from "./runs";
 
@@ -47,15 +48,25 @@ function agentMessage(ctx: JobContext, podName: string): string | undefined {
   return view?.agent.kind === "status" ? view.agent.status.message : undefined;
 }
 
+/** Per view (kept between reconciles, observe.ts): when its ranks last printed a step (NaN: never). */
+const lastStepLines = new WeakMap<PodView, number>();
+
+function lastStepLine(view: PodView): number {
+  let at = lastStepLines.get(view);
+  if (at === undefined) {
+    const printed = reportedRanks(view)
+      .filter((rank) => rank.step !== null)
+      .map((rank) => Date.parse(rank.last_line_at ?? ""))
+      .filter(Number.isFinite);
+    at = printed.length > 0 ? Math.max(...printed) : Number.NaN;
+    lastStepLines.set(view, at);
+  }
+  return at;
+}
+
 /** A rank printed a step since the job (re)started running. */
 function stepPrinted(ctx: JobContext): boolean {
-  return ctx.obs.pods.some(
-    (view) =>
-      view.agent.kind === "status" &&
-      (view.agent.status.ranks ?? []).some(
-        (rank) => rank.step !== null && Date.parse(rank.last_line_at ?? "") >= ctx.state.since,
-      ),
-  );
+  return ctx.obs.pods.some((view) => lastStepLine(view) >= ctx.state.since);
 }
 
 /** Progress resets the crash-loop count at the next failure (server/domain/recovery/crash-loop.ts). */
