@@ -95,6 +95,33 @@ describe("embedded history", () => {
     ]);
   });
 
+  it("adds up the gauges over many pods and ranks, a 131,072-rank job included", () => {
+    const history = createHistory();
+    const one = job({ now: T0 });
+    const [template] = one.pods;
+    if (!template) throw new Error("no pod");
+    // 16,384 pods × 8 ranks; the last pod's ranks printed longest ago and have the highest loss.
+    const pods = Array.from({ length: 16_384 }, (_, index) => ({
+      ...template,
+      name: `llama-${index}`,
+      ranks: Array.from({ length: 8 }, (_, local) =>
+        rank({
+          rank: index * 8 + local,
+          loss: index === 16_383 ? 10 : 2,
+          throughput: 10,
+          lastLineAt: T0 - (index === 16_383 ? 7000 : 1000),
+        }),
+      ),
+    }));
+    history.observe({ ...one, pods, ranksTotal: 131_072, ranksRunning: 131_072 }, T0);
+    const window = { start: T0 - 1000, end: T0 + 1000 };
+    const first = (series: "throughput" | "loss" | "heartbeat_age") =>
+      history.job(ref, series, window)?.series[0]?.points[0]?.value;
+    expect(first("throughput")).toBe(1_310_720);
+    expect(first("loss")).toBeCloseTo((2 * 131_064 + 10 * 8) / 131_072, 12);
+    expect(first("heartbeat_age")).toBe(7);
+  });
+
   it("records each recovery's detection and restart latency and counts restarts by type", () => {
     const history = createHistory();
     history.observe(job({ now: T0 }), T0);

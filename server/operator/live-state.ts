@@ -27,16 +27,25 @@ function toLiveRecovery(recovery: Recovery | null): LiveRecovery | null {
   };
 }
 
-/** Per view: a view kept between reconciles (observe.ts) is converted once. */
-const livePods = new WeakMap<PodView, LivePod>();
+/**
+ * A pod's live view and its running ranks: those its agent lists running (`listed`); null for an agent that
+ * does not list ranks at all (hyperpodrun), whose pod's ranks all run while the agent runs them.
+ */
+type Converted = { live: LivePod; listed: number | null };
 
-function toLivePod(view: PodView): LivePod {
-  let live = livePods.get(view);
-  if (!live) {
-    live = convertPod(view);
-    livePods.set(view, live);
+/** Per view: a view kept between reconciles (observe.ts) is converted once. */
+const converted = new WeakMap<PodView, Converted>();
+
+function convert(view: PodView): Converted {
+  let entry = converted.get(view);
+  if (!entry) {
+    const live = convertPod(view);
+    // Our agent lists ranks (an empty list while it forks them: none running yet).
+    const lists = live.ranks.length > 0 || live.reportsRanks === true;
+    entry = { live, listed: lists ? live.ranks.filter((rank) => rank.state === "running").length : null };
+    converted.set(view, entry);
   }
-  return live;
+  return entry;
 }
 
 function convertPod(view: PodView): LivePod {
@@ -54,26 +63,9 @@ function convertPod(view: PodView): LivePod {
   };
 }
 
-/**
- * A pod's running ranks: those its agent reports running; for an agent that does not list ranks at all
- * (hyperpodrun), all of the pod's ranks while the agent runs them.
- */
-function ranksRunning(pod: LivePod, perNode: number): number {
-  // Our agent lists ranks (an empty list while it forks them: none running yet).
-  if (pod.ranks.length > 0 || pod.reportsRanks === true) return listedRunning(pod);
-  return pod.agentState === "running" && pod.phase === "Running" ? perNode : 0;
-}
-
-/** Per pod (a kept view's live pod is the same object between reconciles): its listed ranks running. */
-const runningByPod = new WeakMap<LivePod, number>();
-
-function listedRunning(pod: LivePod): number {
-  let running = runningByPod.get(pod);
-  if (running === undefined) {
-    running = pod.ranks.filter((rank) => rank.state === "running").length;
-    runningByPod.set(pod, running);
-  }
-  return running;
+function ranksRunning({ live, listed }: Converted, perNode: number): number {
+  if (listed !== null) return listed;
+  return live.agentState === "running" && live.phase === "Running" ? perNode : 0;
 }
 
 /** What all the job's pods (replicas + spares) request, as task governance counts it. */
@@ -105,7 +97,8 @@ export function createLiveState(opts: { history?: OperatorHistory } = {}) {
         admission?: LiveAdmission | null;
       },
     ) {
-      const pods = entry.obs.pods.map(toLivePod);
+      const each = entry.obs.pods.map(convert);
+      const pods = each.map((pod) => pod.live);
       nodes = entry.obs.nodes;
       const { job } = entry.obs;
       const labels = job.job.metadata.labels ?? {};
@@ -124,7 +117,7 @@ export function createLiveState(opts: { history?: OperatorHistory } = {}) {
         restartCount: entry.restartCount,
         pods,
         ranksTotal: entry.obs.pods.reduce((sum, view) => sum + podRankCount(view, entry.ranksPerNode), 0),
-        ranksRunning: pods.reduce((sum, pod) => sum + ranksRunning(pod, entry.ranksPerNode), 0),
+        ranksRunning: each.reduce((sum, pod) => sum + ranksRunning(pod, entry.ranksPerNode), 0),
         updatedAt: entry.obs.now,
         admission: entry.admission ?? null,
         request: requestOf(job),

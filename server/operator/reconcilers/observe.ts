@@ -194,9 +194,11 @@ type Kept = {
   views: PodView[];
   toPoll: Set<number>;
   at: Map<string, number>;
-  /** The views that may hold a fault, and the views by their pod's node (DetectionIndex). */
-  suspects: Set<number>;
-  onNode: Map<string, Set<number>>;
+  /**
+   * The views that may hold a fault, and the views by their pod's node (DetectionIndex); kept only with the
+   * views (null: built for one reconcile, whose detection reads every view as cheaply as it would build this).
+   */
+  index: { suspects: Set<number>; onNode: Map<string, Set<number>> } | null;
 };
 
 const NO_AGENT: AgentView = { kind: "none" };
@@ -205,15 +207,20 @@ const KEPT_JOBS = 256;
 const keptByPresence = new WeakMap<Presence, Map<string, Kept>>();
 
 /** Notes view `index` as on its pod's node (or on none). */
-function placeOnNode(kept: Kept, index: number, was: string | null, node: string | null): void {
+function placeOnNode(
+  onNode: Map<string, Set<number>>,
+  index: number,
+  move: { was: string | null; node: string | null },
+): void {
+  const { was, node } = move;
   if (was === node) return;
-  const before = was === null ? undefined : kept.onNode.get(was);
+  const before = was === null ? undefined : onNode.get(was);
   before?.delete(index);
-  if (was !== null && before?.size === 0) kept.onNode.delete(was);
+  if (was !== null && before?.size === 0) onNode.delete(was);
   if (node === null) return;
-  const after = kept.onNode.get(node);
+  const after = onNode.get(node);
   if (after) after.add(index);
-  else kept.onNode.set(node, new Set([index]));
+  else onNode.set(node, new Set([index]));
 }
 
 /** Builds view `index` again, for `pod` (the listed one) and what presence says of its agent now. */
@@ -222,16 +229,33 @@ function refresh(kept: Kept, index: number, pod: ClusterPod | null, presence: Pr
   if (!wanted) return;
   const pushed = pod && presence ? presence.pushed(pod) : null;
   const view: PodView = { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT };
-  placeOnNode(kept, index, kept.views[index]?.pod?.node ?? null, pod?.node ?? null);
+  if (kept.index) reindex(kept.index, index, { before: kept.views[index], view });
   kept.views[index] = view;
   if (pushed) kept.toPoll.delete(index);
   else kept.toPoll.add(index);
-  if (mayHoldFault(view)) kept.suspects.add(index);
-  else kept.suspects.delete(index);
 }
 
-/** Every expected pod's view, from the listed pods and presence. */
-function buildViews(list: Indexed, presence: Presence | null, namespace: string): Kept {
+/** The detection index after view `index` changed from `before` to `view`. */
+function reindex(
+  detection: NonNullable<Kept["index"]>,
+  index: number,
+  change: { before: PodView | undefined; view: PodView },
+): void {
+  const { before, view } = change;
+  placeOnNode(detection.onNode, index, { was: before?.pod?.node ?? null, node: view.pod?.node ?? null });
+  if (mayHoldFault(view)) detection.suspects.add(index);
+  else detection.suspects.delete(index);
+}
+
+/**
+ * Every expected pod's view, from the listed pods and presence; with what keeping them needs (`keep`: each
+ * pod's index by its presence key, the detection index), or for one reconcile.
+ */
+function buildViews(
+  list: Indexed,
+  presence: Presence | null,
+  opts: { namespace: string; keep: boolean },
+): Kept {
   const { expected } = list;
   const kept: Kept = {
     expected,
@@ -239,11 +263,10 @@ function buildViews(list: Indexed, presence: Presence | null, namespace: string)
     views: [],
     toPoll: new Set(),
     at: new Map(),
-    suspects: new Set(),
-    onNode: new Map(),
+    index: opts.keep ? { suspects: new Set(), onNode: new Map() } : null,
   };
   expected.pods.forEach((wanted, index) => {
-    kept.at.set(`${namespace}/${wanted.name}`, index);
+    if (opts.keep) kept.at.set(`${opts.namespace}/${wanted.name}`, index);
     refresh(kept, index, list.byName.get(wanted.name) ?? null, presence);
   });
   return kept;
@@ -277,7 +300,8 @@ function remember(jobs: Map<string, Kept>, jobKey: string, kept: Kept): Kept {
 function keptViews(list: Indexed, presence: Presence | null, job: ClusterJob): Kept {
   const key = jobKey(job.ref);
   const changed = presence?.takeChanged(key) ?? null;
-  if (!presence || changed === null) return buildViews(list, presence, job.ref.namespace);
+  const { namespace } = job.ref;
+  if (!presence || changed === null) return buildViews(list, presence, { namespace, keep: false });
   let jobs = keptByPresence.get(presence);
   if (!jobs) {
     jobs = new Map();
@@ -285,7 +309,7 @@ function keptViews(list: Indexed, presence: Presence | null, job: ClusterJob): K
   }
   const kept = jobs.get(key);
   if (kept?.expected !== list.expected)
-    return remember(jobs, key, buildViews(list, presence, job.ref.namespace));
+    return remember(jobs, key, buildViews(list, presence, { namespace, keep: true }));
   followList(kept, list, presence);
   for (const pod of changed) {
     const index = kept.at.get(pod);
@@ -330,10 +354,11 @@ export async function observe(opts: {
     });
     views[index] = { ...view, agent };
   });
+  const obs = { now: opts.now, job, pods: views, strays: [...indexed.strays], nodes, polled };
+  if (!kept.index) return obs;
   // Polled agents are read afresh: their views are looked at, as are those that may hold a fault.
-  const suspects = new Set([...kept.suspects, ...kept.toPoll]);
-  const index = { pods: views, suspects, onNode: kept.onNode };
-  return { now: opts.now, job, pods: views, strays: [...indexed.strays], nodes, polled, index };
+  const suspects = new Set([...kept.index.suspects, ...kept.toPoll]);
+  return { ...obs, index: { pods: views, suspects, onNode: kept.index.onNode } };
 }
 
 /**
