@@ -7,7 +7,8 @@ import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
  *   --nodes 256 --gpus-per-node 8   the job: 256 pods × 8 ranks = 2,048 ranks, one pod per KWOK node
  *   --spare-nodes 2                 more KWOK nodes, free, where a failed node's pod can go
  *   --faults 5                      node failures measured (fewer when --budget-s runs out)
- *   --budget-s 600                  wall-clock budget for the whole run, set-up included
+ *   --budget-s 600                  wall-clock budget for the whole run, set-up included (the test cluster's
+ *                                  one-time Go build excepted); a run that measures no fault exits 1
  *   --steady-s 10                   a quiet window with the job Running, before the first fault
  *   --poll-ms 0                     the operator's REBOUND_AGENT_POLL_MS; 0 = its default
  *   --step-ms 0                     stand-in ranks print a step this often (0: never, as static ranks; then a
