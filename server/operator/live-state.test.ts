@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ClusterJob, ClusterPod } from "@/server/cluster/types";
+import type { ClusterJob } from "@/server/cluster/types";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
 import type { AgentStatus } from "./agent-client";
 import { createLiveState } from "./live-state";
 import type { Observation, PodView } from "./reconcilers/observe";
+import { testView } from "./testing/pod-views";
 
 const job = {
   ref: { namespace: "ns", name: "job" },
@@ -15,32 +16,14 @@ const job = {
   } as unknown as HyperPodPyTorchJob,
 } as ClusterJob;
 
-const pod = (index: number): ClusterPod => ({
-  name: `job-w-${index}`,
-  namespace: "ns",
-  job: "job",
-  replicaSpec: "w",
-  index,
-  node: `n${index}`,
-  phase: "Running",
-  agentUrl: `http://127.0.0.1:${9000 + index}`,
-  createdAt: 0,
-  finishedAt: null,
-});
-
 const listed = (running: number, of: number): AgentStatus =>
   ({
     status: "running",
     ranks: Array.from({ length: of }, (_, rank) => ({ rank, state: rank < running ? "running" : "exited" })),
   }) as AgentStatus;
 
-function view(index: number, status: AgentStatus | null): PodView {
-  return {
-    expected: { name: `job-w-${index}`, replicaSpec: "w", index, groupRank: index },
-    pod: pod(index),
-    agent: status ? { kind: "status", status } : { kind: "none" },
-  };
-}
+const view = (index: number, status: AgentStatus | null): PodView =>
+  testView(index, status ? { kind: "status", status } : { kind: "none" });
 
 const update = (live: ReturnType<typeof createLiveState>, pods: PodView[]) => {
   const obs: Observation = { now: 1, job, pods, strays: [], nodes: [] };

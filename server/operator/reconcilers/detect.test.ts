@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ClusterJob, ClusterNode, ClusterPod } from "@/server/cluster/types";
+import type { ClusterJob, ClusterNode } from "@/server/cluster/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
+import { testView as view } from "@/server/operator/testing/pod-views";
 import { allCompleted, detectFault, faultFromAgent, mayHoldFault, unreachablePods } from "./detect";
 import type { AgentView, DetectionIndex, Observation, PodView } from "./observe";
 
@@ -15,34 +16,10 @@ const node = (name: string, health = "Schedulable", changedAt = 0): ClusterNode 
   changedAt,
 });
 
-function pod(index: number, overrides: Partial<ClusterPod> = {}): ClusterPod {
-  return {
-    name: `job-w-${index}`,
-    namespace: "ns",
-    job: "job",
-    replicaSpec: "w",
-    index,
-    node: `n${index}`,
-    phase: "Running",
-    agentUrl: `http://127.0.0.1:${9000 + index}`,
-    createdAt: 0,
-    finishedAt: null,
-    ...overrides,
-  };
-}
-
 const status = (value: Partial<AgentStatus>): AgentView => ({
   kind: "status",
   status: { status: "running", ...value } as AgentStatus,
 });
-
-function view(index: number, agent: AgentView, podOverrides: Partial<ClusterPod> | null = {}): PodView {
-  return {
-    expected: { name: `job-w-${index}`, replicaSpec: "w", index, groupRank: index },
-    pod: podOverrides === null ? null : pod(index, podOverrides),
-    agent,
-  };
-}
 
 function observation(pods: PodView[], nodes = [node("n0"), node("n1")]): Observation {
   return { now: NOW, job: {} as ClusterJob, pods, strays: [], nodes };
