@@ -47,6 +47,21 @@ export type DryRunInput = {
   history?: readonly DryRunRestart[];
   /** Epoch ms of the first line when no line has a timestamp (default: 2026-01-01T00:00:00Z). */
   startAt?: number;
+  /**
+   * A live rank's output: when each line arrived (epoch ms, index-aligned with the lines of `logText`; null
+   * where unknown). Arrival times win over timestamps printed in the lines, as the agent judges by arrival.
+   */
+  arrivals?: readonly (number | null)[];
+  /**
+   * When the rank's rules started (epoch ms: its attempt's start, where the agent starts its evaluators).
+   * The start cut-off counts from here; unset: from the first line.
+   */
+  rulesStartedAt?: number;
+  /**
+   * When the output was read (epoch ms). The run stops here instead of playing windows out past the last
+   * line: a live rank's output has not ended, so a window still open is a deadline, not a fault.
+   */
+  endAt?: number;
 };
 
 export type DryRunMatch = {
@@ -97,5 +112,9 @@ export type DryRunResult = {
   rules: DryRunRule[];
   fault: DryRunFault | null;
   nextAction: DryRunNextAction | null;
+  /** With `endAt`: windows still open at the end, and when each fires if no matching line comes. */
+  deadlines: DryRunDeadline[];
   notes: string[];
 };
+
+export type DryRunDeadline = { rule: string; state: "HANGING"; at: number };

@@ -1,0 +1,38 @@
+import { compilePattern } from "./pattern";
+
+/**
+ * Training progress, recognised the same way everywhere: in the shipped hang and start cut-off templates
+ * (as a HyperPod `logPattern`, Python `re.match` syntax that RE2 also runs), in the agent's "no progress
+ * for N s" display and in the dry-run. One pattern, so what the console calls progress is what the rules
+ * count. A line is progress when it is one of:
+ * - a step counter followed on the same line by a training figure: `step: 200  loss: …` (torchtitan),
+ *   `iteration 200/ 500000 | consumed samples …` (Megatron), `iter 100: loss 4.23, time …` (nanoGPT),
+ *   `[Rank 0] step=10, skipped=0, lr=…` (DeepSpeed), `Epoch 1 | iter 100 step 25 | loss train: …` (litgpt),
+ *   `[batch=10/100]: Train loss …` (Composer). A bare counter (`Total optimization steps = 1,000`,
+ *   `loading checkpoint at iteration 2000`) is not: launch banners and checkpoint messages carry them;
+ * - a Hugging Face Trainer log dict (`{'loss': 2.0491, 'grad_norm': …}`, `{'eval_loss': …}`);
+ * - a training, validation or test progress bar (tqdm as the Trainer, Lightning and NeMo draw it:
+ *   `Epoch 0:  12%|█▏   | 120/1000 [00:40<04:53, …]`), but not a loading, download or map bar;
+ * - a DeepSpeed or Megatron timer line (`time (ms) | fwd_microstep: …`).
+ * Lines are read as Python's readline gives them (a bar redrawn with "\r" is one line per redraw).
+ */
+
+const PREFIX = String.raw`(?:\[[A-Za-z]*[0-9]+\]:)?`;
+const COUNTER = String.raw`\b(?:global_step|step|steps|iteration|iter|batch)\b\s*[:=#]?\s*\[?\s*[0-9]+`;
+const FIGURE = String.raw`\b(?:loss|lr|learning[ _]rate|time|tps|tokens?|samples|grad_norm|throughput|skipped|consumed|elapsed)\b`;
+const TRAINER_DICT = String.raw`\{'(?:loss|eval_[a-z_]+|train_[a-z_]+|grad_norm|learning_rate|epoch)': `;
+const BAR_NAME = String.raw`(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity Checking|Test|Predicting)[^|%]*:\s*`;
+const BAR = String.raw`[0-9]+%\|[^|]*\|\s*[0-9]+/[0-9]+\s*\[`;
+const TIMER = String.raw`\btime \(ms\) \|`;
+
+/** The pattern, as a HyperPod rule writes it (a template's `logPattern`). */
+export const PROGRESS_PATTERN = `(?:.*${COUNTER}.*${FIGURE}|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}).*`;
+
+const compiled = compilePattern(PROGRESS_PATTERN);
+if (!compiled.ok) throw new Error(`PROGRESS_PATTERN: ${compiled.reason}`);
+const progress = compiled.pattern;
+
+/** Whether a line (as the rank printed it) reports training progress. */
+export function isProgressLine(line: string): boolean {
+  return progress.match(line) !== null;
+}
