@@ -7,16 +7,27 @@ import { parsePythonFloat } from "@/server/domain/log-rules/python-float";
 import { decideRecovery } from "@/server/domain/recovery/decide";
 import type { Fault } from "@/server/domain/recovery/types";
 import { explainRule } from "./explain";
-import { lineTimestamp } from "./timestamps";
-import type { DryRunFault, DryRunInput, DryRunNextAction, DryRunResult, DryRunRule } from "./types";
+import { lineTimestamps } from "./timestamps";
+import type {
+  DryRunDeadline,
+  DryRunFault,
+  DryRunInput,
+  DryRunNextAction,
+  DryRunResult,
+  DryRunRule,
+} from "./types";
 
 /**
  * A policy's log rules run over log text with the real evaluator (server/domain/log-rules/evaluator.ts) and
- * a simulated clock: a line's time is its timestamp, or `intervalMs` after the line before. Between lines
- * and after the last one the clock ticks each second, as the agent evaluates "no new line", until every
- * window that could still fire has passed, so a hang after the output stops is found and timed. The first
- * rule to reach HANGING, SLOW or FAULTED is the predicted fault; what the restart policy does next comes
- * from the operator's own decision (server/domain/recovery/decide.ts) over the job's restart history.
+ * a simulated clock. A line's time is when it arrived (`arrivals`, a live rank's output), else the timestamp
+ * it prints (timestamps.ts), else `intervalMs` after the line before. The rules start at `rulesStartedAt`
+ * (a live rank's attempt start), else at the first line. Between lines the clock ticks each second, as the
+ * agent evaluates "no new line". Pasted text is played out after its last line until every window that
+ * could still fire has passed, so a hang after the output stops is found and timed; a live rank's output
+ * (`endAt`) is played only up to when it was read, and a window still open there is a deadline, not a
+ * fault. The first rule to reach HANGING, SLOW or FAULTED is the predicted fault; what the restart policy
+ * does next comes from the operator's own decision (server/domain/recovery/decide.ts) over the job's
+ * restart history.
  */
 export const MAX_DRY_RUN_BYTES = 2 * 1024 * 1024;
 export const MAX_DRY_RUN_LINES = 20_000;
@@ -178,6 +189,22 @@ function timeNotes(lines: number, timestamped: number, interval: number): string
   ];
 }
 
+/** When each rule still watching a window fires if no matching line comes (start cut-off, recurring). */
+function openWindows(rules: readonly Running[], rulesStartedAt: number): DryRunDeadline[] {
+  const deadlines: DryRunDeadline[] = [];
+  for (const rule of rules) {
+    const { config } = rule.compiled;
+    const snapshot = rule.evaluator.snapshot();
+    if (!snapshot.active || FAULT_STATES.has(snapshot.state)) continue;
+    const seconds =
+      snapshot.lastMatchAt === null ? config.expectedStartCutOffInSeconds : config.expectedRecurringFrequencyInSeconds;
+    if (seconds === undefined) continue;
+    const from = snapshot.lastMatchAt ?? rulesStartedAt;
+    deadlines.push({ rule: config.name, state: "HANGING", at: from + seconds * 1000 + TICK_MS });
+  }
+  return deadlines.sort((a, b) => a.at - b.at);
+}
+
 /** Throws a RangeError naming the limit for text over MAX_DRY_RUN_BYTES or a rule that does not compile. */
 export function dryRun(input: DryRunInput): DryRunResult {
   const bytes = new TextEncoder().encode(input.logText).length;
@@ -192,28 +219,30 @@ export function dryRun(input: DryRunInput): DryRunResult {
     lines = lines.slice(0, MAX_DRY_RUN_LINES);
   }
   const interval = input.intervalMs ?? 1000;
-  const stamps = lines.map(lineTimestamp);
-  const start = stamps.find((stamp) => stamp !== null) ?? input.startAt ?? DEFAULT_START;
+  const stamps = lineTimestamps(lines, new Date(input.startAt ?? DEFAULT_START).getUTCFullYear());
+  const times = lines.map((_, index) => input.arrivals?.[index] ?? stamps[index] ?? null);
+  const start = input.rulesStartedAt ?? times.find((time) => time !== null) ?? input.startAt ?? DEFAULT_START;
   const clock = { now: start };
   const rules = compileAll(input.runPolicy, clock);
   let ticks = MAX_TICKS;
   lines.forEach((line, index) => {
-    const at = index === 0 ? start : Math.max(clock.now, stamps[index] ?? clock.now + interval);
+    const at = Math.max(clock.now, times[index] ?? (index === 0 ? start : clock.now + interval));
     ticks = tickUntil(rules, clock, at, ticks);
     for (const rule of rules) step(rule, clock.now, line, index + 1);
   });
   const lastLineAt = clock.now;
-  const end = lastLineAt + longestWindowMs(input) + TICK_MS;
+  const end = input.endAt ?? lastLineAt + longestWindowMs(input) + TICK_MS;
   if (tickUntil(rules, clock, end, ticks) <= 0)
     notes.push(
       "the simulated time was long: past 20,000 one-second ticks, gaps were looked at once, at their end",
     );
   for (const rule of rules) rule.result.finalState = rule.state;
-  const timestamped = stamps.filter((stamp) => stamp !== null).length;
+  const timestamped = times.filter((time) => time !== null).length;
   notes.push(...timeNotes(lines.length, timestamped, interval));
   const fault = firstFault(rules);
-  if (fault && fault.lineNumber === null && fault.at > lastLineAt)
+  if (fault && fault.lineNumber === null && fault.at > lastLineAt && input.endAt === undefined)
     notes.push(`the output ended ${Math.round((fault.at - lastLineAt) / 1000)} s before ${fault.rule} fired`);
+  const deadlines = input.endAt === undefined || fault ? [] : openWindows(rules, start);
   return {
     start,
     end: clock.now,
@@ -223,6 +252,7 @@ export function dryRun(input: DryRunInput): DryRunResult {
     rules: rules.map((rule) => rule.result),
     fault,
     nextAction: fault ? nextActionFor(input, fault) : null,
+    deadlines,
     notes,
   };
 }
