@@ -97,6 +97,15 @@ describe("compilePattern: rejections", () => {
     expect(reasonFor(source)).toBe(reason);
   });
 
+  it("refuses global flags where Python 3.11 does (the HyperPod agent would load none of the job's rules)", () => {
+    expect(reasonFor(".*((?i)cuda out of memory).*")).toBe(
+      "global flags not at the start of the expression at position 3 (Python refuses it): write (?i) first, or a group (?i:...)",
+    );
+    expect(reasonFor("(?-i)a")).toMatch(/^missing : at position 0/);
+    expect(compilePattern("(?i)(?s)a").ok).toBe(true);
+    expect(compilePattern(".*(?i:cuda out of memory).*").ok).toBe(true);
+  });
+
   it("does not mistake escapes, classes or lazy quantifiers for rejected constructs", () => {
     expect(compilePattern(String.raw`\(?=x`).ok).toBe(true);
     expect(compilePattern("[(?=]+").ok).toBe(true);

@@ -6,7 +6,9 @@
  * `{,n}` -> `{0,n}`, `(?#comment)` removed, inline flags `a`/`u` dropped (RE2 classes are already
  * ASCII), a `[` inside a character class escaped (Python has no POSIX `[:alpha:]` classes).
  * Rejections: backreferences, lookahead/lookbehind, atomic groups, possessive quantifiers,
- * conditionals, and the `x`/`L`/`U` inline flags.
+ * conditionals, and the `x`/`L`/`U` inline flags. Also refused, because Python (3.11 and later, which the
+ * HyperPod agent runs on) refuses them and the agent then loads none of the job's rules: global flags
+ * `(?i)` anywhere but at the start of the pattern, and global flags turned off `(?-i)`.
  */
 
 export type Translation = { ok: true; source: string } | { ok: false; reason: string };
@@ -83,12 +85,26 @@ function checkFlags(flags: string): Step | null {
   return bad === undefined ? null : unsupported(`inline flag (?${bad})`);
 }
 
-function scanFlags(src: string, i: number): Step | null {
+/** Python accepts global flags only before anything else, and turns flags off only in a scoped group. */
+function checkGlobalFlags(flags: string, at: { i: number; atStart: boolean }): Step | null {
+  if (flags.includes("-"))
+    return { ok: false, reason: `missing : at position ${at.i}: flags are turned off only in a group, (?-i:...)` };
+  if (at.atStart) return null;
+  return {
+    ok: false,
+    reason: `global flags not at the start of the expression at position ${at.i} (Python refuses it): write (?${flags}) first, or a group (?${flags}:...)`,
+  };
+}
+
+function scanFlags(src: string, at: { i: number; atStart: boolean }): Step | null {
+  const i = at.i;
   const m = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])/.exec(src.slice(i, i + 24));
   // `(?)` and the like are left for RE2 to report.
   if (!m || m[0] === "(?)") return null;
   const rejected = checkFlags(`${m[1] ?? ""}${m[2] ?? ""}`);
   if (rejected) return rejected;
+  const global = m[3] === ")" ? checkGlobalFlags(m[0].slice(2, -1), at) : null;
+  if (global) return global;
   return literal(rebuildFlags(stripNoOpFlags(m[1]), stripNoOpFlags(m[2]), m[3] === ":"), i + m[0].length);
 }
 
@@ -97,14 +113,15 @@ function rebuildFlags(on: string, off: string, scoped: boolean): string {
   return `(?${on}${off === "" ? "" : `-${off}`}${scoped ? ":" : ")"}`;
 }
 
-function scanGroupOpen(src: string, i: number): Step {
+function scanGroupOpen(src: string, at: { i: number; atStart: boolean }): Step {
+  const i = at.i;
   const rejected = GROUP_REJECTIONS.find(([prefix]) => src.startsWith(prefix, i));
   if (rejected) return unsupported(rejected[1]);
   if (src.startsWith("(?#", i)) {
     const end = src.indexOf(")", i);
     return end === -1 ? { ok: false, reason: "missing ), unterminated comment" } : literal("", end + 1);
   }
-  return scanFlags(src, i) ?? literal("(", i + 1);
+  return scanFlags(src, at) ?? literal("(", i + 1);
 }
 
 /** `{m}`, `{m,}`, `{,n}`, `{m,n}`, `{,}` are repeats in Python; anything else is a literal brace. */
@@ -115,7 +132,9 @@ function scanBrace(src: string, i: number): Step {
   return { ok: true, text: `{${low}${m[2] ?? ""}}`, next: i + m[0].length, quantifier: true };
 }
 
-function scanToken(src: string, i: number, afterQuantifier: boolean): Step {
+type Position = { i: number; afterQuantifier: boolean; atStart: boolean };
+
+function scanToken(src: string, { i, afterQuantifier, atStart }: Position): Step {
   const c = src[i] ?? "";
   if (afterQuantifier && c === "+") return unsupported("possessive quantifier (*+, ++, ?+, {m,n}+)");
   switch (c) {
@@ -124,7 +143,7 @@ function scanToken(src: string, i: number, afterQuantifier: boolean): Step {
     case "[":
       return scanClass(src, i);
     case "(":
-      return scanGroupOpen(src, i);
+      return scanGroupOpen(src, { i, atStart });
     case "{":
       return scanBrace(src, i);
     case "*":
@@ -142,9 +161,12 @@ export function translatePythonPattern(source: string): Translation {
   let out = "";
   let i = 0;
   let afterQuantifier = false;
+  // Only global flag groups so far (Python accepts `(?i)(?s)a`, not `a(?i)`).
+  let atStart = true;
   while (i < source.length) {
-    const step = scanToken(source, i, afterQuantifier);
+    const step = scanToken(source, { i, afterQuantifier, atStart });
     if (!step.ok) return step;
+    atStart &&= /^\(\?[a-zA-Z]*\)$/.test(source.slice(i, step.next));
     out += step.text;
     i = step.next;
     afterQuantifier = step.quantifier;

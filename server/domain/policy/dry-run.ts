@@ -197,7 +197,9 @@ function openWindows(rules: readonly Running[], rulesStartedAt: number): DryRunD
     const snapshot = rule.evaluator.snapshot();
     if (!snapshot.active || FAULT_STATES.has(snapshot.state)) continue;
     const seconds =
-      snapshot.lastMatchAt === null ? config.expectedStartCutOffInSeconds : config.expectedRecurringFrequencyInSeconds;
+      snapshot.lastMatchAt === null
+        ? config.expectedStartCutOffInSeconds
+        : config.expectedRecurringFrequencyInSeconds;
     if (seconds === undefined) continue;
     const from = snapshot.lastMatchAt ?? rulesStartedAt;
     deadlines.push({ rule: config.name, state: "HANGING", at: from + seconds * 1000 + TICK_MS });

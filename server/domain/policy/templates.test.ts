@@ -16,7 +16,7 @@ function faultWhileRunning(yaml: string, lines: readonly string[]) {
 }
 
 describe("policy templates", () => {
-  it("ships the nine the issue names, with unique ids", () => {
+  it("ships ten, with unique ids", () => {
     expect(POLICY_TEMPLATES.map((t) => t.id)).toEqual([
       "hang",
       "start-cut-off",
@@ -25,7 +25,8 @@ describe("policy templates", () => {
       "low-throughput",
       "cuda-oom",
       "nccl-timeout",
-      "ecc-error",
+      "nccl-failure",
+      "gpu-hardware",
       "checkpoint-overdue",
     ]);
   });

@@ -17,7 +17,8 @@ const ISO = new RegExp(
   `${TAGS}\\[?(\\d{4})-(\\d{2})-(\\d{2})[T ](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?\\s?(Z|[+-]\\d{2}:?\\d{2})?\\]?`,
 );
 const GLOG = /^\s*(?:\[[a-z]*\d+\]:)?\[?[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?[\s\]]/;
-const SYSLOG = /^\s*(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2})\s/;
+const SYSLOG =
+  /^\s*(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2})\s/;
 const EPOCH = /^\s*\[?(1\d{9})(?:\.(\d{1,6}))?\]?\s/;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const HALF_YEAR_MS = 183 * 24 * 3600 * 1000;

@@ -1,0 +1,86 @@
+import { PROGRESS_PATTERN } from "@/server/domain/log-rules/progress";
+
+/**
+ * The shipped templates' log patterns, in HyperPod rule syntax: Python `re.match` (anchored at the line's
+ * start, so each begins `.*` or `(?i).*`), written in the part of Python's syntax that RE2 runs the same way
+ * (no lookaround; flags global only at the very start, else scoped `(?i:…)`, which Python 3.11 requires).
+ * Measured on the corpus of public log lines in log-corpus/ (log-corpus.test.ts prints the table).
+ *
+ * Rules of thumb they follow, learnt from that corpus:
+ * - no `^`: the same message arrives bare, behind `[rank3]:`, a glog header, a syslog prefix or a tqdm bar;
+ * - no single careless word (`error`, `nan`, `timeout`, `ECC`, `fatal`): whole phrases a fault prints;
+ * - a value capture reads what Python's float() reads (sign, exponent, nan, inf) and never half a number:
+ *   `tps: 7,282` is not read at all rather than read as 7 (float() cannot read "7,282", and the agent would
+ *   skip the line with an error), so a healthy run printing separators never counts as slow;
+ * - GPU hardware by Xid number, from NVIDIA's Xid catalog: the Xids whose action is a GPU reset, a node
+ *   reboot, a hardware workflow or a mechanical check (46, 48, 54, 62, 64, 74, 79, 95, 109, 110, 119, 120,
+ *   136, 140, 143, 144–150, 151, 155, 156, 158, 160, 162, and 154 when the action it asks for is not None);
+ *   not the application's (13, 31, 43, 45, 94 …) nor informational ones (63, 145 "Nonfatal" …).
+ */
+
+/** A float as Python's float() reads it in a log: sign, decimals, exponent, nan, inf. */
+const FLOAT = String.raw`[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:nan|inf(?:inity)?)\b`;
+
+export const PATTERNS = {
+  progress: PROGRESS_PATTERN,
+
+  nanLoss: [
+    "(?i).*(?:",
+    String.raw`(?:(?:\b|_)loss|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf)\b`,
+    String.raw`|\btensor\(\[?[-+]?nan\b`,
+    String.raw`|\b(?:nan|inf) (?:loss|grad)`,
+    String.raw`|found nan in (?:local )?grad norm`,
+    String.raw`|number of nan iterations:\s*[1-9]`,
+    String.raw`|loss scale already at (?:the )?minimum|minimum loss scale reached`,
+    String.raw`|attempted loss scale: 1(?:\.0)?, reducing to 1\b`,
+    String.raw`|reducing (?:loss )?scale to (?:0\.|[0-9.]+e-)`,
+    String.raw`|returned nan values`,
+    ").*",
+  ].join(""),
+
+  lossSpike: String.raw`(?i).*\b(?:step|steps|iteration|iter)\b\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}\b.*?(?:\b|_)(?:lm )?loss(?: train)?['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
+
+  lowThroughput: String.raw`(?i).*\b(?:tps|tok/s|tokens/s(?:ec)?|tokens per second|tokens_per_sec(?:ond)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+
+  cudaOom: [
+    ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure '?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
+    "|(?i:hip out of memory)|CUDA error: out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation).*",
+  ].join(""),
+
+  ncclTimeout: [
+    ".*(?:Watchdog caught collective operation timeout",
+    "|ran for [0-9]+ milliseconds before timing out",
+    "|Timeout at NCCL work",
+    String.raw`|Exception \(either an error or timeout\) detected by watchdog`,
+    "|Some NCCL operations have failed or timed out",
+    "|To avoid data inconsistency, we are taking the entire process down",
+    "|[Cc]aught collective operation timeout",
+    "|Timed out waiting [0-9]+ ?ms for",
+    "|DistBackendError.*[Tt]ime(?:d )?out",
+    ").*",
+  ].join(""),
+
+  ncclFailure: [
+    ".*(?:nccl(?:UnhandledCuda|System|Remote|Internal)Error",
+    "|NCCL error in: |unhandled (?:cuda|system) error",
+    "|remote process exited or there was a network error",
+    "|NCCL communicator was aborted",
+    "|NCCL WARN (?:NET/IB|NET/Socket|Net/IB).*(?:[Ee]rror|failed)",
+    "|NCCL WARN .*(?:Connection reset|Connection refused|Broken pipe|Call to [a-z_]+ failed|Cuda failure)",
+    "|DistBackendError",
+    ").*",
+  ].join(""),
+
+  gpuHardware: [
+    String.raw`.*(?:Xid \([^)]*\): (?:46|48|54|62|64|74|79|95|109|110|119|120|136|140|143|14[4-9]|150|151|155|156|158|160|162)\b`,
+    String.raw`|Xid \([^)]*\): 154\b.*to 0x0*[1-9a-fA-F]`,
+    "|fallen off the bus",
+    "|(?i:uncorrectable ECC error|double bit ECC error)",
+    ").*",
+  ].join(""),
+
+  checkpointSaved: "(?i).*(?:saved checkpoint|checkpoint saved|saving checkpoint .* done).*",
+} as const;
+
+/** A pattern as a single-quoted YAML scalar (a quote inside is doubled). */
+export const yamlQuoted = (pattern: string): string => `'${pattern.replaceAll("'", "''")}'`;
