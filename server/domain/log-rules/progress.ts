@@ -13,20 +13,30 @@ import { compilePattern } from "./pattern";
  * - a Hugging Face Trainer log dict (`{'loss': 2.0491, 'grad_norm': …}`, `{'eval_loss': …}`);
  * - a training, validation or test progress bar (tqdm as the Trainer, Lightning and NeMo draw it:
  *   `Epoch 0:  12%|█▏   | 120/1000 [00:40<04:53, …]`), but not a loading, download or map bar;
- * - a DeepSpeed or Megatron timer line (`time (ms) | fwd_microstep: …`).
+ *   Lightning's bar over an iterable of unknown length counts too (`Epoch 2: : 17671it [1:05:34, …]`);
+ * - a metric logger's line (`Epoch: [0]  [ 120/2669]  eta: …`), a bare step number before its loss
+ *   (`490 | loss 5.7543 | …`), DeepSpeed's throughput timer (`0/40, SamplesPerSec=83.48…`);
+ * - a DeepSpeed or Megatron timer line of a step's phases (`time (ms) | fwd_microstep: …`, `… | forward-backward: …`),
+ *   not the set-up timers (`time (ms) | model-and-optimizer-setup: …`).
  * Lines are read as Python's readline gives them (a bar redrawn with "\r" is one line per redraw).
  */
 
 const PREFIX = String.raw`(?:\[[A-Za-z]*[0-9]+\]:)?`;
-const COUNTER = String.raw`\b(?:global_step|step|steps|iteration|iter|batch)\b\s*[:=#]?\s*\[?\s*[0-9]+`;
-const FIGURE = String.raw`\b(?:loss|lr|learning[ _]rate|time|tps|tokens?|samples|grad_norm|throughput|skipped|consumed|elapsed)\b`;
+const COUNTER = String.raw`(?i:\b(?:global_step|step|steps|iteration|iter|batch)\b)\s*[:=#]?\s*\[?\s*[0-9]+`;
+const FIGURE = String.raw`(?i:\b(?:loss|lr|learning[ _]rate|time|tps|tokens?|samples|grad_norm|throughput|skipped|consumed|elapsed)\b)`;
+/** A bare step number opening the line before its loss (`490 | loss 5.7543 | lr …`). */
+const NUMBERED = String.raw`\s*[0-9]+(?:/[0-9]+)?\s*[|:]\s*(?:train )?loss\b`;
+/** torchvision-style metric loggers: `Epoch: [0]  [ 120/2669]  eta: 0:50:30  lr: …`. */
+const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+eta:`;
+/** DeepSpeed's throughput timer: `[timer.py:189:stop] 0/40, SamplesPerSec=83.48…`. */
+const SAMPLES_TIMER = String.raw`SamplesPerSec=[0-9]`;
 const TRAINER_DICT = String.raw`\{'(?:loss|eval_[a-z_]+|train_[a-z_]+|grad_norm|learning_rate|epoch)': `;
 const BAR_NAME = String.raw`(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity Checking|Test|Predicting)[^|%]*:\s*`;
-const BAR = String.raw`[0-9]+%\|[^|]*\|\s*[0-9]+/[0-9]+\s*\[`;
-const TIMER = String.raw`\btime \(ms\) \|`;
+const BAR = String.raw`(?:[0-9]+%\|[^|]*\|\s*[0-9]+/[0-9]+|[0-9]+it)\s*\[`;
+const TIMER = String.raw`\btime \(ms\) \|.*\b(?:forward|backward|fwd|bwd)`;
 
 /** The pattern, as a HyperPod rule writes it (a template's `logPattern`). */
-export const PROGRESS_PATTERN = `(?:.*${COUNTER}.*${FIGURE}|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}).*`;
+export const PROGRESS_PATTERN = `(?:.*${COUNTER}.*${FIGURE}|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}|${PREFIX}${NUMBERED}|.*${LOGGER}|.*${SAMPLES_TIMER}).*`;
 
 const compiled = compilePattern(PROGRESS_PATTERN);
 if (!compiled.ok) throw new Error(`PROGRESS_PATTERN: ${compiled.reason}`);

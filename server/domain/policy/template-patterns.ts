@@ -29,21 +29,36 @@ export const PATTERNS = {
     String.raw`(?:(?:\b|_)loss|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf)\b`,
     String.raw`|\btensor\(\[?[-+]?nan\b`,
     String.raw`|\b(?:nan|inf) (?:loss|grad)`,
-    String.raw`|found nan in (?:local )?grad norm`,
+    String.raw`|found (?:nan|inf) in (?:local )?grad norm`,
+    String.raw`|nan or inf found in input tensor`,
+    String.raw`|iterations in a row due to overflow`,
     String.raw`|number of nan iterations:\s*[1-9]`,
     String.raw`|loss scale already at (?:the )?minimum|minimum loss scale reached`,
-    String.raw`|attempted loss scale: 1(?:\.0)?, reducing to 1\b`,
+    String.raw`|(?:attempted loss scale: [0-9.]+, reducing to|reducing dynamic loss scale from [0-9.]+ to) [12](?:\.0)?\b`,
     String.raw`|reducing (?:loss )?scale to (?:0\.|[0-9.]+e-)`,
     String.raw`|returned nan values`,
     ").*",
   ].join(""),
 
-  lossSpike: String.raw`(?i).*\b(?:step|steps|iteration|iter)\b\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}\b.*?(?:\b|_)(?:lm )?loss(?: train)?['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
+  /**
+   * A step's loss from step 100 on: a counter of three digits or more (`step: 200`, `iteration 200/`,
+   * `iter 100:`, a bar's `| 795/77225 [`, a logger's `[ 120/2669]`, a line opening `490 | loss …`), then
+   * the first loss after it. Not a validation line (`validation loss at iteration 1000 | LM loss: …`).
+   */
+  lossSpike: [
+    "(?i).*(?:",
+    String.raw`\b(?:step|steps|iteration|iter)\b\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,].*?|\s+(?:[a-z].*?)?)`,
+    String.raw`|[|\[]\s*[1-9][0-9]{2,}/.*?`,
+    String.raw`|^\s*[1-9][0-9]{2,}\s*\|\s*`,
+    String.raw`)(?:\b|_)(?:lm )?loss(?: train)?['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
+  ].join(""),
 
-  lowThroughput: String.raw`(?i).*\b(?:tps|tok/s|tokens/s(?:ec)?|tokens per second|tokens_per_sec(?:ond)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+  lowThroughput: String.raw`(?i).*\b(?:tps|tgs|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?|tokens_per_sec(?:ond)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+  /** The same figure printed before its unit (`Throughput: 1507 tokens/s`), for a second rule. */
+  lowThroughputUnit: String.raw`(?i).*[\s:=(]([0-9]+(?:\.[0-9]+)?) ?(?:tokens|tok)/s(?:ec)?\b.*`,
 
   cudaOom: [
-    ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure '?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
+    ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure (?:[0-9]+ )?'?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
     "|(?i:hip out of memory)|CUDA error: out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation).*",
   ].join(""),
 
@@ -56,6 +71,10 @@ export const PATTERNS = {
     "|To avoid data inconsistency, we are taking the entire process down",
     "|[Cc]aught collective operation timeout",
     "|Timed out waiting [0-9]+ ?ms for",
+    "|watchdog got stuck for [0-9]+ seconds",
+    "|Heartbeat monitor timed out",
+    String.raw`|\[c10d\].*timed out after [0-9]+ ?ms`,
+    "|Socket Timeout",
     "|DistBackendError.*[Tt]ime(?:d )?out",
     ").*",
   ].join(""),

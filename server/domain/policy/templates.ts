@@ -31,6 +31,8 @@ const template = (t: Omit<PolicyTemplate, "yaml"> & { rules: string }): PolicyTe
   samples: t.samples,
 });
 
+const SLOW_TOKENS = { metricThreshold: 1000, operator: "lt", metricEvaluationDataPoints: 5 };
+
 const at = (clock: string, text: string) => `2026-03-01T${clock}Z ${text}`;
 
 export const POLICY_TEMPLATES: PolicyTemplate[] = [
@@ -118,11 +120,10 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     id: "low-throughput",
     name: "Low throughput",
     summary: "faults the job when throughput stays below 1,000 tokens/s for 5 reports in a row",
-    rules: rule("LowThroughput", PATTERNS.lowThroughput, {
-      metricThreshold: 1000,
-      operator: "lt",
-      metricEvaluationDataPoints: 5,
-    }),
+    // Two rules, one per way the figure is printed: `tps: 820` and `Throughput: 820 tokens/s`.
+    rules:
+      rule("LowThroughput", PATTERNS.lowThroughput, SLOW_TOKENS) +
+      rule("LowThroughputUnit", PATTERNS.lowThroughputUnit, SLOW_TOKENS),
     samples: {
       fires: [
         at("12:00:00", "step: 10  loss: 3.1  tps: 820"),
