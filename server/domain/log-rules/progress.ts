@@ -29,7 +29,7 @@ const NUMBERED = String.raw`\s*[0-9]+(?:/[0-9]+)?\s*[|:]\s*(?:train )?loss\b`;
 /** torchvision-style metric loggers: `Epoch: [0]  [ 120/2669]  eta: 0:50:30  lr: …`. */
 const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+eta:`;
 /** DeepSpeed's throughput timer: `[timer.py:189:stop] 0/40, SamplesPerSec=83.48…`. */
-const SAMPLES_TIMER = String.raw`SamplesPerSec=[0-9]`;
+const SAMPLES_TIMER = "SamplesPerSec=[0-9]";
 const TRAINER_DICT = String.raw`\{'(?:loss|eval_[a-z_]+|train_[a-z_]+|grad_norm|learning_rate|epoch)': `;
 const BAR_NAME = String.raw`(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity Checking|Test|Predicting)[^|%]*:\s*`;
 const BAR = String.raw`(?:[0-9]+%\|[^|]*\|\s*[0-9]+/[0-9]+|[0-9]+it)\s*\[`;

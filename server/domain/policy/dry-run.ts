@@ -207,23 +207,36 @@ function openWindows(rules: readonly Running[], rulesStartedAt: number): DryRunD
   return deadlines.sort((a, b) => a.at - b.at);
 }
 
-/** Throws a RangeError naming the limit for text over MAX_DRY_RUN_BYTES or a rule that does not compile. */
-export function dryRun(input: DryRunInput): DryRunResult {
-  const bytes = new TextEncoder().encode(input.logText).length;
+/** The text's lines, within the limits (a RangeError over MAX_DRY_RUN_BYTES; a note past MAX_DRY_RUN_LINES). */
+function readLines(text: string, notes: string[]): string[] {
+  const bytes = new TextEncoder().encode(text).length;
   if (bytes > MAX_DRY_RUN_BYTES)
     throw new RangeError(
       `the log text is ${(bytes / 1024 / 1024).toFixed(1)} MB; a dry-run takes at most 2 MB (the last lines of a rank are what matter)`,
     );
-  const notes: string[] = [];
-  let lines = splitLines(input.logText);
-  if (lines.length > MAX_DRY_RUN_LINES) {
-    notes.push(`only the first ${MAX_DRY_RUN_LINES} of ${lines.length} lines were run`);
-    lines = lines.slice(0, MAX_DRY_RUN_LINES);
-  }
-  const interval = input.intervalMs ?? 1000;
+  const lines = splitLines(text);
+  if (lines.length <= MAX_DRY_RUN_LINES) return lines;
+  notes.push(`only the first ${MAX_DRY_RUN_LINES} of ${lines.length} lines were run`);
+  return lines.slice(0, MAX_DRY_RUN_LINES);
+}
+
+/** Each line's known time (arrival, else printed timestamp, else null) and when the rules start. */
+function lineTimes(
+  input: DryRunInput,
+  lines: readonly string[],
+): { times: (number | null)[]; start: number } {
   const stamps = lineTimestamps(lines, new Date(input.startAt ?? DEFAULT_START).getUTCFullYear());
   const times = lines.map((_, index) => input.arrivals?.[index] ?? stamps[index] ?? null);
   const start = input.rulesStartedAt ?? times.find((time) => time !== null) ?? input.startAt ?? DEFAULT_START;
+  return { times, start };
+}
+
+/** Throws a RangeError naming the limit for text over MAX_DRY_RUN_BYTES or a rule that does not compile. */
+export function dryRun(input: DryRunInput): DryRunResult {
+  const notes: string[] = [];
+  const lines = readLines(input.logText, notes);
+  const interval = input.intervalMs ?? 1000;
+  const { times, start } = lineTimes(input, lines);
   const clock = { now: start };
   const rules = compileAll(input.runPolicy, clock);
   let ticks = MAX_TICKS;
@@ -233,6 +246,7 @@ export function dryRun(input: DryRunInput): DryRunResult {
     for (const rule of rules) step(rule, clock.now, line, index + 1);
   });
   const lastLineAt = clock.now;
+  const live = input.endAt !== undefined;
   const end = input.endAt ?? lastLineAt + longestWindowMs(input) + TICK_MS;
   if (tickUntil(rules, clock, end, ticks) <= 0)
     notes.push(
@@ -242,9 +256,8 @@ export function dryRun(input: DryRunInput): DryRunResult {
   const timestamped = times.filter((time) => time !== null).length;
   notes.push(...timeNotes(lines.length, timestamped, interval));
   const fault = firstFault(rules);
-  if (fault && fault.lineNumber === null && fault.at > lastLineAt && input.endAt === undefined)
+  if (fault && fault.lineNumber === null && fault.at > lastLineAt && !live)
     notes.push(`the output ended ${Math.round((fault.at - lastLineAt) / 1000)} s before ${fault.rule} fired`);
-  const deadlines = input.endAt === undefined || fault ? [] : openWindows(rules, start);
   return {
     start,
     end: clock.now,
@@ -254,7 +267,7 @@ export function dryRun(input: DryRunInput): DryRunResult {
     rules: rules.map((rule) => rule.result),
     fault,
     nextAction: fault ? nextActionFor(input, fault) : null,
-    deadlines,
+    deadlines: live && !fault ? openWindows(rules, start) : [],
     notes,
   };
 }

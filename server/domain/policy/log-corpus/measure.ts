@@ -89,22 +89,41 @@ function emptyScore(template: string, measuredOn: string): TemplateScore {
   return { template, measuredOn, positives: 0, found: 0, ...empty, precision: 1, recall: 1 };
 }
 
-function scoreLines(pattern: CompiledPattern, spec: LineSpec, lines: readonly CorpusLine[], id: string) {
-  const score = emptyScore(id, spec.label);
+type Verdict = "found" | "missed" | "falseFire" | "crossFire" | "leftOut" | "none";
+type Buckets = Record<Verdict, CorpusLine[]>;
+
+function lineVerdict(fires: boolean, line: CorpusLine, spec: LineSpec): Verdict {
+  if (isPositive(line, spec.kinds)) return fires ? "found" : "missed";
+  if (!fires) return "none";
   const progressRule = spec.kinds.includes("progress");
-  for (const line of lines) {
-    const fires = pattern.match(line.text) !== null;
-    if (isPositive(line, spec.kinds)) {
-      score.positives++;
-      if (fires) score.found++;
-      else score.missed.push(line);
-    } else if (fires && (progressRule || line.kind === "harmless" || line.kind === "progress")) {
-      score.falseFires.push(line);
-    } else if (fires) score.crossFires.push(line);
-  }
-  score.precision = ratio(score.found, score.found + score.falseFires.length);
-  score.recall = ratio(score.found, score.positives);
-  return score;
+  return progressRule || line.kind === "harmless" || line.kind === "progress" ? "falseFire" : "crossFire";
+}
+
+function sortLines(lines: readonly CorpusLine[], verdict: (line: CorpusLine) => Verdict): Buckets {
+  const buckets: Buckets = { found: [], missed: [], falseFire: [], crossFire: [], leftOut: [], none: [] };
+  for (const line of lines) buckets[verdict(line)].push(line);
+  return buckets;
+}
+
+function scoreOf(id: string, label: string, b: Buckets): TemplateScore {
+  const found = b.found.length;
+  const positives = found + b.missed.length + b.leftOut.length;
+  return {
+    ...emptyScore(id, label),
+    positives,
+    found,
+    missed: b.missed,
+    falseFires: b.falseFire,
+    crossFires: b.crossFire,
+    leftOut: b.leftOut,
+    precision: ratio(found, found + b.falseFire.length),
+    recall: ratio(found + b.leftOut.length, positives),
+  };
+}
+
+function scoreLines(pattern: CompiledPattern, spec: LineSpec, lines: readonly CorpusLine[], id: string) {
+  const buckets = sortLines(lines, (line) => lineVerdict(pattern.match(line.text) !== null, line, spec));
+  return scoreOf(id, spec.label, buckets);
 }
 
 const sameValue = (a: number, b: number) =>
@@ -113,26 +132,19 @@ const sameValue = (a: number, b: number) =>
 /** A figure printed with thousands separators (`7,282`, `10,050`), which float() cannot read. */
 const SEPARATED = /\b\d{1,3}(?:,\d{3})+\b/;
 
+function valueVerdict(read: number | null, expected: number | undefined, text: string): Verdict {
+  if (expected === undefined) return read === null ? "none" : "falseFire";
+  if (read !== null) return sameValue(read, expected) ? "found" : "falseFire";
+  return expected >= 1000 && SEPARATED.test(text) ? "leftOut" : "missed";
+}
+
 function scoreValues(pattern: CompiledPattern, spec: ValueSpec, lines: readonly CorpusLine[], id: string) {
-  const score = emptyScore(id, spec.label);
-  for (const line of lines) {
-    const expected = spec.expected(line);
+  const buckets = sortLines(lines, (line) => {
     const match = pattern.match(line.text);
     const read = match === null ? null : parsePythonFloat(match.groups[0]);
-    if (expected === undefined) {
-      if (read !== null) score.falseFires.push(line);
-      continue;
-    }
-    score.positives++;
-    if (read !== null && sameValue(read, expected)) score.found++;
-    else if (read === null && expected >= 1000 && SEPARATED.test(line.text)) score.leftOut.push(line);
-    else if (read === null) score.missed.push(line);
-    else score.falseFires.push(line);
-  }
-  const right = score.found + score.leftOut.length;
-  score.precision = ratio(score.found, score.found + score.falseFires.length);
-  score.recall = ratio(right, score.positives);
-  return score;
+    return valueVerdict(read, spec.expected(line), line.text);
+  });
+  return scoreOf(id, spec.label, buckets);
 }
 
 export function scoreTemplate(template: PolicyTemplate, lines: readonly CorpusLine[]): TemplateScore {
