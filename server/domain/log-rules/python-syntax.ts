@@ -88,7 +88,10 @@ function checkFlags(flags: string): Step | null {
 /** Python accepts global flags only before anything else, and turns flags off only in a scoped group. */
 function checkGlobalFlags(flags: string, at: { i: number; atStart: boolean }): Step | null {
   if (flags.includes("-"))
-    return { ok: false, reason: `missing : at position ${at.i}: flags are turned off only in a group, (?-i:...)` };
+    return {
+      ok: false,
+      reason: `missing : at position ${at.i}: flags are turned off only in a group, (?-i:...)`,
+    };
   if (at.atStart) return null;
   return {
     ok: false,

@@ -31,7 +31,10 @@ const lossValue = z.union([z.number(), z.enum(["nan", "inf", "-inf"])]);
 
 const lineSchema = z.strictObject({
   kind: z.enum(CORPUS_KINDS),
-  text: z.string().min(1).refine((text) => !text.includes("\n"), "one line"),
+  text: z
+    .string()
+    .min(1)
+    .refine((text) => !text.includes("\n"), "one line"),
   url,
   loss: lossValue.optional(),
   step: z.number().int().nonnegative().optional(),
@@ -63,7 +66,9 @@ export const CORPUS_DIR = path.join(import.meta.dirname, ".");
 /** Every file of the corpus, checked: a bad file throws naming the file and the field. */
 export function loadCorpus(dir = CORPUS_DIR): Corpus {
   const corpus: Corpus = { sources: [], lines: [], excerpts: [] };
-  for (const name of readdirSync(dir).filter((file) => file.endsWith(".json")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((file) => file.endsWith(".json"))
+    .sort()) {
     const parsed = fileSchema.safeParse(JSON.parse(readFileSync(path.join(dir, name), "utf8")));
     if (!parsed.success) throw new Error(`${name}: ${z.prettifyError(parsed.error)}`);
     const { source } = parsed.data;
