@@ -13,9 +13,12 @@ import { PROGRESS_PATTERN } from "@/server/domain/log-rules/progress";
  *   `tps: 7,282` is not read at all rather than read as 7 (float() cannot read "7,282", and the agent would
  *   skip the line with an error), so a healthy run printing separators never counts as slow;
  * - GPU hardware by Xid number, from NVIDIA's Xid catalog: the Xids whose action is a GPU reset, a node
- *   reboot, a hardware workflow or a mechanical check (46, 48, 54, 62, 64, 74, 79, 95, 109, 110, 119, 120,
- *   136, 140, 143, 144–150, 151, 155, 156, 158, 160, 162, and 154 when the action it asks for is not None);
- *   not the application's (13, 31, 43, 45, 94 …) nor informational ones (63, 145 "Nonfatal" …).
+ *   reboot, a hardware workflow or a mechanical check (the NVLink Xids 144–150 when they say `Fatal`; 46, 48, 54, 62, 64, 74, 79, 95, 109, 110, 119, 120,
+ *   136, 140, 143, 151, 155, 156, 158, 160, 162, and 154 when the action it asks for is not None);
+ *   not the application's (13, 31, 43, 45, 94 …) nor informational ones (63, 145 "Nonfatal" …); and the
+ *   driver's own words for a lost GPU (fallen off the bus, split over several kernel lines by newer drivers,
+ *   `NV_ERR_GPU_IS_LOST`, `NV_ERR_RESET_REQUIRED`, a crash dump, `RmInitAdapter failed`, nvidia-smi's
+ *   "Unable to determine the device handle").
  */
 
 /** A float as Python's float() reads it in a log: sign, decimals, exponent, nan, inf. */
@@ -71,6 +74,7 @@ export const PATTERNS = {
     "|To avoid data inconsistency, we are taking the entire process down",
     "|[Cc]aught collective operation timeout",
     "|Timed out waiting [0-9]+ ?ms for",
+    String.raw`|WorkNCCL\(.*\) timed out in`,
     "|watchdog got stuck for [0-9]+ seconds",
     "|Heartbeat monitor timed out",
     String.raw`|\[c10d\].*timed out after [0-9]+ ?ms`,
@@ -84,16 +88,20 @@ export const PATTERNS = {
     "|NCCL error in: |unhandled (?:cuda|system) error",
     "|remote process exited or there was a network error",
     "|NCCL communicator was aborted",
-    "|NCCL WARN (?:NET/IB|NET/Socket|Net/IB).*(?:[Ee]rror|failed)",
+    "|NCCL WARN (?:NET/IB|NET/Socket|Net/IB)\\b.*(?:[Ee]rr|failed)",
     "|NCCL WARN .*(?:Connection reset|Connection refused|Broken pipe|Call to [a-z_]+ failed|Cuda failure)",
+    "|socketProgress(?:Opt)?: (?:Call to [a-z]+ .* failed|Connection closed by remote peer)",
+    "|watchdog thread terminated with exception: CUDA error",
     "|DistBackendError",
     ").*",
   ].join(""),
 
   gpuHardware: [
-    String.raw`.*(?:Xid \([^)]*\): (?:46|48|54|62|64|74|79|95|109|110|119|120|136|140|143|14[4-9]|150|151|155|156|158|160|162)\b`,
+    String.raw`.*(?:Xid \([^)]*\): (?:46|48|54|62|64|74|79|95|109|110|119|120|136|140|143|151|155|156|158|160|162)\b`,
+    String.raw`|Xid \([^)]*\): (?:14[4-9]|150)\b.*\bFatal\b`,
     String.raw`|Xid \([^)]*\): 154\b.*to 0x0*[1-9a-fA-F]`,
-    "|fallen off the bus",
+    "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed",
+    "|A GPU crash dump has been created|Unable to determine the device handle for GPU",
     "|(?i:uncorrectable ECC error|double bit ECC error)",
     ").*",
   ].join(""),
