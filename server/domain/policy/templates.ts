@@ -3,9 +3,11 @@ import type { PolicyTemplate } from "./types";
 
 /**
  * Policies shipped with the product. Their patterns (template-patterns.ts) are measured on the corpus of
- * public log lines in log-corpus/ (log-corpus.test.ts); each template also carries real lines it fires on
- * and lines it stays quiet on, from that corpus, which templates.test.ts dry-runs and the real
- * hyperpod-elastic-agent runs (server/agent/template-conformance.integration-test.ts).
+ * public log lines in log-corpus/ (log-corpus.test.ts); each template also carries lines it fires on and
+ * lines it stays quiet on, which templates.test.ts dry-runs and the real hyperpod-elastic-agent runs. Those
+ * are real lines from the corpus, behind a made-up arrival time (`at`) where a window needs one; the loss
+ * spike and slow-run samples are real formats (torchtitan's, Megatron's) with made-up values, as the
+ * corpus holds no public log of either.
  */
 
 const RESTART = `restartPolicy:
@@ -44,14 +46,20 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("StepHang", PATTERNS.progress, { expectedRecurringFrequencyInSeconds: 300 }),
     samples: {
       fires: [
-        "[rank0]:[titan] 2025-06-16 22:30:50,322 - root - INFO - step: 200  loss:  6.1384  memory: 49.66GiB(52.28%)  tps: 5,856  tflops: 339.16  mfu: 34.29%",
-        "[rank0]:[titan] 2025-06-16 22:31:04,970 - root - INFO - step: 210  loss:  6.0388  memory: 49.66GiB(52.28%)  tps: 5,593  tflops: 323.92  mfu: 32.75%",
-        "[rank0]:[titan] 2025-06-16 22:37:59,261 - root - INFO - [GC] Peforming periodical GC collection. 0.06 seconds.",
+        at("12:00:00", "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"),
+        at("12:00:30", "2023-03-22 09:30:39 iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%"),
+        at(
+          "12:06:00",
+          "hostname-test:984:1257 [4] NCCL INFO comm 0x557fe785f7a0 rank 36 nranks 64 cudaDev 4 nvmlDev 4 busId 9b000 commId 0x5ae77eb5ea4ec1ee - Init COMPLETE",
+        ),
       ],
       quiet: [
-        "[rank0]:[titan] 2025-06-16 22:30:50,322 - root - INFO - step: 200  loss:  6.1384  memory: 49.66GiB(52.28%)  tps: 5,856  tflops: 339.16  mfu: 34.29%",
-        "[rank0]:[titan] 2025-06-16 22:31:59,261 - root - INFO - [GC] Peforming periodical GC collection. 0.06 seconds.",
-        "[rank0]:[titan] 2025-06-16 22:32:00,846 - root - INFO - step: 250  loss:  5.8383  memory: 49.66GiB(52.28%)  tps: 5,862  tflops: 339.48  mfu: 34.33%",
+        at("12:00:00", "  1%|          | 10/1233 [07:54<14:12:16, 41.81s/it]"),
+        at(
+          "12:04:00",
+          "{'loss': 1.6228, 'grad_norm': 9.305521011352539, 'learning_rate': 4.9424511162240815e-06, 'epoch': 0.16}",
+        ),
+        at("12:08:00", "  2%|▏         | 20/1233 [14:40<13:43:48, 40.75s/it]"),
       ],
     },
   }),
@@ -62,13 +70,13 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("StartCutOff", PATTERNS.progress, { expectedStartCutOffInSeconds: 900 }),
     samples: {
       fires: [
-        at("12:00:00", "Loading checkpoint shards:  50%|█████     | 2/4 [00:05<00:05,  2.61s/it]"),
-        at("12:10:00", "Loading checkpoint shards: 100%|██████████| 4/4 [00:10<00:00,  2.61s/it]"),
-        at("12:16:00", "  Total optimization steps = 1,000"),
+        at("12:00:00", "Loading checkpoint shards:   0%|          | 0/81 [00:00<?, ?it/s]"),
+        at("12:10:00", "Loading checkpoint shards:   9%|▊         | 7/81 [00:06<01:10,  1.05it/s]"),
+        at("12:16:00", "[INFO|trainer.py:2413] 2025-03-06 12:04:09,914 >>   Total optimization steps = 196"),
       ],
       quiet: [
-        at("12:00:00", "Loading checkpoint shards: 100%|██████████| 4/4 [00:10<00:00,  2.61s/it]"),
-        at("12:05:00", "{'loss': 2.0491, 'grad_norm': 1.3, 'learning_rate': 1e-05, 'epoch': 0.01}"),
+        at("12:00:00", "Loading checkpoint shards:   9%|▊         | 7/81 [00:06<01:10,  1.05it/s]"),
+        at("12:05:00", "{'loss': 2.0491, 'learning_rate': 0.0001961913563176343, 'epoch': 0.28}"),
       ],
     },
   }),
@@ -80,13 +88,15 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("NaNLoss", PATTERNS.nanLoss, { faultOnMatch: true }),
     samples: {
       fires: [
-        at("12:00:00", "step: 200  loss:  nan"),
-        at("12:00:01", "{'loss': 2.0491, 'grad_norm': nan, 'learning_rate': 1e-05, 'epoch': 0.01}"),
+        "2023-03-22 09:32:52 iter 3010: loss nan, time 1019.95ms, mfu 14.12%",
+        "{'loss': 0.2051, 'grad_norm': nan, 'learning_rate': 9.774074342405685e-06, 'epoch': 0.53}",
+        "AssertionError: Rank 11: found NaN in local grad norm in backward pass before data-parallel communication collective. Device: 3",
+        "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
       ],
       quiet: [
-        at("12:00:00", "step: 200  loss:  6.1384"),
-        at("12:00:01", "logging_nan_inf_filter=True, nan_to_num=False"),
-        at("12:00:02", "iteration 10 | lm loss: 2.382640E+00 | loss scale: 65536.0"),
+        "[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768",
+        "{'loss': 1.6531, 'learning_rate': 1.3934426229508198e-05, 'epoch': 0.38}",
+        "  train_loss               =     0.0063",
       ],
     },
   }),
@@ -149,13 +159,12 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("CudaOOM", PATTERNS.cudaOom, { faultOnMatch: true }),
     samples: {
       fires: [
-        at("12:00:00", "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."),
-        at("12:00:01", "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB"),
-        at("12:00:02", "misc/strongstream.cc:53 NCCL WARN Cuda failure 'out of memory'"),
+        "[rank15]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.63 GiB. GPU 7 has a total capacity of 79.11 GiB of which 2.61 GiB is free. Including non-PyTorch memory, this process has 0 bytes memory in use. Of the allocated memory 48.15 GiB is allocated by PyTorch, with 50.00 MiB allocated in private pools (e.g., CUDA Graphs), and 3.49 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+        "[2025-09-24 16:15:28] cw-dfw-h100-001-132-026:2999605:3004403 [0] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of memory'",
       ],
       quiet: [
-        at("12:00:00", "max memory allocated: 61.2 GiB, reserved: 70.1 GiB"),
-        at("12:00:01", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+        "after 1 iterations memory (MB) | allocated: 19278.6044921875 | max allocated: 27906.7255859375 | reserved: 28864.0 | max reserved: 35216.0",
+        "[rank0]:[titan] 2026-05-18 16:07:12,875 - root - INFO - CUDA memory usage for model: 0.02GiB(0.12%)",
       ],
     },
   }),
@@ -167,18 +176,13 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("NcclTimeout", PATTERNS.ncclTimeout, { faultOnMatch: true }),
     samples: {
       fires: [
-        at(
-          "12:00:00",
-          "[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1234, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",
-        ),
+        "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.",
+        "[rank1]:[E1002 18:16:40.662691402 ProcessGroupNCCL.cpp:756] [Rank 1] Work WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, NumelIn=160672064, NumelOut=160672064, Timeout(ms)=600000) timed out in blocking wait.",
       ],
       quiet: [
-        at("12:00:00", "ip-10-0-0-1:1234:1234 [0] NCCL INFO comm 0x55d5 rank 0 nranks 16 - Init COMPLETE"),
-        at(
-          "12:00:01",
-          "[W Utils.hpp:133] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated",
-        ),
-        at("12:00:02", "NCCL INFO NET/Plugin: Failed to open libnccl-net.so; using internal implementation"),
+        "hostname-test:984:1257 [4] NCCL INFO comm 0x557fe785f7a0 rank 36 nranks 64 cudaDev 4 nvmlDev 4 busId 9b000 commId 0x5ae77eb5ea4ec1ee - Init COMPLETE",
+        "[W Utils.hpp:135] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarInt)",
+        "[rank0]:[titan] 2025-09-11 17:33:50,432 - root - INFO - Synchronizing and adjusting timeout for all ProcessGroups to 0:01:40",
       ],
     },
   }),
@@ -190,14 +194,12 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("NcclFailure", PATTERNS.ncclFailure, { faultOnMatch: true }),
     samples: {
       fires: [
-        at(
-          "12:00:00",
-          "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
-        ),
+        "kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
+        "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5",
       ],
       quiet: [
-        at("12:00:00", "ip-10-0-0-1:1234:1234 [0] NCCL INFO comm 0x55d5 rank 0 nranks 16 - Init COMPLETE"),
-        at("12:00:02", "NCCL INFO NET/Plugin: Failed to open libnccl-net.so; using internal implementation"),
+        "user-MH53-G40-001:10225:10549 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.",
+        "ada6000-02:1263645:1263698 [1] NCCL INFO comm 0x56266ca3c2d0 rank 1 nranks 2 cudaDev 1 busId be000 - Destroy COMPLETE",
       ],
     },
   }),
@@ -209,19 +211,15 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("GpuHardware", PATTERNS.gpuHardware, { faultOnMatch: true }),
     samples: {
       fires: [
-        at(
-          "12:00:00",
-          "kernel: NVRM: Xid (PCI:0000:3b:00): 48, pid=2211, name=python, An uncorrectable double bit error (DBE) has been detected",
-        ),
-        at(
-          "12:00:01",
-          "kernel: NVRM: Xid (PCI:0000:5c:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
-        ),
+        "Dec  2 11:38:47 worker4 kernel: [  219.470994] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x7fffa8860 partition 7, subpartition 1.",
+        "kwi 03 09:01:25 testowy kernel: NVRM: Xid (PCI:0000:07:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
+        "[Fri Apr  5 21:29:39 2024] NVRM: Xid (PCI:0000:a1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
       ],
       quiet: [
-        at("12:00:00", "kernel: NVRM: Xid (PCI:0000:3b:00): 63, pid=2211, name=python, Row remapping event"),
-        at("12:00:01", "kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=2211, name=python, Graphics Exception"),
-        at("12:00:02", "| GPU  Name  Persistence-M | Bus-Id  Disp.A | Volatile Uncorr. ECC |"),
+        "[93297.029837] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52ef30=0x0 0x52ef34=0x20 0x52ef28=0xc81eb60 0x52ef2c=0x1174",
+        "[Fri Aug  9 13:32:56 2024] NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No",
+        "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)",
+        "|   0  NVIDIA A800-SXM4-80GB          On  | 00000000:27:00.0 Off |                    0 |",
       ],
     },
   }),
