@@ -75,7 +75,7 @@ describe("agent log rules, 4 local ranks, --log-rules-all-ranks", () => {
     expect(at - lastLineAt).toBeLessThan(2000);
     expect(status.reason).toBe("LogHang_StepHang");
     expect(status.message).toBe(
-      `The job is hanging (not receiving required logs) on the following log monitoring rules and corresponding last matched log lines: {'StepHang': '${hung?.last_line}'}`,
+      `The job is hanging (not receiving required logs) on the following log monitoring rules and corresponding last matched log lines: {'StepHang': '${hung?.last_line}\\n'}`,
     );
     expect(hung?.rule_states).toEqual({ StepHang: "HANGING" });
     expect(status.ranks?.[0]?.rule_states).toEqual({ StepHang: "HEALTHY" });
@@ -104,7 +104,7 @@ describe("agent log rules, 4 local ranks, --log-rules-all-ranks", () => {
     const { status } = await agent.waitFor((s) => s.status === "faulted", { intervalMs: 10 });
     expect(status.reason).toBe("LogFault_NaNLoss");
     expect(status.message).toMatch(
-      /^The job detected a fault indicating log message for the following log monitoring rules and corresponding log lines: \{'NaNLoss': 'step=\d+ loss=nan throughput=[\d.]+ samples\/s rank=3'\}$/,
+      /^The job detected a fault indicating log message for the following log monitoring rules and corresponding log lines: \{'NaNLoss': 'step=\d+ loss=nan throughput=[\d.]+ samples\/s rank=3\\n'\}$/,
     );
     expect(status.ranks?.[3]).toMatchObject({
       loss: "nan",

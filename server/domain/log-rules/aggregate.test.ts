@@ -43,7 +43,7 @@ describe("aggregateRuleStates", () => {
     expect(rankLogFault(rank)).toEqual({
       reason: "LogHang_B",
       message:
-        "The job is hanging (not receiving required logs) on the following log monitoring rules and corresponding last matched log lines: {'B': 'b', 'D': None}",
+        "The job is hanging (not receiving required logs) on the following log monitoring rules and corresponding last matched log lines: {'B': 'b\\n', 'D': None}",
     });
   });
 

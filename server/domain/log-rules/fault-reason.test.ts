@@ -19,17 +19,17 @@ describe("agent fault reasons and messages", () => {
     expect(logFaultReason("FAULTED", rules)).toBe("LogFault_JobHangingDetection");
   });
 
-  it("embeds the Python repr of the {rule: line} dict", () => {
+  it("embeds the Python repr of the {rule: line} dict, each line ending as readline() read it", () => {
     expect(logFaultMessage("HANGING", rules)).toBe(
-      "The job is hanging (not receiving required logs) on the following log monitoring rules and corresponding last matched log lines: {'JobHangingDetection': 'Epoch 3 loss=1.2', 'JobStart': None}",
+      "The job is hanging (not receiving required logs) on the following log monitoring rules and corresponding last matched log lines: {'JobHangingDetection': 'Epoch 3 loss=1.2\\n', 'JobStart': None}",
     );
     expect(logFault("SLOW", [{ rule: "Tput", line: "tput 3" }])).toEqual({
       reason: "LogSlow_Tput",
       message:
-        "The job is slowed (logs outside of acceptable thresholds) on the following log monitoring rules and corresponding log lines: {'Tput': 'tput 3'}",
+        "The job is slowed (logs outside of acceptable thresholds) on the following log monitoring rules and corresponding log lines: {'Tput': 'tput 3\\n'}",
     });
     expect(logFaultMessage("FAULTED", [{ rule: "OOM", line: "out of memory" }])).toBe(
-      "The job detected a fault indicating log message for the following log monitoring rules and corresponding log lines: {'OOM': 'out of memory'}",
+      "The job detected a fault indicating log message for the following log monitoring rules and corresponding log lines: {'OOM': 'out of memory\\n'}",
     );
   });
 

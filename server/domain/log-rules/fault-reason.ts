@@ -1,9 +1,13 @@
 import type { LogState } from "./evaluator";
 
 /**
- * The agent's fault `reason` and `message` for a rank whose log rules went bad (reference 2.2). The
- * message embeds Python's repr of a `{rule: line}` dict, e.g. `{'JobHang': 'Epoch 3 loss=1.2'}`, with
- * `None` for a rule that never matched; the reason names the first rule of that dict.
+ * The agent's fault `reason` and `message` for a rank whose log rules went bad. The message embeds
+ * Python's repr of a `{rule: line}` dict, e.g. `{'JobHang': 'Epoch 3 loss=1.2\n'}`, with `None` for a rule
+ * that never matched; the reason names the first rule of that dict. The HyperPod agent keeps each line as
+ * Python's readline() gives it, terminator and all, so its message shows the line ending in `\n`; our lines
+ * are kept without it (a rule's pattern sees the bare line), and the message puts it back, so both agents'
+ * messages are the same text (server/agent/template-conformance.integration-test.ts runs both). The one
+ * difference left: a last line a rank never ended (it exited mid-line) shows `\n` here, not there.
  */
 
 export type FaultLogState = Extract<LogState, "HANGING" | "SLOW" | "FAULTED">;
@@ -59,7 +63,7 @@ export function pythonStringRepr(text: string): string {
 
 export function pythonDictRepr(rules: RuleLines): string {
   const items = rules.map(
-    ({ rule, line }) => `${pythonStringRepr(rule)}: ${line === null ? "None" : pythonStringRepr(line)}`,
+    ({ rule, line }) => `${pythonStringRepr(rule)}: ${line === null ? "None" : pythonStringRepr(`${line}\n`)}`,
   );
   return `{${items.join(", ")}}`;
 }

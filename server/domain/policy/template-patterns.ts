@@ -106,7 +106,16 @@ export const PATTERNS = {
     ").*",
   ].join(""),
 
-  checkpointSaved: "(?i).*(?:saved checkpoint|checkpoint saved|saving checkpoint .* done).*",
+  /** A checkpoint being or just saved, in the words of each framework; not a load, a config key or a saver starting. */
+  checkpointSaved: [
+    "(?i).*(?:",
+    String.raw`\bsav(?:e|ed|ing) (?:[\w.-]+ ){0,3}?checkpoints?\b`,
+    String.raw`|\bcheckpoints? (?:is )?saved|\bcheckpoint save\b|checkpoint \S+ is (?:about to be saved|ready now)`,
+    String.raw`|\bsave[- ]checkpoint\b|finished saving|saving current state to|saved state to`,
+    String.raw`|model weights saved in .*checkpoint|optimizer state saved in|\[Torch\] Sav(?:ing|ed) `,
+    "|storing distributed optimizer|sav(?:ing|ed) model to",
+    ").*",
+  ].join(""),
 } as const;
 
 /** A pattern as a single-quoted YAML scalar (a quote inside is doubled). */

@@ -230,14 +230,23 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     rules: rule("CheckpointOverdue", PATTERNS.checkpointSaved, { expectedRecurringFrequencyInSeconds: 3600 }),
     samples: {
       fires: [
-        at("12:00:00", "successfully saved checkpoint from iteration 1000 to /fsx/ckpt"),
-        at("12:30:00", "step: 1500  loss:  2.0100"),
-        at("13:01:00", "step: 2010  loss:  1.9900"),
+        at(
+          "12:00:00",
+          "  successfully saved checkpoint from iteration      10 to /opt/Megatron-Bridge/nemo_experiments/default/checkpoints [ t 1/1, p 1/1 ]",
+        ),
+        at("12:30:00", "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"),
+        at("13:01:00", "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"),
       ],
       quiet: [
-        at("12:00:00", "successfully saved checkpoint from iteration 1000 to /fsx/ckpt"),
-        at("12:45:00", "step: 1750  loss:  2.0000"),
-        at("12:50:00", "Saved checkpoint to /fsx/ckpt/step-1800"),
+        at(
+          "12:00:00",
+          "[INFO|trainer.py:2936] 2024-02-09 14:55:56,041 >> Saving model checkpoint to saves/LLaMA-7B/lora/train_2024-02-09-14-34-22/tmp-checkpoint-100",
+        ),
+        at("12:45:00", " loading checkpoint from /nas/megatron_gpt/ at iteration 100"),
+        at(
+          "12:50:00",
+          "[rank0]:2025-04-01 00:25:59,616 - root - INFO - Finished saving the checkpoint (or staging if async is enabled)in 5.53 seconds.",
+        ),
       ],
     },
   }),
