@@ -63,7 +63,8 @@ export function pythonStringRepr(text: string): string {
 
 export function pythonDictRepr(rules: RuleLines): string {
   const items = rules.map(
-    ({ rule, line }) => `${pythonStringRepr(rule)}: ${line === null ? "None" : pythonStringRepr(`${line}\n`)}`,
+    ({ rule, line }) =>
+      `${pythonStringRepr(rule)}: ${line === null ? "None" : pythonStringRepr(`${line}\n`)}`,
   );
   return `{${items.join(", ")}}`;
 }
