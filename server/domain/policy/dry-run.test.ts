@@ -3,7 +3,7 @@ import { runPolicySchema } from "@/server/domain/job-spec/run-policy.schema";
 import { diffPolicyYaml } from "./diff";
 import { dryRun, MAX_DRY_RUN_LINES } from "./dry-run";
 import { explainPolicy } from "./explain";
-import { lineTimestamp } from "./timestamps";
+import { lineTimestamp, lineTimestamps } from "./timestamps";
 
 /** The dry-run: the real evaluator on a simulated clock, and the restart policy's next step. */
 
@@ -116,8 +116,77 @@ describe("lineTimestamp", () => {
     ["2026-03-01 13:00:01+01:00 step", T0 + 1000],
     ["1772366401.5 step", Date.UTC(2026, 2, 1, 12, 0, 1, 500)],
     ["step 1 at 12:00", null],
+    ["[titan] 2026-03-01 12:00:01,250 - root - INFO - step: 1", T0 + 1250],
+    ["[rank0]:[titan] 2026-03-01 12:00:01,250 - root - INFO - step: 1", T0 + 1250],
+    ["[INFO] 2026-03-01 12:00:02 step", T0 + 2000],
+    ["E0301 12:00:01.583000 1234 torch/distributed/elastic/agent/server/api.py:123] failed", T0 + 1583],
+    ["[rank0]:[E301 12:00:01.123456789 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog", null],
+    ["[rank0]:[E0301 12:00:01.123456789 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog", T0 + 1123.456789],
+    ["Mar  1 12:00:03 node-1 kernel: NVRM: Xid (PCI:0000:3b:00): 79,", T0 + 3000],
   ])("%s", (line, at) => {
-    expect(lineTimestamp(line)).toBe(at);
+    const read = lineTimestamp(line, 2026);
+    if (at === null) expect(read).toBeNull();
+    else expect(read).toBeCloseTo(at, 3);
+  });
+
+  it("carries the year of the lines around a yearless one, and over New Year", () => {
+    const lines = [
+      "2025-12-31 23:59:58,000 - INFO - step 1",
+      "Dec 31 23:59:59 node-1 kernel: NVRM: Xid 79",
+      "Jan  1 00:00:01 node-1 kernel: NVRM: Xid 79",
+      "E0101 00:00:02.000000 1 api.py:1] failed",
+    ];
+    expect(lineTimestamps(lines, 2020)).toEqual([
+      Date.UTC(2025, 11, 31, 23, 59, 58),
+      Date.UTC(2025, 11, 31, 23, 59, 59),
+      Date.UTC(2026, 0, 1, 0, 0, 1),
+      Date.UTC(2026, 0, 1, 0, 0, 2),
+    ]);
+  });
+});
+
+describe("dryRun on a live rank's output", () => {
+  const runPolicy = policy({
+    logMonitoringConfiguration: [
+      { name: "JobStart", logPattern: ".*training started.*", expectedStartCutOffInSeconds: 60 },
+      { name: "JobHang", logPattern: ".*step=.*", expectedRecurringFrequencyInSeconds: 10 },
+    ],
+  });
+
+  it("times lines by their arrival, counts the start cut-off from the rules' start, and plays no window past the read", () => {
+    const text = "training started\nstep=1\nstep=2\nstep=3";
+    const arrivals = [T0 + 2000, T0 + 2200, T0 + 2400, T0 + 2600];
+    const result = dryRun({ runPolicy, logText: text, arrivals, rulesStartedAt: T0, endAt: T0 + 5000 });
+    expect(result.fault).toBeNull();
+    expect(result.rules[1]?.matches.map((m) => m.at)).toEqual([T0 + 2200, T0 + 2400, T0 + 2600]);
+    expect(result.end).toBe(T0 + 5000);
+    // JobStart matched: no window left; JobHang fires 10 s after the last step (at the next tick) if none comes.
+    expect(result.deadlines).toEqual([{ rule: "JobHang", state: "HANGING", at: T0 + 2600 + 11_000 }]);
+    expect(result.notes.join(" ")).not.toMatch(/spaced/);
+  });
+
+  it("finds a hang that already happened before the read, from arrival times", () => {
+    const arrivals = [T0 + 1000, T0 + 2000];
+    const result = dryRun({
+      runPolicy,
+      logText: "training started\nstep=1",
+      arrivals,
+      rulesStartedAt: T0,
+      endAt: T0 + 20_000,
+    });
+    expect(result.fault).toMatchObject({ rule: "JobHang", state: "HANGING", at: T0 + 13_000 });
+    expect(result.deadlines).toEqual([]);
+  });
+
+  it("counts the start cut-off from the rules' start, not the first line", () => {
+    const result = dryRun({
+      runPolicy,
+      logText: "loading\ntraining started",
+      arrivals: [T0 + 30_000, T0 + 70_000],
+      rulesStartedAt: T0,
+      endAt: T0 + 71_000,
+    });
+    expect(result.fault).toMatchObject({ rule: "JobStart", state: "HANGING", at: T0 + 61_000 });
   });
 });
 
