@@ -5,7 +5,7 @@ import { compilePattern } from "./pattern";
  * (as a HyperPod `logPattern`, Python `re.match` syntax that RE2 also runs), in the agent's "no progress
  * for N s" display and in the dry-run. One pattern, so what the console calls progress is what the rules
  * count. A line is progress when it is one of:
- * - a step counter followed on the same line by a training figure: `step: 200  loss: …` (torchtitan),
+ * - a step (or epoch, or update) counter followed on the same line by a training figure: `step: 200  loss: …` (torchtitan),
  *   `iteration 200/ 500000 | consumed samples …` (Megatron), `iter 100: loss 4.23, time …` (nanoGPT),
  *   `[Rank 0] step=10, skipped=0, lr=…` (DeepSpeed), `Epoch 1 | iter 100 step 25 | loss train: …` (litgpt),
  *   `[batch=10/100]: Train loss …` (Composer). A bare counter (`Total optimization steps = 1,000`,
@@ -22,21 +22,27 @@ import { compilePattern } from "./pattern";
  */
 
 const PREFIX = String.raw`(?:\[[A-Za-z]*[0-9]+\]:)?`;
-const COUNTER = String.raw`(?i:\b(?:global_step|step|steps|iteration|iter|batch)\b)\s*[:=#]?\s*\[?\s*[0-9]+`;
-const FIGURE = String.raw`(?i:\b(?:loss|lr|learning[ _]rate|time|tps|tokens?|samples|grad_norm|throughput|skipped|consumed|elapsed)\b)`;
+const COUNTER = String.raw`(?:^|[\s\[|{"',(:])(?i:(?:global_step|current_steps|num_updates|step|steps|iteration|iter|batch|epoch)\b)['"]?\s*[:=#]?\s*\[?\s*[0-9]+`;
+const FIGURE = String.raw`(?i:(?:\b|_)(?:loss|lr|learning[ _]rate|tps|wps|tokens?|samples|grad_norm|gnorm|throughput|skipped|consumed|elapsed|reward|acc|ppl)\b)`;
 /** A bare step number opening the line before its loss (`490 | loss 5.7543 | lr …`). */
 const NUMBERED = String.raw`\s*[0-9]+(?:/[0-9]+)?\s*[|:]\s*(?:train )?loss\b`;
-/** torchvision-style metric loggers: `Epoch: [0]  [ 120/2669]  eta: 0:50:30  lr: …`. */
-const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+eta:`;
+/**
+ * Metric loggers that count the batch in brackets: torchvision's `Epoch: [0]  [ 120/2669]  eta: …`,
+ * mmengine's `Epoch(train) [1][200/735]  lr: …`, `Train - Epoch: [127/300][ 35/464]\tTime …`.
+ */
+const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+(?i:eta|lr|time|loss|data_time)\b`;
+/** Keras's bar: `100/100 [==============================] - 142s 1s/step - loss: 0.9857`. */
+const KERAS = String.raw`[0-9]+/[0-9]+ \[[=>.]+\] - .*\bloss\b`;
 /** DeepSpeed's throughput timer: `[timer.py:189:stop] 0/40, SamplesPerSec=83.48…`. */
 const SAMPLES_TIMER = "SamplesPerSec=[0-9]";
 const TRAINER_DICT = String.raw`\{'(?:loss|eval_[a-z_]+|train_[a-z_]+|grad_norm|learning_rate|epoch)': `;
-const BAR_NAME = String.raw`(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity Checking|Test|Predicting)[^|%]*:\s*`;
-const BAR = String.raw`(?:[0-9]+%\|[^|]*\|\s*[0-9]+/[0-9]+|[0-9]+it)\s*\[`;
+const BAR_NAME = String.raw`(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity Checking|Test|Predicting|steps?|\[[^\]]*loss[^\]]*\])[^|%]*:\s*`;
+/** tqdm's `12%|█▏   | 120/1000 [`, its bar without the blocks `34% 1020/3000 [`, or `17671it [`. */
+const BAR = String.raw`(?:[0-9]+%(?:\|[^|]*\|)?\s*[0-9]+/[0-9]+|[0-9]+it)\s*\[`;
 const TIMER = String.raw`\btime \(ms\) \|.*\b(?:forward|backward|fwd|bwd)`;
 
 /** The pattern, as a HyperPod rule writes it (a template's `logPattern`). */
-export const PROGRESS_PATTERN = `(?:.*${COUNTER}.*${FIGURE}|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}|${PREFIX}${NUMBERED}|.*${LOGGER}|.*${SAMPLES_TIMER}).*`;
+export const PROGRESS_PATTERN = `(?:.*${COUNTER}.*${FIGURE}|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}|${PREFIX}${NUMBERED}|.*${LOGGER}|.*${KERAS}|.*${SAMPLES_TIMER}).*`;
 
 const compiled = compilePattern(PROGRESS_PATTERN);
 if (!compiled.ok) throw new Error(`PROGRESS_PATTERN: ${compiled.reason}`);

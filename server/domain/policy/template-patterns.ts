@@ -21,6 +21,9 @@ import { PROGRESS_PATTERN } from "@/server/domain/log-rules/progress";
  *   "Unable to determine the device handle").
  */
 
+/** The loss a step reports: `loss`, `lm loss`, `train_loss`, `reduced_train_loss`, `avr_loss`; not `bbox_loss`. */
+const LOSS_NAME = "(?:lm |train |total |train_|total_|reduced_train_|avr_|avg_)?loss(?: train)?";
+
 /** A float as Python's float() reads it in a log: sign, decimals, exponent, nan, inf. */
 const FLOAT = String.raw`[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:nan|inf(?:inity)?)\b`;
 
@@ -29,7 +32,7 @@ export const PATTERNS = {
 
   nanLoss: [
     "(?i).*(?:",
-    String.raw`(?:(?:\b|_)loss|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf)\b`,
+    String.raw`(?:(?:\b|_)loss\]?|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf)\b`,
     String.raw`|\btensor\(\[?[-+]?nan\b`,
     String.raw`|\b(?:nan|inf) (?:loss|grad)`,
     "|found (?:nan|inf) in (?:local )?grad norm",
@@ -38,7 +41,7 @@ export const PATTERNS = {
     String.raw`|number of nan iterations:\s*[1-9]`,
     "|loss scale already at (?:the )?minimum|minimum loss scale reached",
     String.raw`|(?:attempted loss scale: [0-9.]+, reducing to|reducing dynamic loss scale from [0-9.]+ to) [12](?:\.0)?\b`,
-    String.raw`|reducing (?:loss )?scale to (?:0\.|[0-9.]+e-)`,
+    String.raw`|(?:reducing|setting) (?:loss )?scale to:? (?:0\.0|[0-9.]+e-)`,
     "|returned nan values",
     ").*",
   ].join(""),
@@ -50,19 +53,32 @@ export const PATTERNS = {
    */
   lossSpike: [
     "(?i).*(?:",
-    String.raw`\b(?:step|steps|iteration|iter)\b\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,].*?|\s+(?:[a-z].*?)?)`,
-    String.raw`|[|\[]\s*[1-9][0-9]{2,}/.*?`,
+    String.raw`\b(?:step|steps|current_steps|iteration|iter|batch|epoch)\b\]?['"]?\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,].*?|\s+(?:[a-z].*?)?)`,
+    String.raw`|(?:^|[|\[%\s])\s*[1-9][0-9]{2,}\s*/\s*[0-9].*?`,
     String.raw`|^\s*[1-9][0-9]{2,}\s*\|\s*`,
-    String.raw`)(?:\b|_)(?:lm )?loss(?: train)?['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
+    String.raw`)\b${LOSS_NAME}['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
   ].join(""),
 
-  lowThroughput: String.raw`(?i).*\b(?:tps|tgs|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?|tokens_per_sec(?:ond)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+  /**
+   * The same, where the counter follows the loss: fairseq's `loss=9.44, nll_loss=…, num_updates=700`, its
+   * JSON records, `[Loss] nan | … | [step]   104`, a bar named by its losses (`[losses/total_loss: 1.15 …]:
+   * 100%|…| 128/128 [`).
+   */
+  lossSpikeBeforeCounter: [
+    String.raw`(?i).*\b${LOSS_NAME}\]?['"]?\s*[:=]?\s*['"]?(${FLOAT})\b.*(?:`,
+    String.raw`\b(?:num_updates|step|steps)\b\]?['"]?\s*[:=]?\s*[1-9][0-9]{2,}\b`,
+    String.raw`|[|\[%\s]\s*[1-9][0-9]{2,}\s*/`,
+    ").*",
+  ].join(""),
+
+  lowThroughput: String.raw`(?i).*\b(?:tps|tgs|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?|tokens_per_sec(?:ond)?(?:_per_gpu)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
   /** The same figure printed before its unit (`Throughput: 1507 tokens/s`), for a second rule. */
   lowThroughputUnit: String.raw`(?i).*[\s:=(]([0-9]+(?:\.[0-9]+)?) ?(?:tokens|tok)/s(?:ec)?\b.*`,
 
   cudaOom: [
     ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure (?:[0-9]+ )?'?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
-    "|(?i:hip out of memory)|CUDA error: out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation).*",
+    "|(?i:hip out of memory|cuda error: out of memory)|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation",
+    "|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|Ran out of GPU memory).*",
   ].join(""),
 
   ncclTimeout: [
@@ -76,7 +92,7 @@ export const PATTERNS = {
     "|Timed out waiting [0-9]+ ?ms for",
     String.raw`|WorkNCCL\(.*\) timed out in`,
     "|watchdog got stuck for [0-9]+ seconds",
-    "|Heartbeat monitor timed out",
+    "|Heartbeat monitor timed out|failure detected by watchdog|due to a collective timeout",
     String.raw`|\[c10d\].*timed out after [0-9]+ ?ms`,
     "|Socket Timeout",
     "|DistBackendError.*[Tt]ime(?:d )?out",
@@ -91,6 +107,7 @@ export const PATTERNS = {
     "|NCCL WARN (?:NET/IB|NET/Socket|Net/IB)\\b.*(?:[Ee]rr|failed)",
     "|NCCL WARN .*(?:Connection reset|Connection refused|Broken pipe|Call to [a-z_]+ failed|Cuda failure)",
     "|socketProgress(?:Opt)?: (?:Call to [a-z]+ .* failed|Connection closed by remote peer)",
+    "|socketStartConnect: Connect to .* failed|NCCL WARN \\[Proxy Service [0-9]+\\] Failed|NCCL WARN Socket (?:recv|send) failed",
     "|watchdog thread terminated with exception: CUDA error",
     "|DistBackendError",
     ").*",
@@ -102,7 +119,7 @@ export const PATTERNS = {
     String.raw`|Xid \([^)]*\): 154\b.*to 0x0*[1-9a-fA-F]`,
     "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed",
     "|A GPU crash dump has been created|Unable to determine the device handle for GPU",
-    "|(?i:uncorrectable ECC error|double bit ECC error)",
+    "|(?i:uncorrectable ECC error|double bit ECC error|uncorrectable NVLink error)",
     ").*",
   ].join(""),
 
@@ -114,6 +131,7 @@ export const PATTERNS = {
     String.raw`|\bsave[- ]checkpoint\b|finished saving|saving current state to|saved state to`,
     String.raw`|model weights saved in .*checkpoint|optimizer state saved in|\[Torch\] Sav(?:ing|ed) `,
     "|storing distributed optimizer|sav(?:ing|ed) model to",
+    String.raw`|\b(?:model|optimizer) saved\b|\bsaving model (?:weights )?(?:to|in)\b`,
     ").*",
   ].join(""),
 } as const;

@@ -33,6 +33,7 @@ const template = (t: Omit<PolicyTemplate, "yaml"> & { rules: string }): PolicyTe
   samples: t.samples,
 });
 
+const SPIKE = { metricThreshold: 10, operator: "gt", metricEvaluationDataPoints: 3 };
 const SLOW_TOKENS = { metricThreshold: 1000, operator: "lt", metricEvaluationDataPoints: 5 };
 
 const at = (clock: string, text: string) => `2026-03-01T${clock}Z ${text}`;
@@ -105,11 +106,10 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     name: "Loss spike",
     summary:
       "faults the job when the loss stays above 10 for 3 logged steps in a row, from step 100 on (the first steps of a large vocabulary start above 10)",
-    rules: rule("LossSpike", PATTERNS.lossSpike, {
-      metricThreshold: 10,
-      operator: "gt",
-      metricEvaluationDataPoints: 3,
-    }),
+    // Two rules, one per order: the step before its loss (most frameworks), or after it (fairseq).
+    rules:
+      rule("LossSpike", PATTERNS.lossSpike, SPIKE) +
+      rule("LossSpikeUpdates", PATTERNS.lossSpikeBeforeCounter, SPIKE),
     samples: {
       fires: [
         at("12:00:00", "step: 500  loss:  2.1000"),

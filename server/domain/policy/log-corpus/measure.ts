@@ -29,7 +29,13 @@ export type TemplateScore = {
 };
 
 type LineSpec = { by: "line"; kinds: readonly CorpusKind[]; label: string };
-type ValueSpec = { by: "value"; expected: (line: CorpusLine) => number | undefined; label: string };
+type ValueSpec = {
+  by: "value";
+  expected: (line: CorpusLine) => number | undefined;
+  /** Lines left out of the score. */
+  unscored?: (line: CorpusLine) => boolean;
+  label: string;
+};
 
 const lossOf = (line: CorpusLine): number | undefined => {
   if (line.loss === undefined) return undefined;
@@ -49,10 +55,13 @@ const SPECS: Record<string, LineSpec | ValueSpec> = {
   "nccl-failure": { by: "line", kinds: ["nccl-failure"], label: "NCCL transport / CUDA failure lines" },
   "gpu-hardware": { by: "line", kinds: ["gpu-hardware"], label: "GPU hardware lines (Xid catalog)" },
   "checkpoint-overdue": { by: "line", kinds: ["checkpoint"], label: "checkpoint-saved lines" },
+  // A loss whose step nobody could read off the line (a Trainer dict) is not scored: the warm-up guard
+  // cannot be judged there.
   "loss-spike": {
     by: "value",
     expected: (line) =>
       line.step !== undefined && line.step >= LOSS_SPIKE_FROM_STEP ? lossOf(line) : undefined,
+    unscored: (line) => line.loss !== undefined && line.step === undefined,
     label: `losses of steps >= ${LOSS_SPIKE_FROM_STEP}`,
   },
   "low-throughput": { by: "value", expected: (line) => line.tokensPerSecond, label: "tokens/s figures" },
@@ -140,6 +149,7 @@ function valueVerdict(read: number | null, expected: number | undefined, text: s
 
 function scoreValues(pattern: CompiledPattern, spec: ValueSpec, lines: readonly CorpusLine[], id: string) {
   const buckets = sortLines(lines, (line) => {
+    if (spec.unscored?.(line) === true) return "none";
     const match = pattern.match(line.text);
     const read = match === null ? null : parsePythonFloat(match.groups[0]);
     return valueVerdict(read, spec.expected(line), line.text);
