@@ -6,11 +6,20 @@ import { RANK_HEALTH, type RankHealth } from "@/server/domain/jobs/view-model";
  * Colours: every one has a contrast ratio of at least 4.5:1 (WCAG AA for text, above the 3:1 needed for
  * graphics) against both --bg (#0f1419) and --panel (#161d25) of app/globals.css, so the same colour serves
  * as a cell fill and as text; health-style.test.ts checks it. Marks: health is never shown by colour alone;
- * each health has a distinct shape (hollow, dot, triangle, bar, cross, ring, slash) drawn in the background colour
+ * each health has a distinct shape (hollow, dot, triangle, bar, cross, ring, slash, pause) drawn in the background colour
  * on the cell, and the legend and tooltip always add the word.
  */
 
-export type HealthMark = "none" | "hollow" | "dot" | "triangle" | "bar" | "cross" | "ring" | "slash";
+export type HealthMark =
+  | "none"
+  | "hollow"
+  | "dot"
+  | "triangle"
+  | "bar"
+  | "cross"
+  | "ring"
+  | "slash"
+  | "pause";
 
 export type HealthStyle = { label: string; color: string; mark: HealthMark; description: string };
 
@@ -42,6 +51,12 @@ export const HEALTH_STYLE: Readonly<Record<RankHealth, HealthStyle>> = {
     mark: "slash",
     description: "Went silent after printing; not a fault (yet)",
   },
+  stalled: {
+    label: "No progress",
+    color: "#f0e442",
+    mark: "pause",
+    description: "No progress line for 3 times its usual interval (at least 5 s); not a fault (yet)",
+  },
   restarting: {
     label: "Restarting",
     color: "#39c5cf",
@@ -57,6 +72,7 @@ export const HEALTH_ORDER: readonly RankHealth[] = [
   "hanging",
   "slow",
   "suspect",
+  "stalled",
   "straggler",
   "waiting",
   "healthy",

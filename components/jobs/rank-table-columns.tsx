@@ -4,7 +4,7 @@ import { formatAgo, formatLoss, formatNumber } from "./format";
 import { HealthGlyph } from "./health-glyph";
 import { HEALTH_STYLE } from "./health-style";
 import styles from "./jobs.module.css";
-import { formatRuleStates, type SortKey } from "./rank-table-model";
+import { ageFrom, formatRuleStates, healthText, type SortKey } from "./rank-table-model";
 
 /** What a cell may need beyond its row: the clock for ages, the selection callback for the rank button. */
 export type CellContext = { now: number; onSelectRank?: (rank: number) => void };
@@ -18,7 +18,7 @@ export type RankColumn = {
   width: number;
   cell: (rank: RankView, ctx: CellContext) => ReactNode;
   /** Full text for the cell's title when the cell may be truncated. */
-  title?: (rank: RankView) => string | undefined;
+  title?: (rank: RankView, ctx: CellContext) => string | undefined;
 };
 
 const MAX_LINE = 2000;
@@ -41,52 +41,96 @@ function RankCell({ rank, ctx }: { rank: RankView; ctx: CellContext }) {
   );
 }
 
+/** Age's title: both instants it may count from, so "since what" is never a guess. */
+function ageTitle(rank: RankView, now: number): string {
+  const progress = rank.lastProgressAt == null ? "none yet" : formatAgo(rank.lastProgressAt, now);
+  return `Last progress line: ${progress}; last line: ${formatAgo(rank.lastLineAt, now)}`;
+}
+
+/**
+ * Column order: what tells whether a rank is moving first (health, its progress age, step, loss, throughput,
+ * restarts), then where it runs, then rules and the last line, which are long. Widths fit each header and
+ * "No progress for 59 s" (bold 13 px); Rank to Straggler take 1,090 px, inside the job page's 1,200 px column
+ * (1,116 px in its card, 1,101 px beside a vertical scrollbar): from 1,248 px wide only Last line needs the
+ * horizontal scroll; narrower windows scroll as before. Longer cells are cut with an ellipsis and a title.
+ */
 export const RANK_COLUMNS: readonly RankColumn[] = [
   {
     id: "rank",
     header: "Rank",
     sortKey: "rank",
     numeric: true,
-    width: 64,
+    width: 66,
     cell: (r, ctx) => <RankCell rank={r} ctx={ctx} />,
   },
-  {
-    id: "node",
-    header: "Node",
-    sortKey: "node",
-    width: 130,
-    cell: (r) => r.node ?? "—",
-    title: (r) => r.node ?? undefined,
-  },
-  { id: "pod", header: "Pod", sortKey: "pod", width: 150, cell: (r) => r.pod, title: (r) => r.pod },
   {
     id: "health",
     header: "Health",
     sortKey: "health",
-    width: 120,
-    cell: (r) => (
+    width: 184,
+    cell: (r, ctx) => (
       <span className={styles.healthText} style={{ color: HEALTH_STYLE[r.health].color }}>
-        <HealthGlyph health={r.health} /> {HEALTH_STYLE[r.health].label}
+        <HealthGlyph health={r.health} /> {healthText(r, ctx.now)}
       </span>
     ),
-    title: (r) => `${HEALTH_STYLE[r.health].label} (process ${r.state})`,
+    title: (r, ctx) => `${healthText(r, ctx.now)} (process ${r.state})`,
+  },
+  {
+    id: "age",
+    header: "Age",
+    sortKey: "age",
+    numeric: true,
+    width: 88,
+    cell: (r, ctx) => formatAgo(ageFrom(r), ctx.now),
+    title: (r, ctx) => ageTitle(r, ctx.now),
   },
   {
     id: "step",
     header: "Step",
     sortKey: "step",
     numeric: true,
-    width: 76,
+    width: 72,
     cell: (r) => formatNumber(r.step, 0),
   },
-  { id: "loss", header: "Loss", sortKey: "loss", numeric: true, width: 80, cell: (r) => formatLoss(r.loss) },
+  { id: "loss", header: "Loss", sortKey: "loss", numeric: true, width: 68, cell: (r) => formatLoss(r.loss) },
   {
     id: "throughput",
     header: "Throughput",
     sortKey: "throughput",
     numeric: true,
-    width: 100,
+    width: 116,
     cell: (r) => formatNumber(r.throughput, 1),
+  },
+  {
+    id: "restarts",
+    header: "Restarts",
+    sortKey: "restarts",
+    numeric: true,
+    width: 92,
+    cell: (r) => r.restarts,
+  },
+  {
+    id: "node",
+    header: "Node",
+    sortKey: "node",
+    width: 100,
+    cell: (r) => r.node ?? "—",
+    title: (r) => r.node ?? undefined,
+  },
+  { id: "pod", header: "Pod", sortKey: "pod", width: 124, cell: (r) => r.pod, title: (r) => r.pod },
+  {
+    id: "rules",
+    header: "Rules",
+    width: 80,
+    cell: (r) => formatRuleStates(r.ruleStates) || "—",
+    title: (r) => formatRuleStates(r.ruleStates) || undefined,
+  },
+  {
+    id: "straggler",
+    header: "Straggler",
+    sortKey: "straggler",
+    width: 100,
+    cell: (r) => (r.straggler ? "Yes" : "—"),
   },
   {
     id: "line",
@@ -95,34 +139,7 @@ export const RANK_COLUMNS: readonly RankColumn[] = [
     cell: (r) => <code>{r.lastLine === null ? "—" : r.lastLine.slice(0, 200)}</code>,
     title: (r) => r.lastLine?.slice(0, MAX_LINE),
   },
-  {
-    id: "age",
-    header: "Age",
-    sortKey: "lastLineAt",
-    numeric: true,
-    width: 90,
-    cell: (r, ctx) => formatAgo(r.lastLineAt, ctx.now),
-  },
-  {
-    id: "restarts",
-    header: "Restarts",
-    sortKey: "restarts",
-    numeric: true,
-    width: 84,
-    cell: (r) => r.restarts,
-  },
-  {
-    id: "rules",
-    header: "Rules",
-    width: 180,
-    cell: (r) => formatRuleStates(r.ruleStates) || "—",
-    title: (r) => formatRuleStates(r.ruleStates) || undefined,
-  },
-  {
-    id: "straggler",
-    header: "Straggler",
-    sortKey: "straggler",
-    width: 92,
-    cell: (r) => (r.straggler ? "Yes" : "—"),
-  },
 ];
+
+/** The table's width: the sum of its columns (the table is laid out fixed; it never sizes to its content). */
+export const RANK_TABLE_WIDTH = RANK_COLUMNS.reduce((sum, column) => sum + column.width, 0);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SORT, filterRanks, formatRuleStates, nextSort, sortRanks } from "./rank-table-model";
+import {
+  ageFrom,
+  DEFAULT_SORT,
+  filterRanks,
+  formatRuleStates,
+  healthText,
+  nextSort,
+  sortRanks,
+} from "./rank-table-model";
 import { syntheticRank } from "./testing";
 
 const ranks = [
@@ -55,5 +63,40 @@ describe("nextSort and formatRuleStates", () => {
   it("lists rule states by name", () => {
     expect(formatRuleStates({ loss: "SLOW", heartbeat: "HEALTHY" })).toBe("heartbeat: HEALTHY, loss: SLOW");
     expect(formatRuleStates({})).toBe("");
+  });
+});
+
+describe("progress age and no progress (the Age and Health columns)", () => {
+  const T0 = 1_700_000_000_000;
+  const stalled = syntheticRank({ rank: 4, health: "stalled", lastProgressAt: T0, lastLineAt: T0 + 500 });
+
+  it("counts Age from the last progress line, else from the last line", () => {
+    expect(ageFrom(stalled)).toBe(T0);
+    expect(ageFrom(syntheticRank({ rank: 5, lastProgressAt: null, lastLineAt: T0 + 500 }))).toBe(T0 + 500);
+    expect(ageFrom(syntheticRank({ rank: 6, lastLineAt: null }))).toBeNull();
+  });
+
+  it("sorts by Age with the oldest progress first ascending, and ranks with neither last", () => {
+    const rows = [
+      syntheticRank({ rank: 0, lastProgressAt: T0 + 9000, lastLineAt: T0 + 9000 }),
+      syntheticRank({ rank: 1, lastLineAt: null }),
+      syntheticRank({ rank: 2, lastProgressAt: T0, lastLineAt: T0 + 9500 }),
+      syntheticRank({ rank: 3, lastLineAt: T0 + 4000 }),
+    ];
+    expect(order(sortRanks(rows, { key: "age", direction: "ascending" }))).toEqual([2, 3, 0, 1]);
+  });
+
+  it("reads 'No progress for N s' for a stalled rank, counting up with the clock; other healths their label", () => {
+    expect(healthText(stalled, T0 + 5_400)).toBe("No progress for 5 s");
+    // The page's clock a second behind the server that judged it stalled: never under the threshold.
+    expect(healthText(stalled, T0 + 4_300)).toBe("No progress for 5 s");
+    expect(healthText({ ...stalled, progressIntervalMs: 3000 }, T0 + 8_000)).toBe("No progress for 9 s");
+    expect(healthText(stalled, T0 + 6_100)).toBe("No progress for 6 s");
+    expect(healthText(stalled, T0 + 125_000)).toBe("No progress for 2 min 5 s");
+    expect(healthText(syntheticRank({ rank: 7, lastProgressAt: T0 }), T0 + 60_000)).toBe("Healthy");
+  });
+
+  it("finds stalled ranks by the words of their health", () => {
+    expect(order(filterRanks([...ranks, stalled], "no progress"))).toEqual([4]);
   });
 });

@@ -1,4 +1,6 @@
+import { stallThresholdMs } from "@/server/domain/console/progress-stall";
 import type { RankView } from "@/server/domain/jobs/view-model";
+import { formatDuration } from "./format";
 import { HEALTH_SEVERITY, HEALTH_STYLE } from "./health-style";
 
 /**
@@ -17,7 +19,7 @@ export const SORT_KEYS = [
   "step",
   "loss",
   "throughput",
-  "lastLineAt",
+  "age",
   "restarts",
   "straggler",
 ] as const;
@@ -40,6 +42,8 @@ function sortValue(rank: RankView, key: SortKey): SortValue {
     case "loss":
     case "throughput":
       return rank[key] === null || Number.isNaN(rank[key]) ? null : rank[key];
+    case "age":
+      return ageFrom(rank);
     default:
       return rank[key];
   }
@@ -82,6 +86,35 @@ export function filterRanks(ranks: readonly RankView[], query: string): readonly
       rank.pod.toLowerCase().includes(needle) ||
       HEALTH_STYLE[rank.health].label.toLowerCase().includes(needle),
   );
+}
+
+/**
+ * The instant the Age column counts from (epoch ms): the rank's last progress line, or its last line when it
+ * has printed no progress (a trainer whose lines are not progress, or one still starting); null: neither.
+ */
+export function ageFrom(rank: Pick<RankView, "lastProgressAt" | "lastLineAt">): number | null {
+  return rank.lastProgressAt ?? rank.lastLineAt;
+}
+
+/** How long a rank has gone without progress, in the Health column: "7 s", "2 min 5 s" (whole seconds). */
+export function formatNoProgress(ms: number): string {
+  return ms < 60_000 ? `${Math.max(0, Math.floor(ms / 1000))} s` : formatDuration(ms);
+}
+
+/**
+ * The Health column's (and the topology tooltip's) words for a rank: its health's label, and for a rank with
+ * no progress for past its threshold "No progress for 7 s", counting up with `now` between live updates.
+ * Never less than the threshold: the server judged the rank stalled with its clock, and the page's 1 Hz
+ * clock may be up to a second behind when the update lands.
+ */
+export function healthText(
+  rank: Pick<RankView, "health" | "lastProgressAt" | "progressIntervalMs">,
+  now: number,
+): string {
+  const { label } = HEALTH_STYLE[rank.health];
+  if (rank.health !== "stalled" || rank.lastProgressAt == null) return label;
+  const threshold = stallThresholdMs(rank.progressIntervalMs ?? 0);
+  return `${label} for ${formatNoProgress(Math.max(now - rank.lastProgressAt, threshold))}`;
 }
 
 /** Clicking a header: a new column sorts ascending (most severe first for health); the same column flips. */

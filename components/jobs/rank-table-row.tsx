@@ -18,7 +18,11 @@ export const RankTableRow = memo(function RankTableRow({ rank, rowIndex, selecte
       onClick={ctx.onSelectRank ? () => ctx.onSelectRank?.(rank.rank) : undefined}
     >
       {RANK_COLUMNS.map((column) => (
-        <td key={column.id} className={column.numeric ? styles.num : undefined} title={column.title?.(rank)}>
+        <td
+          key={column.id}
+          className={column.numeric ? styles.num : undefined}
+          title={column.title?.(rank, ctx)}
+        >
           {column.cell(rank, ctx)}
         </td>
       ))}

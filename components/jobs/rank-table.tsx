@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState } from "@/components/ui/query-state";
 import type { RankView } from "@/server/domain/jobs/view-model";
 import styles from "./jobs.module.css";
-import { RANK_COLUMNS } from "./rank-table-columns";
+import { RANK_COLUMNS, RANK_TABLE_WIDTH } from "./rank-table-columns";
 import { RankTableHeader } from "./rank-table-header";
 import { DEFAULT_SORT, filterRanks, type RankSort, sortRanks } from "./rank-table-model";
 import { RankTableRow } from "./rank-table-row";
@@ -107,7 +107,7 @@ export function RankTable({
         style={{ height: height + ROW_HEIGHT }}
         onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
       >
-        <table className={styles.table} aria-rowcount={rows.length + 1}>
+        <table className={styles.table} style={{ width: RANK_TABLE_WIDTH }} aria-rowcount={rows.length + 1}>
           <caption id={captionId} className={styles.srOnly}>
             Per-rank health, {ranks.length.toLocaleString("en-US")} ranks; the same data as the rank topology.
             Sort with the column headers; rows load as you scroll.

@@ -1,16 +1,17 @@
 import type { RankView } from "@/server/domain/jobs/view-model";
-import { formatLoss, formatNumber } from "./format";
+import { formatAgo, formatLoss, formatNumber } from "./format";
 import { HealthGlyph } from "./health-glyph";
 import { HEALTH_STYLE } from "./health-style";
 import styles from "./jobs.module.css";
+import { healthText } from "./rank-table-model";
 
 /**
  * The hover card over the topology canvas: one element, positioned next to the hovered cell (flipped to
  * its left near the right edge). Not focusable and aria-hidden: the rank table carries the same data for
  * keyboard and screen-reader users.
  */
-export function RankTooltip(props: { rank: RankView; x: number; y: number; flip: boolean }) {
-  const { rank, x, y, flip } = props;
+export function RankTooltip(props: { rank: RankView; now: number; x: number; y: number; flip: boolean }) {
+  const { rank, now, x, y, flip } = props;
   return (
     <div
       className={styles.tooltip}
@@ -20,7 +21,7 @@ export function RankTooltip(props: { rank: RankView; x: number; y: number; flip:
       <div className={styles.tooltipTitle}>
         Rank {rank.rank}
         <span className={styles.healthText} style={{ color: HEALTH_STYLE[rank.health].color }}>
-          <HealthGlyph health={rank.health} /> {HEALTH_STYLE[rank.health].label}
+          <HealthGlyph health={rank.health} /> {healthText(rank, now)}
         </span>
       </div>
       <dl className={styles.tooltipFields}>
@@ -33,6 +34,8 @@ export function RankTooltip(props: { rank: RankView; x: number; y: number; flip:
           {rank.state}
           {rank.restarts > 0 ? ` · ${rank.restarts} restarts` : ""}
         </dd>
+        <dt>Progress</dt>
+        <dd>{rank.lastProgressAt == null ? "none yet" : formatAgo(rank.lastProgressAt, now)}</dd>
         <dt>Step</dt>
         <dd>{formatNumber(rank.step, 0)}</dd>
         <dt>Loss</dt>

@@ -13,6 +13,8 @@ import { useTopologyCanvas } from "./use-topology-canvas";
 
 export type RankTopologyProps = {
   topology: TopologyView;
+  /** Epoch ms "now" for the tooltip's ages: pass the page's 1 Hz clock (useNow). */
+  now: number;
   onSelectRank?: (rank: number) => void;
   selectedRank?: number | null;
   /** id of an element describing the accessible alternative (the rank table's caption). */
@@ -52,7 +54,7 @@ function cellAt(layout: TopologyLayout | null, event: MouseEvent<HTMLCanvasEleme
  * summary; the rank table is the accessible alternative (point `describedBy` at its caption).
  */
 export function RankTopology(props: RankTopologyProps) {
-  const { topology, onSelectRank, selectedRank, describedBy, maxHeight } = props;
+  const { topology, onSelectRank, selectedRank, describedBy, maxHeight, now } = props;
   const wrapperRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const width = useElementWidth(wrapperRef);
@@ -92,7 +94,7 @@ export function RankTopology(props: RankTopologyProps) {
             if (cell) onSelectRank?.(cell.rank);
           }}
         />
-        {hoveredRank && anchor ? <RankTooltip rank={hoveredRank} {...anchor} /> : null}
+        {hoveredRank && anchor ? <RankTooltip rank={hoveredRank} now={now} {...anchor} /> : null}
       </div>
     </div>
   );

@@ -4,8 +4,8 @@ import type { TopologyCell, TopologyLayout } from "./topology-layout";
 
 /**
  * Paints a topology layout on a 2D canvas. O(blocks + ranks) per frame with one path per health (so at most
- * 7 fills and 7 mark paths however many ranks), which keeps a 2,048-rank redraw well under a millisecond or
- * two; React never sees the cells.
+ * one fill and one mark path per health however many ranks), which keeps a 2,048-rank redraw well under a
+ * millisecond or two; React never sees the cells.
  */
 
 export type TopologyPalette = { bg: string; border: string; bad: string; muted: string; text: string };
@@ -67,6 +67,10 @@ function traceMark(ctx: CanvasRenderingContext2D, mark: HealthMark, cell: Topolo
     case "slash":
       ctx.moveTo(x - r * 1.3, y + r * 1.3);
       ctx.lineTo(x + r * 1.3, y - r * 1.3);
+      return;
+    case "pause":
+      ctx.rect(x - r * 1.2, y - r * 1.4, r * 0.8, r * 2.8);
+      ctx.rect(x + r * 0.4, y - r * 1.4, r * 0.8, r * 2.8);
       return;
     case "none":
     case "hollow":

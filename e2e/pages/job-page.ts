@@ -18,6 +18,28 @@ export class JobPagePo {
     return this.page.getByTestId("selected-rank-health");
   }
 
+  /** The rank table (named by its caption). */
+  rankTable(): Locator {
+    return this.page.getByRole("table", { name: /^Per-rank health/ });
+  }
+
+  /** A rank's row in the rank table (found by its rank button). */
+  rankRow(rank: number): Locator {
+    return this.rankTable()
+      .getByRole("row")
+      .filter({ has: this.page.getByRole("button", { name: `Select rank ${rank}`, exact: true }) });
+  }
+
+  /** A column header of the rank table. */
+  rankColumn(name: string): Locator {
+    return this.rankTable().getByRole("columnheader", { name, exact: true });
+  }
+
+  /** The topology canvas (role img), named by its per-health counts. */
+  topology(): Locator {
+    return this.page.getByRole("img", { name: /^Rank topology/ });
+  }
+
   timelineEntries(): Locator {
     return this.page.getByRole("list", { name: "Faults and recoveries" }).getByRole("listitem");
   }

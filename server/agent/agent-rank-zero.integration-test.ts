@@ -119,11 +119,20 @@ describe("a rank that stops printing (demo trainer hang), default rank-0 rules",
     const hung = rank(suspect, 1);
     expect(Date.parse(hung?.suspect_since ?? "")).toBe(Date.parse(hung?.last_line_at ?? "") + 1000);
     expect(rank(suspect, 0)).toMatchObject({ suspect: false, rule_states: { StepHang: "HEALTHY" } });
+    // Progress facts (the console's "no progress for N s"): rank 1's stop at its last step, rank 0's go on,
+    // its usual interval about the trainer's 50 ms step (a loaded machine stretches a few).
+    expect(hung?.last_progress_at).toBe(hung?.last_line_at);
+    const healthy = rank(suspect, 0);
+    expect(Date.parse(healthy?.last_progress_at ?? "")).toBeGreaterThan(
+      Date.parse(hung?.last_progress_at ?? ""),
+    );
+    expect(healthy?.progress_interval_ms).toBeGreaterThanOrEqual(30);
+    expect(healthy?.progress_interval_ms).toBeLessThanOrEqual(250);
 
     await writeFile(control, JSON.stringify({ kind: "hang", rank: 0, id: "hang-0" }));
     const { status } = await agent.waitFor((s) => s.status === "faulted");
     expect(status.reason).toBe("LogHang_StepHang");
-    expect(status.message).toContain(`{'StepHang': '${rank(status, 0)?.last_line}'}`);
+    expect(status.message).toContain(`{'StepHang': '${rank(status, 0)?.last_line}\\n'}`);
   });
 });
 

@@ -137,6 +137,13 @@ export const rankStatusSchema = z.object({
   suspect_since: z.string().nullable().optional(),
   /** Whether this rank's log rules can fault the job (local rank 0 unless the agent opts in to all). */
   log_watched: z.boolean().optional(),
+  /**
+   * Rebound's progress facts (optional: older agents omit them), for the console's "no progress for N s":
+   * when the rank last printed a progress line (server/domain/log-rules/progress.ts), null before one, and
+   * its usual interval between them in ms (the median of recent gaps), null until known.
+   */
+  last_progress_at: z.string().nullable().optional(),
+  progress_interval_ms: z.int().min(0).nullable().optional(),
 });
 export type RankStatus = z.infer<typeof rankStatusSchema>;
 

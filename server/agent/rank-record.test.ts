@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { logRulesAllRanksFromEnv } from "./env";
-import { createRankRecord, rankStatus, recordLine, tickRank } from "./rank-record";
+import { createRankRecord, rankStatus, recordLine, resetForNewProcess, tickRank } from "./rank-record";
 
 const T0 = Date.parse("2025-01-01T00:00:00Z");
 
@@ -53,6 +53,30 @@ describe("suspect ranks (printed, then silent past the shortest recurring window
   it("reports whether its rules can fault the job", () => {
     expect(rankStatus(running({ silenceMs: null, watched: false })).log_watched).toBe(false);
     expect(rankStatus(running({ silenceMs: null })).log_watched).toBe(true);
+  });
+});
+
+describe("progress facts (for the console's no progress for N s)", () => {
+  it("dates the last progress line only: other output does not count", () => {
+    const record = running({ silenceMs: null });
+    expect(rankStatus(record)).toMatchObject({ last_progress_at: null, progress_interval_ms: null });
+    recordLine(record, { line: "training started", at: T0 });
+    expect(rankStatus(record).last_progress_at).toBeNull();
+    recordLine(record, { line: "step=1 loss=2.5 throughput=10", at: T0 + 1000 });
+    recordLine(record, { line: "saving checkpoint", at: T0 + 1500 });
+    expect(rankStatus(record)).toMatchObject({
+      last_line_at: "2025-01-01T00:00:01.500000+00:00",
+      last_progress_at: "2025-01-01T00:00:01.000000+00:00",
+    });
+  });
+
+  it("reports the usual interval once a gap past the first is seen, and forgets it for a new process", () => {
+    const record = running({ silenceMs: null });
+    for (const [step, at] of [0, 5000, 5200, 5400, 5650].entries())
+      recordLine(record, { line: `step=${step} loss=2.5`, at: T0 + at });
+    expect(rankStatus(record).progress_interval_ms).toBe(200);
+    resetForNewProcess(record);
+    expect(rankStatus(record)).toMatchObject({ last_progress_at: null, progress_interval_ms: null });
   });
 });
 

@@ -1,7 +1,14 @@
 import { type RankLogState, WAITING_RANK } from "../domain/log-rules/aggregate";
+import { isProgressLine } from "../domain/log-rules/progress";
 import type { RankLogMonitor } from "../domain/log-rules/rank-monitor";
 import { parseLineMetrics } from "./line-metrics";
 import type { ManagedProcess, ProcessExit } from "./managed-process";
+import {
+  createProgressTrack,
+  type ProgressTrack,
+  recordProgress,
+  usualProgressIntervalMs,
+} from "./progress-track";
 import { encodeJsonFloat, type RankRunState, type RankStatus } from "./protocol";
 import { isoTimestamp } from "./state";
 
@@ -13,6 +20,9 @@ import { isoTimestamp } from "./state";
  * Suspect: a running rank that printed at least one line and then nothing for longer than `silenceMs`
  * (the shortest expectedRecurringFrequencyInSeconds of the rules; never without one). It is reported, not
  * acted on: `suspectSince` is when the silence passed the window (last line + window).
+ *
+ * Progress: when the rank last printed a progress line and its usual interval (./progress-track.ts), for
+ * the console's "no progress for N s"; reported, never acted on.
  */
 
 export type RankRecord = {
@@ -37,6 +47,8 @@ export type RankRecord = {
   readonly watched: boolean;
   readonly silenceMs: number | null;
   suspectSince: number | null;
+  /** Progress lines of the current process. */
+  progress: ProgressTrack;
 };
 
 /** `/status` shows at most this much of a rank's last line. */
@@ -63,6 +75,7 @@ export function createRankRecord(input: {
 function noProcessYet() {
   return {
     suspectSince: null,
+    progress: createProgressTrack(),
     process: null,
     state: "starting",
     exitCode: null,
@@ -88,6 +101,7 @@ export function recordOutput(record: RankRecord, input: { line: string; at: numb
   record.lastLine = input.line.slice(0, STATUS_LINE_CHARS);
   record.lastLineAt = input.at;
   record.suspectSince = null;
+  if (isProgressLine(input.line)) recordProgress(record.progress, input.at);
   const metrics = parseLineMetrics(input.line);
   if (metrics.step !== undefined) record.step = metrics.step;
   if (metrics.loss !== undefined) record.loss = metrics.loss;
@@ -123,6 +137,7 @@ export function isFailedExit(exit: ProcessExit): boolean {
 }
 
 const nullableFloat = (value: number | null) => (value === null ? null : encodeJsonFloat(value));
+const nullableIso = (ms: number | null) => (ms === null ? null : isoTimestamp(ms));
 
 export function rankStatus(record: RankRecord): RankStatus {
   const evaluators = record.monitor?.snapshot().evaluators ?? [];
@@ -134,7 +149,7 @@ export function rankStatus(record: RankRecord): RankStatus {
     exit_code: record.exitCode,
     signal: record.signal,
     last_line: record.lastLine,
-    last_line_at: record.lastLineAt === null ? null : isoTimestamp(record.lastLineAt),
+    last_line_at: nullableIso(record.lastLineAt),
     step: record.step,
     loss: nullableFloat(record.loss),
     throughput: nullableFloat(record.throughput),
@@ -144,5 +159,7 @@ export function rankStatus(record: RankRecord): RankStatus {
     suspect: record.suspectSince !== null,
     suspect_since: record.suspectSince === null ? null : isoTimestamp(record.suspectSince),
     log_watched: record.watched,
+    last_progress_at: nullableIso(record.progress.lastAt),
+    progress_interval_ms: usualProgressIntervalMs(record.progress),
   };
 }

@@ -68,6 +68,8 @@ describe("buildStatus", () => {
       suspect: false,
       suspect_since: null,
       log_watched: true,
+      last_progress_at: "2025-01-01T00:00:00.000000+00:00",
+      progress_interval_ms: null,
     });
   });
 });

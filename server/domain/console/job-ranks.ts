@@ -1,5 +1,6 @@
 import type { RankHealth } from "@/server/domain/jobs/view-model";
 import type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
+import { progressAtMs, stalledForMs } from "./progress-stall";
 import { rankHealth } from "./rank-health";
 import { findStragglers } from "./straggler";
 
@@ -44,11 +45,21 @@ export function jobStragglers(live: LiveJob): Set<number> {
   );
 }
 
-/** A rank its agent lists, as rank-health.ts classifies it. */
+/** Whether a listed rank shows "no progress for N s" at `now` (./progress-stall.ts). */
+export function rankStalled(rank: AgentRank, now: number): boolean {
+  const facts = {
+    state: rank.state,
+    lastProgressAt: progressAtMs(rank.last_progress_at),
+    progressIntervalMs: rank.progress_interval_ms,
+  };
+  return stalledForMs(facts, now) !== null;
+}
+
+/** A rank its agent lists, as rank-health.ts classifies it; `now` (epoch ms) dates its progress age. */
 export function reportedRankHealth(
   pod: LivePod,
   rank: AgentRank,
-  opts: { recovering: boolean; straggler: boolean },
+  opts: { recovering: boolean; straggler: boolean; now: number },
 ): RankHealth {
   return rankHealth({
     rank: {
@@ -63,6 +74,7 @@ export function reportedRankHealth(
     podPhase: pod.phase,
     recovering: opts.recovering,
     straggler: opts.straggler,
+    stalled: rankStalled(rank, opts.now),
   });
 }
 
@@ -71,7 +83,13 @@ export function ranksPerPod(live: LiveJob): number {
   return live.pods.length > 0 ? Math.round(live.ranksTotal / live.pods.length) : 0;
 }
 
-type JobState = { recovering: boolean; jobFailed: boolean; stragglers: Set<number>; perPod: number };
+type JobState = {
+  recovering: boolean;
+  jobFailed: boolean;
+  stragglers: Set<number>;
+  perPod: number;
+  now: number;
+};
 
 /** One pod's healthy ranks: its listed ranks, then the placeholders for those it does not list. */
 function podHealthyRanks(pod: LivePod, state: JobState): number {
@@ -81,6 +99,7 @@ function podHealthyRanks(pod: LivePod, state: JobState): number {
       reportedRankHealth(pod, rank, {
         recovering: state.recovering,
         straggler: state.stragglers.has(rank.rank),
+        now: state.now,
       }) === "healthy",
   ).length;
   let missing = 0;
@@ -90,9 +109,13 @@ function podHealthyRanks(pod: LivePod, state: JobState): number {
   return healthy + (placeholdersHealthy ? missing : 0);
 }
 
-/** How many of the job's ranks the topology would show healthy (listed and placeholder ranks alike). */
-export function countHealthyRanks(live: LiveJob): number {
+/**
+ * How many of the job's ranks the topology would show healthy (listed and placeholder ranks alike), with
+ * progress ages taken at `now` (default: when the operator last observed the job).
+ */
+export function countHealthyRanks(live: LiveJob, now: number = live.updatedAt): number {
   const state: JobState = {
+    now,
     recovering: live.recovery !== null,
     jobFailed: live.phase === "Failed",
     stragglers: jobStragglers(live),

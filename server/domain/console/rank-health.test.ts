@@ -19,6 +19,31 @@ const base: RankHealthInput = {
 
 const cases: Case[] = [
   { name: "running with a healthy rule", expected: "healthy" },
+  { name: "no progress for past its threshold", input: { stalled: true }, expected: "stalled" },
+  { name: "no progress beats straggler", input: { stalled: true, straggler: true }, expected: "stalled" },
+  {
+    name: "no progress beats waiting (rules not matched yet, progress seen)",
+    rank: { ruleStates: { h: "WAITING" } },
+    input: { stalled: true },
+    expected: "stalled",
+  },
+  {
+    name: "suspect beats no progress",
+    rank: { suspect: true },
+    input: { stalled: true },
+    expected: "suspect",
+  },
+  {
+    name: "a watched rank's HANGING rule (the fault) beats no progress",
+    rank: { ruleStates: { h: "HANGING" } },
+    input: { stalled: true },
+    expected: "hanging",
+  },
+  {
+    name: "restarting beats no progress",
+    input: { stalled: true, recovering: true },
+    expected: "restarting",
+  },
   { name: "suspect (silent after printing)", rank: { suspect: true }, expected: "suspect" },
   {
     name: "suspect beats straggler",

@@ -15,12 +15,15 @@ import type { RankHealth, RankView } from "@/server/domain/jobs/view-model";
  *  4. slow       — any rule SLOW (a metric rule crossed its threshold).
  *  5. suspect    — the agent marks the rank suspect: it printed, then went silent past the rules' shortest
  *                  recurring window, and it is not (or not yet) a fault of the job.
- *  6. straggler  — throughput or step well below its peers (see ./straggler.ts); grey failure, no rule.
- *  7. waiting    — not producing yet: the rank or agent is still starting (starting / INIT / READY), the
+ *  6. stalled    — a running rank that printed progress before has printed none for well past its usual
+ *                  interval ("no progress for N s", ./progress-stall.ts): Rebound's own early display,
+ *                  not a fault; the log rules decide whether and when the job faults.
+ *  7. straggler  — throughput or step well below its peers (see ./straggler.ts); grey failure, no rule.
+ *  8. waiting    — not producing yet: the rank or agent is still starting (starting / INIT / READY), the
  *                  pod is Pending, every rule is WAITING, or, with no rules, no step has been seen.
  *                  HEALTHY beats WAITING as in the agent's own aggregation
  *                  (server/domain/log-rules/aggregate.ts): one healthy rule makes the rank healthy.
- *  8. healthy.
+ *  9. healthy.
  *
  * Rule states count only on ranks whose rules can fault the job (`logWatched`, local rank 0 by default as
  * in hyperpodrun): another rank's HANGING rule (e.g. a rank that never prints steps) is shown in its rule
@@ -38,6 +41,8 @@ export type RankHealthInput = {
   /** The operator is recovering the job (a restart, replacement or full restart is in progress). */
   recovering: boolean;
   straggler: boolean;
+  /** No progress for past its threshold (./progress-stall.ts stalledForMs); absent: not known stalled. */
+  stalled?: boolean;
 };
 
 const upper = (value: string | null): string => (value ?? "").toUpperCase();
@@ -76,6 +81,7 @@ export function rankHealth(input: RankHealthInput): RankHealth {
   if (rules.has("HANGING")) return "hanging";
   if (rules.has("SLOW")) return "slow";
   if (input.rank.suspect === true) return "suspect";
+  if (input.stalled === true) return "stalled";
   if (input.straggler) return "straggler";
   if (isWaiting(input, rules)) return "waiting";
   return "healthy";

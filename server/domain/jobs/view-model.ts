@@ -13,6 +13,7 @@ export const RANK_HEALTH = [
   "restarting",
   "straggler",
   "suspect",
+  "stalled",
 ] as const;
 export type RankHealth = (typeof RANK_HEALTH)[number];
 
@@ -40,6 +41,10 @@ export type RankView = {
   suspect?: boolean;
   /** The agent's `log_watched`: this rank's rules can fault the job (local rank 0 unless opted in). */
   logWatched?: boolean;
+  /** Epoch ms of the rank's last progress line (the agent's `last_progress_at`); null before one. */
+  lastProgressAt?: number | null;
+  /** The rank's usual ms between progress lines (the agent's `progress_interval_ms`); null until known. */
+  progressIntervalMs?: number | null;
 };
 
 export type PodView = {

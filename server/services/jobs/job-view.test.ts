@@ -62,6 +62,22 @@ describe("job view ranks", () => {
     expect(view.ranks.map((r) => r.health)).toEqual(["healthy", "suspect"]);
   });
 
+  it("shows a running rank with no progress for past 3 usual intervals (at least 5 s) as stalled, from `now`", () => {
+    const progress = { last_progress_at: "1970-01-01T00:00:10.000000+00:00", progress_interval_ms: 200 };
+    const live = job([rank(0, progress), rank(1), rank(2, { ...progress, state: "crashed" })]);
+    const health = (now: number) => topologyView(live, [], null, now).ranks.map((r) => r.health);
+    expect(health(15_000)).toEqual(["healthy", "healthy", "faulted"]);
+    expect(health(15_001)).toEqual(["stalled", "healthy", "faulted"]);
+    expect(topologyView(live, [], null, 15_001).ranks[0]).toMatchObject({
+      lastProgressAt: 10_000,
+      progressIntervalMs: 200,
+    });
+    expect(topologyView(live, [], null, 15_001).ranks[1]).toMatchObject({
+      lastProgressAt: null,
+      progressIntervalMs: null,
+    });
+  });
+
   it("colours a watched rank by its rule state", () => {
     const view = topologyView(
       job([rank(0, { log_watched: true, rule_states: { StepHang: "HANGING" } })]),
@@ -109,6 +125,16 @@ describe("the healthy count the lists show (countHealthyRanks, what the operator
     ["a hanging watched rank", job([rank(0, { log_watched: true, rule_states: { StepHang: "HANGING" } })])],
     ["a straggler", job(throughputs([100, 100, 100, 100, 100, 100, 100, 10]))],
     [
+      "a rank with no progress for 60 s (usual 200 ms)",
+      {
+        ...job([
+          rank(0, { last_progress_at: new Date(0).toISOString(), progress_interval_ms: 200 }),
+          rank(1),
+        ]),
+        updatedAt: 60_000,
+      },
+    ],
+    [
       "recovering",
       {
         ...job([rank(0), rank(1)]),
@@ -140,6 +166,6 @@ describe("the healthy count the lists show (countHealthyRanks, what the operator
   });
 
   it("tells the cases apart (the comparison above is not vacuous)", () => {
-    expect(cases.map(([, live]) => countHealthyRanks(live))).toEqual([3, 2, 0, 7, 0, 1, 4, 1, 0, 0]);
+    expect(cases.map(([, live]) => countHealthyRanks(live))).toEqual([3, 2, 0, 7, 1, 0, 1, 4, 1, 0, 0]);
   });
 });

@@ -9,6 +9,7 @@ import {
   ranksUnreported,
   reportedRankHealth,
 } from "@/server/domain/console/job-ranks";
+import { progressAtMs } from "@/server/domain/console/progress-stall";
 import { timelineTotals } from "@/server/domain/console/timeline";
 import type {
   JobTotals,
@@ -32,7 +33,7 @@ type AgentRank = LivePod["ranks"][number];
 function rankView(
   pod: LivePod,
   rank: AgentRank,
-  opts: { recovering: boolean; straggler: boolean },
+  opts: { recovering: boolean; straggler: boolean; now: number },
 ): RankView {
   const base = {
     rank: rank.rank,
@@ -51,6 +52,8 @@ function rankView(
     straggler: opts.straggler,
     suspect: rank.suspect ?? false,
     logWatched: rank.log_watched,
+    lastProgressAt: progressAtMs(rank.last_progress_at),
+    progressIntervalMs: rank.progress_interval_ms ?? null,
   };
   return { ...base, health: reportedRankHealth(pod, rank, opts) };
 }
@@ -102,10 +105,12 @@ function sinceLatestFault(rank: RankView, culprits: ReadonlySet<number> | null):
   return { ...rank, health: culprits.has(rank.rank) ? "faulted" : "restarting" };
 }
 
+/** `now` (epoch ms) dates the ranks' progress ages; by default when the operator last observed the job. */
 export function topologyView(
   live: LiveJob,
   clusterNodes: readonly ClusterNode[],
   latestFault: { ranks: readonly number[] } | null = null,
+  now: number = live.updatedAt,
 ): TopologyView {
   const culprits = latestFault ? new Set(latestFault.ranks) : null;
   const recovering = live.recovery !== null;
@@ -114,7 +119,10 @@ export function topologyView(
   const ranks = live.pods
     .flatMap((pod) => [
       ...pod.ranks.map((rank) =>
-        sinceLatestFault(rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank) }), culprits),
+        sinceLatestFault(
+          rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank), now }),
+          culprits,
+        ),
       ),
       ...missingRanks(pod, perPod, { recovering, jobFailed: live.phase === "Failed" }),
     ])

@@ -194,7 +194,7 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
     restartCount: live.restartCount,
     recovering: live.recovery ? `${live.recovery.action} (${live.recovery.stage})` : null,
     createdAt: live.createdAt,
-    topology: topologyView(live, nodes, timeline.at(-1) ?? null),
+    topology: topologyView(live, nodes, timeline.at(-1) ?? null, now),
     timeline,
     totals: jobTotalsView(live, timeline, now),
     events: detail.events.slice(-50),

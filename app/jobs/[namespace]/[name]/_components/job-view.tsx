@@ -135,6 +135,7 @@ export function JobView(props: { namespace: string; name: string }) {
         ) : null}
         <RankTopology
           topology={page.topology}
+          now={now}
           selectedRank={selected}
           onSelectRank={setSelected}
           describedBy="rank-table-caption"
