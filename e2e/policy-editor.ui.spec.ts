@@ -10,7 +10,8 @@ import { JobPolicyPage } from "./pages/policy-page";
 
 /**
  * The policy editor on the demo job against npm start's stack (issue 12): an engineer types a mistake and
- * sees it at its line, fixes it, dry-runs it on a running rank's output and sees the predicted fault,
+ * sees it at its line, fixes it, dry-runs it on a running rank's output (no fault, its open windows) and on
+ * pasted lines (the predicted fault), dry-runs the job's own rules on a healthy rank (no fault),
  * saves it as a new version and sees the diff, runs it in shadow mode and sees a "would have restarted"
  * verdict after an injected hang (the job's own rules restart it), applies it and sees the next recovery
  * run under it; the audit log names who did what. A viewer sees it read-only and the server refuses.
@@ -135,13 +136,18 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
   await expect(policy.formRule("Rule 5: StepStall")).toBeVisible();
   await expect(policy.formRule("Rule 5: StepStall")).not.toContainText("Explained once the policy is valid");
 
-  // A running rank's recent output (the demo job tees every rank's lines into its pod's output): its step
-  // lines match StepStall, and once they end the simulated clock runs on until a window fires.
+  // A running rank's output since its attempt started, each line when it arrived: its step lines match
+  // StepStall, it keeps stepping, so no fault; the window open at the read is a deadline.
   await policy.dryRunSection.getByLabel("A rank of this job").check();
   await policy.dryRunSection.getByRole("button", { name: "Dry-run" }).click();
   const verdict = policy.dryRunSection.getByRole("status", { name: "Dry-run verdict" });
-  await expect(verdict).toContainText("Predicted fault", { timeout: 20_000 });
-  await expect(verdict).toContainText("The restart policy would do next");
+  await expect(verdict).toContainText("No fault predicted", { timeout: 20_000 });
+  await expect(
+    verdict
+      .getByRole("list", { name: "Open windows" })
+      .getByRole("listitem")
+      .filter({ hasText: "StepStall" }),
+  ).toContainText("if no matching line comes");
   await expect(policy.dryRunSection.getByRole("region", { name: "Rule StepStall" })).toContainText(
     /[1-9][0-9]* matching line/,
   );
@@ -149,9 +155,40 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
   await policy.dryRunSection.getByLabel("Pasted text").check();
   await policy.dryRunSection.getByLabel("Log lines").fill(TRAINER_LINES);
   await policy.dryRunSection.getByRole("button", { name: "Dry-run" }).click();
-  await expect(verdict).toContainText("StepStall", { timeout: 20_000 });
+  await expect(verdict).toContainText("Predicted fault", { timeout: 20_000 });
+  await expect(verdict).toContainText("StepStall");
+  await expect(verdict).toContainText("The restart policy would do next");
   await expectNoSeriousA11yViolations(page);
   await screenshot(page, testInfo, "policy-dry-run");
+});
+
+test("a dry-run of the job's own rules on a healthy running rank predicts no fault", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(90_000);
+  await signIn(page, "engineer@rebound.local");
+  const job = new JobPagePo(page);
+  await job.goto(NAMESPACE, JOB);
+  await expect(page.getByTestId("ranks-healthy")).toHaveText("8/8", { timeout: 60_000 });
+  const policy = new JobPolicyPage(page);
+  await policy.goto(NAMESPACE, JOB);
+  await policy.setYaml(ORIGINAL);
+  await expect(policy.valid()).toBeVisible();
+  await policy.dryRunSection.getByLabel("A rank of this job").check();
+  await policy.dryRunSection.getByLabel("Rank", { exact: true }).selectOption({ label: "Rank 5" });
+  await policy.dryRunSection.getByRole("button", { name: "Dry-run" }).click();
+  const verdict = policy.dryRunSection.getByRole("status", { name: "Dry-run verdict" });
+  // The whole attempt is read (its "training started" line too) at the times lines arrived, up to now.
+  await expect(verdict).toContainText("No fault predicted on rank 5", { timeout: 20_000 });
+  await expect(verdict).not.toContainText("Predicted fault");
+  await expect(
+    verdict.getByRole("list", { name: "Open windows" }).getByRole("listitem").filter({ hasText: "JobHang" }),
+  ).toContainText("if no matching line comes");
+  await expect(policy.dryRunSection.getByRole("region", { name: "Rule JobStart" })).toContainText(
+    "1 matching line",
+  );
+  await expectNoSeriousA11yViolations(page);
+  await screenshot(page, testInfo, "policy-dry-run-healthy-rank");
 });
 
 test("an engineer saves a new version, sees the diff, shadows it, and an injected hang shows what it would have done", async ({

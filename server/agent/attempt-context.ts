@@ -3,6 +3,7 @@ import { aggregateRanks, rankLogFault, WAITING_RANK } from "../domain/log-rules/
 import type { LogMonitoringRule } from "../domain/log-rules/log-rule.schema";
 import { createRankLogMonitor, type RankLogMonitor } from "../domain/log-rules/rank-monitor";
 import type { Logger } from "../log";
+import { type ArrivalRecorder, createArrivalRecorder } from "./arrivals";
 import { pruneAgentRuns, pruneAttempts } from "./attempt-retention";
 import type { TeeMode } from "./cli-values";
 import type { ProcessEnv } from "./env";
@@ -63,6 +64,8 @@ export type AttemptContext = {
   readonly input: AttemptInput;
   readonly records: readonly RankRecord[];
   readonly attemptDir: string;
+  /** When each rank's lines arrived, beside its stdout.log (arrivals.ts). */
+  readonly arrivals: ArrivalRecorder;
   readonly processes: Set<ManagedProcess>;
   /** Runs output lines through the ranks' rules within a time budget (rule-queue.ts). */
   readonly ruleQueue: RuleQueue<RankRecord>;
@@ -122,10 +125,12 @@ export function createAttemptContext(
     return createRankRecord({ localRank, rank, restarts: attempt, monitor, watched, silenceMs });
   });
   pruneOldAttempts(input);
+  const attemptDir = path.join(settings.runDir, `attempt_${attempt}`);
   const ctx: AttemptContext = {
     input,
     records,
-    attemptDir: path.join(settings.runDir, `attempt_${attempt}`),
+    attemptDir,
+    arrivals: createArrivalRecorder({ attemptDir, logger: input.deps.logger }),
     processes: new Set(),
     ruleQueue: createRuleQueue<RankRecord>({
       events: {
@@ -170,7 +175,10 @@ export function replaceRules(ctx: AttemptContext, rules: readonly LogMonitoringR
     record.monitor?.suspend();
     record.monitor = rules === null ? null : buildMonitor({ ...ctx.input, rules }).monitor;
     record.logState = WAITING_RANK;
-    if (record.state === "running") record.monitor?.resume();
+    if (record.state === "running" && record.monitor !== null) {
+      record.monitor.resume();
+      ctx.arrivals.of(record.localRank).rulesStart(ctx.input.deps.now());
+    }
   }
   return null;
 }

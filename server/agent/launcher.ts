@@ -93,14 +93,17 @@ async function start(
 
 async function spawnWorker(ctx: AttemptContext, record: RankRecord): Promise<void> {
   const { settings, rendezvous, deps } = ctx.input;
+  const arrivals = ctx.arrivals.of(record.localRank);
   const { child, exited } = await start(ctx, {
     command: settings.train,
     nice: settings.workerNice,
     env: workerEnv({ base: deps.baseEnv, rendezvous, group: settings, localRank: record.localRank }),
     logDir: path.join(ctx.attemptDir, String(record.localRank)),
     onLine: (line, stream) => {
+      const at = deps.now();
       teeLine(ctx, { prefix: `default${record.localRank}`, line, stream });
-      recordOutput(record, { line, at: deps.now() });
+      recordOutput(record, { line, at });
+      arrivals.line(stream, at);
       if (record.monitor !== null) ctx.ruleQueue.push(record, record.monitor, line);
     },
     logger: deps.logger,
@@ -110,8 +113,12 @@ async function spawnWorker(ctx: AttemptContext, record: RankRecord): Promise<voi
   if (child !== null) {
     record.state = "running";
     record.monitor?.resume();
+    // Where the rank's rules start counting (their start cut-off), dated as the agent's clock.
+    arrivals.rulesStart(deps.now());
   }
-  onWorkerExit(ctx, record, await exited, child);
+  const exit = await exited;
+  if (child !== null) arrivals.ended(exit.at);
+  onWorkerExit(ctx, record, exit, child);
 }
 
 /**
@@ -212,7 +219,10 @@ export function launchAttempt(input: AttemptInput): Attempt {
     return run(ctx);
   })()
     .catch(failed)
-    .finally(() => settle(ctx));
+    .finally(() => {
+      settle(ctx);
+      void ctx.arrivals.closeAll();
+    });
   return {
     number: input.attempt,
     ranks: ctx.records,

@@ -1,5 +1,6 @@
 import type { HyperPodPyTorchJob, JobStatus } from "@/server/domain/job-spec/job-spec.schema";
 import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
+import type { RankOutput, RankOutputRead } from "@/server/domain/operator-api/rank-output";
 
 /**
  * What the operator and the console need from a cluster, whichever back end provides it (DESIGN.md:
@@ -143,6 +144,11 @@ export type ClusterBackend = {
   deletePod(ref: JobRef, podName: string): Promise<void>;
   /** The last `tailLines` lines of the pod's output (its agent's, which carries every rank's lines). */
   podLogs(ref: JobRef, podName: string, tailLines: number): Promise<string>;
+  /**
+   * One rank's output since its attempt started, each line with when it arrived (rank-output.ts in
+   * server/domain/operator-api), for a dry-run on a running rank. Absent: the back end cannot tell.
+   */
+  rankOutput?(ref: JobRef, podName: string, read: RankOutputRead): Promise<RankOutput>;
 
   /** Every node; read-only: a back end may answer the same array while no node changed. */
   listNodes(): Promise<readonly ClusterNode[]>;

@@ -57,4 +57,20 @@ describe("live state", () => {
     expect(second?.pods[1]).not.toBe(first?.pods[1]);
     expect([first?.ranksRunning, second?.ranksRunning]).toEqual([8, 5]);
   });
+
+  it("keeps when each pod's agent last entered RUNNING (its attempt's start), where its status says", () => {
+    const live = createLiveState();
+    const since = { status: "running", transitions: { RUNNING: "2026-03-01T10:00:00.250000+00:00" } };
+    const pods = [
+      view(0, since as AgentStatus),
+      view(1, { status: "running" } as AgentStatus),
+      view(2, null),
+    ];
+    const state = update(live, pods);
+    expect(state?.pods.map((pod) => pod.runningSince)).toEqual([
+      Date.parse("2026-03-01T10:00:00.250Z"),
+      undefined,
+      undefined,
+    ]);
+  });
 });

@@ -48,6 +48,12 @@ function convert(view: PodView): Converted {
   return entry;
 }
 
+/** The agent's time of entering RUNNING (Python isoformat, `+00:00`), as epoch ms. */
+function runningSince(iso: string | undefined): { runningSince?: number } {
+  const at = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isNaN(at) ? {} : { runningSince: at };
+}
+
 function convertPod(view: PodView): LivePod {
   const status = view.agent.kind === "status" ? view.agent.status : null;
   return {
@@ -60,6 +66,7 @@ function convertPod(view: PodView): LivePod {
     agentError: view.agent.kind === "error" ? `${view.agent.error.cause}: ${view.agent.error.detail}` : null,
     ranks: status?.ranks ?? [],
     reportsRanks: status ? status.ranks !== undefined : undefined,
+    ...runningSince(status?.transitions?.RUNNING),
   };
 }
 

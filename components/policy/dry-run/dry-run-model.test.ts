@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capped, offsetText, stateSegments, stripSegments } from "./dry-run-model";
+import { afterReadText, capped, offsetText, stateSegments, stripSegments } from "./dry-run-model";
 
 describe("stateSegments", () => {
   it("is WAITING until the first change, then each state until the next, the last one to the end", () => {
@@ -71,5 +71,12 @@ describe("stripSegments", () => {
     expect(strip[0]?.from).toBe(0);
     expect(strip.at(-1)?.to).toBe(40_000);
     expect(strip.reduce((sum, segment) => sum + segment.share, 0)).toBeCloseTo(1);
+  });
+});
+
+describe("afterReadText", () => {
+  it("says how long after the read a deadline falls, in whole seconds, never negative", () => {
+    expect(afterReadText(19_400, 10_000)).toBe("9 s after the output was read");
+    expect(afterReadText(9_000, 10_000)).toBe("0 s after the output was read");
   });
 });

@@ -133,6 +133,17 @@ export type FaultView = {
 };
 /** What the restart policy would do next: a short name and the reason in words. */
 export type NextActionView = { action: string; reason: string };
+/** A window still open when a running rank's output was read: when the rule fires if no matching line comes. */
+export type DeadlineView = { rule: string; at: number };
+/** Whose output a dry-run on a running rank read, from when, and whether its rules can fault the job. */
+export type LiveRankView = {
+  rank: number;
+  pod: string;
+  localRank: number;
+  watched: boolean;
+  startedAt: number | null;
+  readAt: number;
+};
 /** A dry-run as the panel draws it: the simulated span, each rule's run, the first fault and what next. */
 export type DryRunView = {
   start: number;
@@ -141,5 +152,15 @@ export type DryRunView = {
   rules: readonly RuleRunView[];
   fault: FaultView | null;
   nextAction: NextActionView | null;
+  /** A running rank's open windows, soonest first (empty for pasted text). */
+  deadlines: readonly DeadlineView[];
+  /** The running rank read (null: pasted text). */
+  live: LiveRankView | null;
   notes: readonly string[];
 };
+
+/** "9 s after the output was read": a deadline's distance from the read, as the panel words it. */
+export function afterReadText(at: number, readAt: number): string {
+  const seconds = Math.max(0, Math.round((at - readAt) / 1000));
+  return `${seconds} s after the output was read`;
+}

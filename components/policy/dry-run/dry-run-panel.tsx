@@ -15,7 +15,7 @@ function sourceOf(draft: SourceDraft, job: JobRef) {
   if (draft.kind === "rank")
     return {
       ok: true as const,
-      source: { kind: "rank" as const, ...job, rank: draft.rank, tail: draft.tail },
+      source: { kind: "rank" as const, ...job, rank: draft.rank },
     };
   if (draft.text.trim() === "") return { ok: false as const, message: "Paste some log lines first." };
   const interval = intervalMsOf(draft.intervalSeconds);
@@ -25,8 +25,9 @@ function sourceOf(draft: SourceDraft, job: JobRef) {
 
 /**
  * Dry-run: the draft's rules run by the real evaluator on a simulated clock over pasted lines or a rank's
- * recent output, on the server (no user pattern runs in the browser's request path twice). Shows, per rule,
- * the matching lines and values, its states over time, the predicted fault and what the job's restart
+ * output since its attempt started, on the server (no user pattern runs in the browser's request path
+ * twice). Shows, per rule, the matching lines and values, its states over time, the predicted fault (or,
+ * on a running rank, when each open window fires if no matching line comes) and what the job's restart
  * policy would do next given its restart history. Changes nothing; viewers may run it too.
  */
 export function DryRunPanel(props: { yaml: string; job: JobRef; ranks: number; policyOk: boolean }) {

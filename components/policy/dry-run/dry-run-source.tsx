@@ -2,14 +2,13 @@
 
 import styles from "./dry-run.module.css";
 
-/** Where a dry-run's log lines come from: pasted text, or a chosen rank's recent output. */
+/** Where a dry-run's log lines come from: pasted text, or a chosen rank's output since its attempt started. */
 export type SourceDraft = {
   kind: "text" | "rank";
   text: string;
   /** Seconds between lines that carry no timestamp, as typed. */
   intervalSeconds: string;
   rank: number;
-  tail: number;
 };
 
 export const INITIAL_SOURCE: SourceDraft = {
@@ -17,10 +16,7 @@ export const INITIAL_SOURCE: SourceDraft = {
   text: "",
   intervalSeconds: "1",
   rank: 0,
-  tail: 500,
 };
-
-const TAILS = [100, 500, 2000] as const;
 
 /** 0 … count − 1. */
 const rankNumbers = (count: number): number[] => Array.from({ length: count }, (_, rank) => rank);
@@ -36,7 +32,7 @@ export function intervalMsOf(typed: string): { ok: true; ms: number } | { ok: fa
 
 /**
  * The dry-run's source: lines pasted with or without timestamps (untimed lines are spaced by the interval
- * on the simulated clock), or the last lines a rank of the running job printed.
+ * on the simulated clock), or what a rank of the running job printed since its attempt started.
  */
 export function DryRunSource(props: {
   value: SourceDraft;
@@ -85,20 +81,10 @@ export function DryRunSource(props: {
               ))}
             </select>
           </div>
-          <div className={styles.field}>
-            <label htmlFor="dry-run-tail">Last lines</label>
-            <select
-              id="dry-run-tail"
-              value={value.tail}
-              onChange={(event) => onChange({ ...value, tail: Number(event.target.value) })}
-            >
-              {TAILS.map((tail) => (
-                <option key={tail} value={tail}>
-                  {tail}
-                </option>
-              ))}
-            </select>
-          </div>
+          <p className={`${styles.hint} ${styles.wide}`}>
+            Everything the rank printed since its attempt started, each line at the time it arrived, up to
+            now: a window still open is shown as a deadline, not a fault.
+          </p>
         </div>
       ) : (
         <>

@@ -1,8 +1,8 @@
-import type { DryRunResult } from "@/server/domain/policy";
+import type { PolicyDryRun } from "@/server/services/policies/rank-dry-run";
 import type { DryRunView } from "./dry-run-model";
 
-/** The domain's dry-run answer as the panel draws it (one place to follow the domain's shape). */
-export function toDryRunView(result: DryRunResult): DryRunView {
+/** The server's dry-run answer as the panel draws it (one place to follow the domain's shape). */
+export function toDryRunView(result: PolicyDryRun): DryRunView {
   return {
     start: result.start,
     end: result.end,
@@ -23,6 +23,17 @@ export function toDryRunView(result: DryRunResult): DryRunView {
         }
       : null,
     nextAction: result.nextAction,
+    deadlines: result.deadlines.map((deadline) => ({ rule: deadline.rule, at: deadline.at })),
+    live: result.rank
+      ? {
+          rank: result.rank.rank,
+          pod: result.rank.pod,
+          localRank: result.rank.localRank,
+          watched: result.rank.watched,
+          startedAt: result.rank.startedAt,
+          readAt: result.rank.readAt,
+        }
+      : null,
     notes: result.notes,
   };
 }

@@ -16,6 +16,12 @@ function stripEnd(props: { changes: readonly StateChange[]; start: number; end: 
   return Math.max(props.end, last + Math.max(1000, (props.end - props.start) * 0.03));
 }
 
+/** What made a state change: a line, the rules starting, or time passing with no line (a window ran out). */
+function changeCause(change: StateChange, start: number): string {
+  if (change.lineNumber !== null) return `, line ${change.lineNumber}`;
+  return change.at === start ? " (the rules start)" : " (no line came: the clock ran on)";
+}
+
 const STATES: readonly LogState[] = ["WAITING", "HEALTHY", "SLOW", "HANGING", "FAULTED"];
 
 /**
@@ -50,7 +56,7 @@ export function RuleStateStrip(props: { changes: readonly StateChange[]; start: 
         {listed.shown.map((change) => (
           <li key={`${change.at}-${change.state}`}>
             {offsetText(change.at, props.start)} ({formatClock(change.at)}): {change.state}
-            {change.lineNumber === null ? " (after the output ended)" : `, line ${change.lineNumber}`}
+            {changeCause(change, props.start)}
           </li>
         ))}
         {listed.hidden > 0 ? <li>… and {listed.hidden} more changes</li> : null}

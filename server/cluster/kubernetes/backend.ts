@@ -44,6 +44,7 @@ import {
   toClusterPod,
 } from "./objects";
 import { createPodIndex } from "./pod-index";
+import { type PodLogRead, rankOutputFromPodLog } from "./rank-output";
 
 /**
  * The kubernetes back end: HyperPodPyTorchJob custom resources, real pods, real nodes. Reads come from
@@ -65,6 +66,7 @@ export type KubernetesBackendOptions = {
 
 export type KubernetesBackend = ClusterBackend & {
   readonly kind: "kubernetes";
+  rankOutput: NonNullable<ClusterBackend["rankOutput"]>;
   readonly informers: {
     jobs: Informer<JobObject & KubeObject>;
     pods: Informer<V1Pod & KubeObject>;
@@ -555,6 +557,19 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         if (statusCode(error) === 404) return "";
         throw error;
       }
+    },
+    // The same names check; the lines with the runtime's timestamps, from the attempt's start (rank-output.ts).
+    async rankOutput(ref, pod, rank) {
+      const namespace = requireName("namespace", ref.namespace);
+      const name = requireName("pod", pod);
+      const read: PodLogRead = (params) =>
+        core
+          .readNamespacedPodLog({ namespace, name, timestamps: true, ...params })
+          .catch((error: unknown) => {
+            if (statusCode(error) === 404) return "";
+            throw error;
+          });
+      return rankOutputFromPodLog({ read, rank, now: Date.now });
     },
   };
 }

@@ -3,6 +3,7 @@ import { type ClusterEvent, isNodeHealthy, type JobRef } from "@/server/cluster/
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
 import { JOB_CRD_NAME } from "@/server/domain/job-spec/job-spec.schema";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
+import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import type { KubernetesBackend } from "./backend";
 import {
   CRD_OWNER,
@@ -59,6 +60,8 @@ export type ConsoleView = {
   nodes(): Promise<ConsoleNode[]>;
   events(ref: JobRef): Promise<ClusterEvent[]>;
   logs(ref: JobRef, pod: string, tailLines: number): Promise<string>;
+  /** A rank's output with the runtime's timestamps; its attempt's start is not known here (no agent status). */
+  rankOutput(ref: JobRef, pod: string, localRank: number): Promise<RankOutput>;
 };
 
 type Condition = { type?: string; status?: string; message?: string; lastTransitionTime?: string };
@@ -162,5 +165,6 @@ export function createConsoleView(backend: KubernetesBackend, mode: ClusterMode)
     },
     events: (ref) => backend.listEvents(ref),
     logs: (ref, pod, tailLines) => backend.podLogs(ref, pod, tailLines),
+    rankOutput: (ref, pod, localRank) => backend.rankOutput(ref, pod, { localRank, since: null }),
   };
 }

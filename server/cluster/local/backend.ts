@@ -13,6 +13,7 @@ import { createNodePool, type NodePool } from "./nodes";
 import { describeExit } from "./pod-exit";
 import { readPodLog } from "./pod-logs";
 import { createPodManager, type PodManager } from "./pods";
+import { readRankOutput } from "./rank-output";
 
 export type LocalFaultKind = "crash" | "hang" | "nan" | "slow";
 
@@ -162,6 +163,9 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     },
     podLogs: async (ref, pod, tailLines) =>
       readPodLog({ podsDir, ref, pod, uid: (await jobs.get(ref))?.uid, tailLines }),
+    // The agent's own record of the attempt (arrival times beside each rank's files): `since` is not needed.
+    rankOutput: async (ref, pod, read) =>
+      readRankOutput({ podsDir, ref, pod, uid: (await jobs.get(ref))?.uid, localRank: read.localRank }),
     async requestDeletion(ref) {
       await jobs.requestDeletion(ref);
       emit(ref);

@@ -61,6 +61,8 @@ export const livePodSchema = z.object({
    * always empty and the pod's ranks are known only by count. Absent from older operators.
    */
   reportsRanks: z.boolean().optional(),
+  /** Epoch ms its agent last entered RUNNING (`/status` transitions): its attempt's start. Absent: unknown. */
+  runningSince: z.number().nullable().optional(),
 });
 export type LivePod = z.infer<typeof livePodSchema>;
 

@@ -80,6 +80,7 @@ const guarded: Array<{ method: string; route: string; body?: string }> = [
   { method: "POST", route: `${job}/faults`, body: JSON.stringify({ kind: "slow", rank: 0 }) },
   { method: "POST", route: `${job}/actions`, body: JSON.stringify({ action: "suspend", by: "x@y" }) },
   { method: "GET", route: `${job}/logs?pod=${JOB}-workers-0` },
+  { method: "GET", route: `${job}/rank-output?pod=${JOB}-workers-0&localRank=0` },
   { method: "GET", route: "/api/v1/nodes" },
   { method: "GET", route: "/api/v1/unknown" },
 ];

@@ -17,6 +17,7 @@ import {
   OPERATOR_API_VERSION,
   submitResponseSchema,
 } from "@/server/domain/operator-api/contract";
+import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
 import { createLogger } from "@/server/log";
 import { createOperatorDeps } from "@/server/operator/reconcilers/deps";
 import { childEnv } from "@/test/child-env";
@@ -190,6 +191,29 @@ describe("other routes", () => {
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { message: string }).message).toMatch(/^kind: .*; rank: /);
+  });
+
+  it("reads a rank's output only for a pod of the job and a whole local rank; a pod with none yet reads empty", async () => {
+    const job = "/api/v1/jobs/hyperpod-ns-llm-research/small-job/rank-output";
+    for (const [query, message] of [
+      ["pod=small-job-workers-0&localRank=x", /^localRank: expected a whole number/],
+      ["pod=small-job-workers-0&localRank=-1", /^localRank: /],
+      ["pod=small-job-workers-0&localRank=70000", /^localRank: /],
+      ["pod=other-job-workers-0&localRank=0", /^pod: other-job-workers-0 is not one of job/],
+      ["pod=..%2F..%2Fetc&localRank=0", /^pod: expected a pod name/],
+    ] as const) {
+      const response = await api(`${job}?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as { message: string }).message).toMatch(message);
+    }
+    const response = await api(`${job}?pod=small-job-workers-0&localRank=1`);
+    expect(response.status).toBe(200);
+    expect(rankOutputResponseSchema.parse(await response.json())).toMatchObject({
+      pod: "small-job-workers-0",
+      localRank: 1,
+      lines: [],
+      timing: "none",
+    });
   });
 
   it("answers 404 for an unknown job and an unknown route", async () => {

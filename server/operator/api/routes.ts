@@ -38,6 +38,7 @@ import { injectFault, injectFaultInputSchema } from "./faults";
 import { APP_ERROR_STATUS, HttpError, readBody, sendJson, sendText } from "./http-utils";
 import { jobListView, jobSummary } from "./job-summary";
 import { podOfJob } from "./pod-param";
+import { rankOutput } from "./rank-output";
 import type { BodyKind } from "./request-shape";
 import { putRunPolicy, putShadowPolicy } from "./run-policy";
 
@@ -292,6 +293,12 @@ export const routes: Route[] = [
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/logs$`),
     access: "jobs.logs",
     handle: (ctx, params) => logs(ctx, refOf(params)),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/rank-output$`),
+    access: "jobs.logs",
+    handle: (ctx, params) => rankOutput(ctx, refOf(params)),
   },
   {
     method: "GET",

@@ -1,39 +1,36 @@
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
-import type { DryRunResult } from "@/server/domain/policy";
 import { AppError } from "@/server/errors";
 import { requireReadable } from "@/server/services/access/job-access";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { resolveLogTarget } from "@/server/services/jobs/log-target";
-import { jobPage, rankLogs, toAppError } from "@/server/services/jobs/queries";
+import { jobPage, toAppError } from "@/server/services/jobs/queries";
 import { listRestartEvents, type RestartEventRow } from "@/server/services/restart-events/queries";
 import { runDryRun } from "./dry-run-runner";
 import { historyOf } from "./history";
+import { asLive, type LiveRun, liveRankRun, type PolicyDryRun } from "./rank-dry-run";
 
 /**
- * A dry-run of a policy (issue 12) over pasted log text or the recent output of one rank of a running job
- * (read as the jobs router's `logs` reads it, authorised as reading that job), with the job's restart
- * history (this run's restart timeline) deciding what the restart policy would do next. The evaluation
- * itself runs in a worker thread (dry-run-runner.ts).
+ * A dry-run of a policy (issue 12) over pasted log text or the output of one rank of a running job since
+ * its attempt started, each line at the time it arrived (rank-dry-run.ts; authorised as reading that job),
+ * with the job's restart history (this run's restart timeline) deciding what the restart policy would do
+ * next. The evaluation itself runs in a worker thread (dry-run-runner.ts).
  */
 
 export type DryRunSourceInput =
   | { kind: "text"; text: string; intervalMs?: number | undefined }
-  | { kind: "rank"; namespace: string; name: string; rank: number; tail: number };
+  | { kind: "rank"; namespace: string; name: string; rank: number };
 
-/** One rank's recent output, lines as the rank printed them (the agent's `[defaultN]:` prefix removed). */
-async function rankText(
+/** The rank's output since its attempt started, read as reading that job (rank-dry-run.ts). */
+async function rankRun(
   db: Db,
   source: ClusterSource,
-  args: { user: SessionUser; ref: JobRef; rank: number; tail: number },
-): Promise<string> {
+  args: { user: SessionUser; ref: JobRef; rank: number },
+): Promise<LiveRun> {
   await requireReadable(db, args.user, args.ref);
   const page = await jobPage(db, source, args.ref);
-  const target = resolveLogTarget(page, { rank: args.rank });
-  const lines = await rankLogs(source, args.ref, { ...target, tail: args.tail, rules: [] });
-  return lines.map((line) => line.text).join("\n");
+  return liveRankRun(source, { page, ref: args.ref, rank: args.rank });
 }
 
 /** This run's restart records of a job the user may read (every run's where the operator sends no uid). */
@@ -54,6 +51,15 @@ async function restartRows(
   });
 }
 
+/** The cluster source, asked for once and only when needed. */
+function once(cluster: () => Promise<ClusterSource>): () => Promise<ClusterSource> {
+  let source: Promise<ClusterSource> | null = null;
+  return () => {
+    source ??= cluster();
+    return source;
+  };
+}
+
 export async function dryRunPolicy(
   db: Db,
   args: {
@@ -63,29 +69,26 @@ export async function dryRunPolicy(
     source: DryRunSourceInput;
     job: JobRef | undefined;
   },
-): Promise<DryRunResult> {
+): Promise<PolicyDryRun> {
   const { user, source: input } = args;
+  const source = once(args.cluster);
   const rankRef = input.kind === "rank" ? { namespace: input.namespace, name: input.name } : undefined;
   const historyRef = args.job ?? rankRef;
-  let cluster: Promise<ClusterSource> | null = null;
-  const source = () => {
-    cluster ??= args.cluster();
-    return cluster;
-  };
-  const logText =
-    input.kind === "text"
-      ? input.text
-      : await rankText(db, await source(), {
+  const live =
+    input.kind === "rank"
+      ? await rankRun(db, await source(), {
           user,
           ref: { namespace: input.namespace, name: input.name },
           rank: input.rank,
-          tail: input.tail,
-        });
+        })
+      : null;
   const rows = historyRef ? await restartRows(db, await source(), { user, ref: historyRef }) : null;
-  return runDryRun({
+  const text = input.kind === "text" ? { logText: input.text, intervalMs: input.intervalMs } : null;
+  const result = await runDryRun({
     runPolicy: args.runPolicy,
-    logText,
-    ...(input.kind === "text" && input.intervalMs !== undefined ? { intervalMs: input.intervalMs } : {}),
+    ...(live?.input ?? { logText: text?.logText ?? "" }),
+    ...(text?.intervalMs === undefined ? {} : { intervalMs: text.intervalMs }),
     ...(rows ? { history: historyOf(rows) } : {}),
   });
+  return live ? asLive(result, live) : { ...result, rank: null };
 }

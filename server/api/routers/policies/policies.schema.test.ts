@@ -55,7 +55,7 @@ describe("policy inputs", () => {
     expect(parsed).toMatchObject({ name: "hang", description: "", message: "" });
   });
 
-  it("bounds a dry-run's log text and a rank's tail", () => {
+  it("bounds a dry-run's log text and refuses a rank's tail (a rank's whole attempt is read)", () => {
     const text = dryRunInputSchema.safeParse({
       yaml: "",
       source: { kind: "text", text: "a".repeat(600 * 1024) },
@@ -67,7 +67,12 @@ describe("policy inputs", () => {
       yaml: "",
       source: { kind: "rank", namespace: "hyperpod-ns-llm-research", name: "demo", rank: 0, tail: 5000 },
     });
-    expect(problems(rank)).toEqual(["source.tail: at most 2000 lines"]);
+    expect(problems(rank)).toEqual(['source: Unrecognized key: "tail"']);
+    const negative = dryRunInputSchema.safeParse({
+      yaml: "",
+      source: { kind: "rank", namespace: "hyperpod-ns-llm-research", name: "demo", rank: -1 },
+    });
+    expect(problems(negative)).toEqual(["source.rank: expected a rank (a whole number ≥ 0)"]);
     const unknown = dryRunInputSchema.safeParse({ yaml: "", source: { kind: "file", path: "/etc/passwd" } });
     expect(problems(unknown)).toEqual(["source.kind: expected source kind text or rank"]);
   });

@@ -17,8 +17,6 @@ import { MAX_POLICY_YAML_BYTES } from "@/server/domain/policy";
 export const MAX_POLICY_YAML_CHARS = MAX_POLICY_YAML_BYTES;
 /** Log text for a dry-run: a few thousand lines, or one 100,000-character line, under the 1 MiB body bound. */
 export const MAX_DRY_RUN_LOG_CHARS = 512 * 1024;
-/** Lines read back from a rank for a dry-run (as the logs view's bound). */
-export const MAX_DRY_RUN_TAIL = 2000;
 
 function sizeOf(chars: number): string {
   if (chars >= 1024 * 1024) return `${(chars / (1024 * 1024)).toFixed(1)} MB`;
@@ -139,12 +137,8 @@ export const dryRunSourceSchema = z.discriminatedUnion(
       kind: z.literal("rank"),
       namespace: jobRefSchema.shape.namespace,
       name: jobRefSchema.shape.name,
+      /** Its output since its attempt started is read, each line at the time it arrived. */
       rank: z.int({ message: "expected a rank (a whole number ≥ 0)" }).min(0).max(1_000_000),
-      tail: z
-        .int({ message: "expected a number of lines" })
-        .min(1, { message: "at least 1 line" })
-        .max(MAX_DRY_RUN_TAIL, { message: `at most ${MAX_DRY_RUN_TAIL} lines` })
-        .default(500),
     }),
   ],
   { error: "expected source kind text or rank" },

@@ -10,7 +10,7 @@ import { demoJobYaml } from "@/server/operator/testing/jobs";
  * The policies router on real Postgres and a real local operator: the library (create, save, diff),
  * optimistic concurrency naming who saved and when, who may write (a viewer and another team's engineer
  * are refused, nothing saved), bad input refused with its message and nothing saved (each timed), the audit
- * rows, and dry-runs over pasted text and over a running rank's output.
+ * rows, and dry-runs over pasted text and over a running rank's whole attempt, each line when it arrived.
  */
 let stack: ConsoleStack;
 let db: Db;
@@ -38,6 +38,25 @@ const HANG_AND_NAN = `${HANG}  - name: nan-loss
     faultOnMatch: true
 `;
 
+/** The test job's own rules (demoJobYaml) with the demo job's start cut-off. */
+const JOB_OWN = `logMonitoringConfiguration:
+  - name: JobStart
+    logPattern: ".*training started.*"
+    expectedStartCutOffInSeconds: 60
+  - name: JobHang
+    logPattern: ".*step=(\\\\d+).*"
+    expectedRecurringFrequencyInSeconds: 2
+  - name: LossNaN
+    logPattern: ".*loss=(nan|inf).*"
+    faultOnMatch: true
+`;
+/** A rule that waits for "training started" again within 1 s: a rank prints it once, so it hangs. */
+const STARTS_OFTEN = `logMonitoringConfiguration:
+  - name: starts-often
+    logPattern: ".*training started.*"
+    expectedRecurringFrequencyInSeconds: 1
+`;
+
 /** Everything a policy mutation could change. */
 async function state(): Promise<string> {
   const [policies, versions, audit] = await Promise.all([
@@ -58,8 +77,9 @@ beforeAll(async () => {
   stack = await startConsoleStack({ prefix: "it_policies", nodes: 1, gpusPerNode: 1 });
   db = stack.db;
   llmTeamId = (await db.team.findUniqueOrThrow({ where: { name: "llm-research" } })).id;
-  await stack.operator.submit(demoJobYaml({ name: job.name, nodes: 1, ranks: 1, gpusPerPod: 1, tee: true }));
-  await stack.operator.waitFor("the job running", () => stack.operator.live(job)?.ranksRunning === 1, 60_000);
+  // Two local ranks in one pod: rank 0's rules are watched, rank 1's are not (no --log-rules-all-ranks).
+  await stack.operator.submit(demoJobYaml({ name: job.name, nodes: 1, ranks: 2, gpusPerPod: 1, tee: true }));
+  await stack.operator.waitFor("the job running", () => stack.operator.live(job)?.ranksRunning === 2, 60_000);
 }, 120_000);
 
 afterAll(async () => {
@@ -302,20 +322,70 @@ describe("dry-run", () => {
     expect(result.fault).toMatchObject({ rule: "nan-loss", lineNumber: 3 });
   });
 
-  it("reads a running rank's output as reading that job; another team's engineer gets NOT_FOUND", async () => {
+  it("reads a running rank's whole attempt, each line when it arrived: the job's own rules predict no fault", async () => {
     const engineer = await caller("engineer@rebound.local");
-    const source = { kind: "rank" as const, ...job, rank: 0, tail: 50 };
-    const result = await engineer.policies.dryRun({ yaml: HANG_AND_NAN, source });
-    expect(result.rules.find((rule) => rule.name === "hang")?.matches.length).toBeGreaterThan(0);
-    expect(result.lines).toBeGreaterThan(0);
-    // The trainer prints no NaN: only the hang rule can fire (its window runs out after the last line read).
-    expect(result.rules.find((rule) => rule.name === "nan-loss")?.matchCount).toBe(0);
-    expect(result.fault?.rule ?? "hang").toBe("hang");
+    const restarts = stack.operator.live(job)?.restartCount;
+    const result = await engineer.policies.dryRun({
+      yaml: JOB_OWN,
+      source: { kind: "rank", ...job, rank: 0 },
+    });
+    const rank = result.rank;
+    if (!rank?.startedAt) throw new Error(`no live rank in the answer: ${JSON.stringify(result.notes)}`);
+    expect(result.fault).toBeNull();
+    expect(rank).toMatchObject({ rank: 0, localRank: 0, watched: true, timed: true, attempt: 0 });
+    // The attempt's start line is read (not only a tail), and the start cut-off counts from the attempt.
+    expect(result.start).toBe(rank.startedAt);
+    expect(result.rules.find((rule) => rule.name === "JobStart")).toMatchObject({
+      matchCount: 1,
+      finalState: "HEALTHY",
+    });
+    // Times as the lines arrived: the trainer steps every 100 ms, not one line a second.
+    const steps = result.rules.find((rule) => rule.name === "JobHang")?.matches ?? [];
+    expect(steps.length).toBeGreaterThan(10);
+    const first = steps[0]?.at ?? 0;
+    const last = steps.at(-1)?.at ?? 0;
+    expect(first).toBeGreaterThanOrEqual(rank.startedAt);
+    expect((last - first) / (steps.length - 1)).toBeLessThan(500);
+    // The step window is open at the read: when it fires if no step line comes, not a fault.
+    expect(result.deadlines).toEqual([{ rule: "JobHang", state: "HANGING", at: expect.any(Number) }]);
+    expect(result.deadlines[0]?.at).toBeGreaterThan(rank.readAt);
+    expect(result.deadlines[0]?.at).toBeLessThanOrEqual(rank.readAt + 3000);
+    expect(stack.operator.live(job)?.restartCount).toBe(restarts);
+  });
+
+  it("predicts a hang live rules would raise on the watched rank; an unwatched rank's rules fault nothing", async () => {
+    const engineer = await caller("engineer@rebound.local");
+    const watched = await engineer.policies.dryRun({
+      yaml: STARTS_OFTEN,
+      source: { kind: "rank", ...job, rank: 0 },
+    });
+    expect(watched.fault).toMatchObject({ rule: "starts-often", state: "HANGING" });
+    const started = watched.rules[0]?.matches[0]?.at ?? 0;
+    expect(watched.fault?.at).toBeGreaterThan(started + 1000);
+    expect(watched.fault?.at).toBeLessThanOrEqual(started + 2100);
+    expect(watched.nextAction?.action).toBe("in-place restart");
+    const unwatched = await engineer.policies.dryRun({
+      yaml: STARTS_OFTEN,
+      source: { kind: "rank", ...job, rank: 1 },
+    });
+    expect(unwatched).toMatchObject({ fault: null, nextAction: null, deadlines: [] });
+    expect(unwatched.rank).toMatchObject({ rank: 1, localRank: 1, watched: false });
+    expect(unwatched.notes[0]).toMatch(
+      /^local rank 1 is not watched: .*would not fault the job \(starts-often would turn HANGING/,
+    );
+  });
+
+  it("reads a rank as reading that job: another team's engineer gets NOT_FOUND, and so does a rank it lacks", async () => {
+    const source = { kind: "rank" as const, ...job, rank: 0 };
     const vision = await caller("vision@rebound.local");
     expect(await codeOf(vision.policies.dryRun({ yaml: HANG_AND_NAN, source }))).toBe("NOT_FOUND");
     expect(
       await codeOf(vision.policies.dryRun({ yaml: HANG, source: { kind: "text", text: "" }, job })),
     ).toBe("NOT_FOUND");
+    const engineer = await caller("engineer@rebound.local");
+    expect(await failure(engineer.policies.dryRun({ yaml: HANG, source: { ...source, rank: 7 } }))).toMatch(
+      /^NOT_FOUND: rank: 7 is not a rank of job/,
+    );
   });
 
   it("answers a catastrophic-backtracking pattern on a 100,000-character line within 1 s", async () => {
@@ -348,7 +418,7 @@ describe("a job's policy", () => {
     const id = await created("for-the-job", HANG_AND_NAN);
     const engineer = await caller("engineer@rebound.local");
     const before = await engineer.policies.forJob(job);
-    expect(before).toMatchObject({ canApply: true, teamId: llmTeamId, ranks: 1 });
+    expect(before).toMatchObject({ canApply: true, teamId: llmTeamId, ranks: 2 });
     expect(before.yaml).toContain("JobHang");
     expect((await (await caller("viewer@rebound.local")).policies.forJob(job)).canApply).toBe(false);
     const input = { ...job, policyId: id, version: 1, expectedVersion: before.resourceVersion };

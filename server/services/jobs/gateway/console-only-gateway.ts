@@ -72,6 +72,7 @@ export function createConsoleOnlySource(
         changedAt: 0,
       })),
     logs: (ref, pod, tailLines) => view.logs(ref, pod, tailLines),
+    rankOutput: (ref, target) => view.rankOutput(ref, target.pod, target.localRank),
     async act(ref, action) {
       if (action.action !== "suspend" && action.action !== "resume") return notHere();
       await backend.setSuspended(ref, action.action === "suspend");

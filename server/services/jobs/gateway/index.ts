@@ -35,6 +35,7 @@ function unavailable(): ClusterSource {
     job: fail,
     nodes: fail,
     logs: fail,
+    rankOutput: fail,
     act: fail,
     injectFault: fail,
     delete: fail,

@@ -19,6 +19,7 @@ import {
   runPolicyUpdateResponseSchema,
   shadowPolicyUpdateResponseSchema,
 } from "@/server/domain/operator-api/contract";
+import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
 import {
   type ClusterSource,
   type HistoryQuery,
@@ -134,6 +135,15 @@ export function createOperatorSource(opts: {
           `${jobPath(ref)}/logs?pod=${encodeURIComponent(pod)}&tail=${tailLines}`,
         )
       ).text,
+    rankOutput: async (ref, target) => {
+      const query = `pod=${encodeURIComponent(target.pod)}&localRank=${target.localRank}`;
+      const {
+        pod: _pod,
+        localRank: _localRank,
+        ...output
+      } = await call(rankOutputResponseSchema, `${jobPath(ref)}/rank-output?${query}`);
+      return output;
+    },
     act: async (ref, action) => {
       await post(actionResponseSchema, `${jobPath(ref)}/actions`, action);
     },

@@ -11,6 +11,7 @@ import type {
   LiveJob,
   PolicyLabel,
 } from "@/server/domain/operator-api/contract";
+import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 
 /**
  * Where the console reads a cluster from, whichever it is: the operator's live-state API (the local back
@@ -68,6 +69,11 @@ export type ClusterSource = {
   job(ref: JobRef): Promise<JobDetail | null>;
   nodes(): Promise<ClusterNode[]>;
   logs(ref: JobRef, pod: string, tailLines: number): Promise<string>;
+  /**
+   * One rank's output since its attempt started, each line with when it arrived (for a dry-run on a
+   * running rank); `pod` must be one of the job's (the caller resolves it from the job's page).
+   */
+  rankOutput(ref: JobRef, target: { pod: string; localRank: number }): Promise<RankOutput>;
   act(ref: JobRef, action: SourceAction): Promise<void>;
   /** Local back end only: plant a fault in a rank (crash, hang, nan, slow) or fail its node. */
   injectFault(ref: JobRef, fault: { kind: FaultKind; rank?: number; by?: string }): Promise<void>;
