@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import { dryRun, parsePolicyYaml } from "@/server/domain/policy";
@@ -5,25 +7,9 @@ import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import type { JobPage } from "@/server/services/jobs/queries";
 import { asLive, liveRankRun } from "./rank-dry-run";
 
-/** The demo job's rules (examples/jobs/demo-job.yaml). */
-const DEMO_RULES = `logMonitoringConfiguration:
-  - name: JobStart
-    logPattern: ".*training started.*"
-    expectedStartCutOffInSeconds: 60
-  - name: JobHang
-    logPattern: '.*step=(\\d+).*'
-    expectedRecurringFrequencyInSeconds: 10
-    stopPattern: ".*training finished.*"
-  - name: LossNaN
-    logPattern: ".*loss=(nan|inf).*"
-    faultOnMatch: true
-  - name: LowThroughput
-    logPattern: ".*throughput=([0-9.]+).*"
-    metricThreshold: 100
-    operator: lt
-    metricEvaluationDataPoints: 5
-`;
-const parsed = parsePolicyYaml(DEMO_RULES);
+/** The demo job's own rules: its whole YAML (the policy parser takes a job's spec.runPolicy). */
+const DEMO_JOB = readFileSync(path.join(import.meta.dirname, "../../../examples/jobs/demo-job.yaml"), "utf8");
+const parsed = parsePolicyYaml(DEMO_JOB);
 if (!parsed.ok) throw new Error("the demo rules do not parse");
 const runPolicy = parsed.runPolicy;
 
