@@ -5,7 +5,7 @@ import { compilePattern } from "./pattern";
  * (as a HyperPod `logPattern`, Python `re.match` syntax that RE2 also runs), in the agent's "no progress
  * for N s" display and in the dry-run. One pattern, so what the console calls progress is what the rules
  * count. A line is progress when it is one of:
- * - a step (or epoch, or update) counter followed on the same line by a training figure: `step: 200  loss: …` (torchtitan),
+ * - a step (or epoch, or update) counter and a training figure on the same line, in either order: `step: 200  loss: …` (torchtitan),
  *   `iteration 200/ 500000 | consumed samples …` (Megatron), `iter 100: loss 4.23, time …` (nanoGPT),
  *   `[Rank 0] step=10, skipped=0, lr=…` (DeepSpeed), `Epoch 1 | iter 100 step 25 | loss train: …` (litgpt),
  *   `[batch=10/100]: Train loss …` (Composer). A bare counter (`Total optimization steps = 1,000`,
@@ -21,28 +21,31 @@ import { compilePattern } from "./pattern";
  * Lines are read as Python's readline gives them (a bar redrawn with "\r" is one line per redraw).
  */
 
-const PREFIX = String.raw`(?:\[[A-Za-z]*[0-9]+\]:)?`;
-const COUNTER = String.raw`(?:^|[\s\[|{"',(:])(?i:(?:global_step|current_steps|num_updates|step|steps|iteration|iter|batch|epoch)\b)['"]?\s*[:=#]?\s*\[?\s*[0-9]+`;
-const FIGURE = String.raw`(?i:(?:\b|_)(?:loss|lr|learning[ _]rate|tps|wps|tokens?|samples|grad_norm|gnorm|throughput|skipped|consumed|elapsed|reward|acc|ppl)\b)`;
+const PREFIX = String.raw`(?:\[\w+\]:)?`;
+const COUNTER = String.raw`(?:^|[^\w.=/'-])(?:(?:global_|current_)?steps?|num_updates|iter(?:ation)?|batch|epoch)\b['"]?\s*[:=#]?\s*\[?\s*[0-9]+`;
+const FIGURE = String.raw`(?:\b|_)(?:loss|lr|[tw]ps|tokens?|samples|g(?:rad_)?norm|throughput|reward|acc|ppl)\b`;
+/** A figure's value, where the figure comes before its counter (`Loss nan … Global Step: 30`). */
+const VALUE = String.raw`['"]?\s*[:=]?\s*(?:[0-9]|nan|inf)`;
 /** A bare step number opening the line before its loss (`490 | loss 5.7543 | lr …`). */
 const NUMBERED = String.raw`\s*[0-9]+(?:/[0-9]+)?\s*[|:]\s*(?:train )?loss\b`;
 /**
  * Metric loggers that count the batch in brackets: torchvision's `Epoch: [0]  [ 120/2669]  eta: …`,
  * mmengine's `Epoch(train) [1][200/735]  lr: …`, `Train - Epoch: [127/300][ 35/464]\tTime …`.
  */
-const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+(?i:eta|lr|time|loss|data_time)\b`;
+const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+(?:eta|lr|time|loss)\b`;
 /** Keras's bar: `100/100 [==============================] - 142s 1s/step - loss: 0.9857`. */
 const KERAS = String.raw`[0-9]+/[0-9]+ \[[=>.]+\] - .*\bloss\b`;
 /** DeepSpeed's throughput timer: `[timer.py:189:stop] 0/40, SamplesPerSec=83.48…`. */
 const SAMPLES_TIMER = "SamplesPerSec=[0-9]";
-const TRAINER_DICT = String.raw`\{'(?:loss|eval_[a-z_]+|train_[a-z_]+|grad_norm|learning_rate|epoch)': `;
-const BAR_NAME = String.raw`(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity Checking|Test|Predicting|steps?|\[[^\]]*loss[^\]]*\])[^|%]*:\s*`;
+/** A Trainer log dict; not the end-of-training summary (`{'train_runtime': …}`). */
+const TRAINER_DICT = String.raw`\{'(?:loss|eval_\w+|grad_norm|learning_rate|epoch)': `;
+const BAR_NAME = String.raw`(?:(?:Epoch [0-9]+|Training|Validati|Evaluat|Sanity|Test|Predict|steps?|\[[^\]]*loss[^\]]*\])[^|%]*|\b[0-9]+):\s*`;
 /** tqdm's `12%|█▏   | 120/1000 [`, its bar without the blocks `34% 1020/3000 [`, or `17671it [`. */
 const BAR = String.raw`(?:[0-9]+%(?:\|[^|]*\|)?\s*[0-9]+/[0-9]+|[0-9]+it)\s*\[`;
 const TIMER = String.raw`\btime \(ms\) \|.*\b(?:forward|backward|fwd|bwd)`;
 
 /** The pattern, as a HyperPod rule writes it (a template's `logPattern`). */
-export const PROGRESS_PATTERN = `(?:.*${COUNTER}.*${FIGURE}|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}|${PREFIX}${NUMBERED}|.*${LOGGER}|.*${KERAS}|.*${SAMPLES_TIMER}).*`;
+export const PROGRESS_PATTERN = `(?i)(?:.*(?:${COUNTER}.*${FIGURE}|${FIGURE}${VALUE}.*${COUNTER})|.*${TRAINER_DICT}|${PREFIX}\\s*${BAR}|.*${BAR_NAME}${BAR}|.*${TIMER}|${PREFIX}${NUMBERED}|.*${LOGGER}|.*${KERAS}|.*${SAMPLES_TIMER}).*`;
 
 const compiled = compilePattern(PROGRESS_PATTERN);
 if (!compiled.ok) throw new Error(`PROGRESS_PATTERN: ${compiled.reason}`);

@@ -18,7 +18,8 @@ import { PROGRESS_PATTERN } from "@/server/domain/log-rules/progress";
  *   not the application's (13, 31, 43, 45, 94 …) nor informational ones (63, 145 "Nonfatal" …); and the
  *   driver's own words for a lost GPU (fallen off the bus, split over several kernel lines by newer drivers,
  *   `NV_ERR_GPU_IS_LOST`, `NV_ERR_RESET_REQUIRED`, a crash dump, `RmInitAdapter failed`, nvidia-smi's
- *   "Unable to determine the device handle").
+ *   "Unable to determine the device handle"); a fatal NVSwitch SXid; an uncorrectable host memory error (EDAC
+ *   `UE`), which also takes the node out.
  */
 
 /** The loss a step reports: `loss`, `lm loss`, `train_loss`, `reduced_train_loss`, `avr_loss`; not `bbox_loss`. */
@@ -49,11 +50,12 @@ export const PATTERNS = {
   /**
    * A step's loss from step 100 on: a counter of three digits or more (`step: 200`, `iteration 200/`,
    * `iter 100:`, a bar's `| 795/77225 [`, a logger's `[ 120/2669]`, a line opening `490 | loss …`), then
-   * the first loss after it. Not a validation line (`validation loss at iteration 1000 | LM loss: …`).
+   * the first loss after it, a validation loss too (`validation loss at iteration 1000 | LM loss: …`: a
+   * divergence shows there as well).
    */
   lossSpike: [
     "(?i).*(?:",
-    String.raw`\b(?:step|steps|current_steps|iteration|iter|batch|epoch)\b\]?['"]?\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,].*?|\s+(?:[a-z].*?)?)`,
+    String.raw`\b(?:step|steps|current_steps|iteration|iter|batch|epoch)\b\]?['"]?\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,|].*?|\s+(?:[a-z|].*?)?)`,
     String.raw`|(?:^|[|\[%\s])\s*[1-9][0-9]{2,}\s*/\s*[0-9].*?`,
     String.raw`|^\s*[1-9][0-9]{2,}\s*\|\s*`,
     String.raw`)\b${LOSS_NAME}['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
@@ -71,7 +73,7 @@ export const PATTERNS = {
     ").*",
   ].join(""),
 
-  lowThroughput: String.raw`(?i).*\b(?:tps|tgs|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?|tokens_per_sec(?:ond)?(?:_per_gpu)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+  lowThroughput: String.raw`(?i).*\b(?:tps|tgs|wps|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?|tokens_per_sec(?:ond)?(?:_per_gpu)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
   /** The same figure printed before its unit (`Throughput: 1507 tokens/s`), for a second rule. */
   lowThroughputUnit: String.raw`(?i).*[\s:=(]([0-9]+(?:\.[0-9]+)?) ?(?:tokens|tok)/s(?:ec)?\b.*`,
 
@@ -89,7 +91,7 @@ export const PATTERNS = {
     "|Some NCCL operations have failed or timed out",
     "|To avoid data inconsistency, we are taking the entire process down",
     "|[Cc]aught collective operation timeout",
-    "|Timed out waiting [0-9]+ ?ms for",
+    "|Timed out waiting [0-9]+ ?ms for|Timed out initializing process group|gloo.*Connect timeout",
     String.raw`|WorkNCCL\(.*\) timed out in`,
     "|watchdog got stuck for [0-9]+ seconds",
     "|Heartbeat monitor timed out|failure detected by watchdog|due to a collective timeout",
@@ -109,7 +111,7 @@ export const PATTERNS = {
     "|socketProgress(?:Opt)?: (?:Call to [a-z]+ .* failed|Connection closed by remote peer)",
     "|socketStartConnect: Connect to .* failed|NCCL WARN \\[Proxy Service [0-9]+\\] Failed|NCCL WARN Socket (?:recv|send) failed",
     "|watchdog thread terminated with exception: CUDA error",
-    "|DistBackendError",
+    "|DistBackendError|NET/OFI .*error|gloo/transport/tcp.*Connection (?:refused|reset)",
     ").*",
   ].join(""),
 
@@ -119,6 +121,7 @@ export const PATTERNS = {
     String.raw`|Xid \([^)]*\): 154\b.*to 0x0*[1-9a-fA-F]`,
     "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed",
     "|A GPU crash dump has been created|Unable to determine the device handle for GPU",
+    String.raw`|SXid \([^)]*\): [0-9]+, Fatal|\b[0-9]+ UE memory (?:read )?error`,
     "|(?i:uncorrectable ECC error|double bit ECC error|uncorrectable NVLink error)",
     ").*",
   ].join(""),
@@ -131,7 +134,7 @@ export const PATTERNS = {
     String.raw`|\bsave[- ]checkpoint\b|finished saving|saving current state to|saved state to`,
     String.raw`|model weights saved in .*checkpoint|optimizer state saved in|\[Torch\] Sav(?:ing|ed) `,
     "|storing distributed optimizer|sav(?:ing|ed) model to",
-    String.raw`|\b(?:model|optimizer) saved\b|\bsaving model (?:weights )?(?:to|in)\b`,
+    String.raw`|saved in \S*checkpoint|checkpoint request|modules are saved in|about to save the|\b(?:model|optimizer) saved\b|\bsaving model (?:weights )?(?:to|in)\b`,
     ").*",
   ].join(""),
 } as const;
