@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseLineMetrics } from "./line-metrics";
+import { type CorpusLine, loadCorpus } from "../domain/policy/log-corpus/corpus";
+import { type LineMetrics, parseLineMetrics } from "./line-metrics";
 
 describe("parseLineMetrics", () => {
   it("reads the demo trainer's line", () => {
@@ -28,5 +29,64 @@ describe("parseLineMetrics", () => {
 
   it("keeps the last value when a key repeats", () => {
     expect(parseLineMetrics("step=1 step=2")).toEqual({ step: 2 });
+  });
+});
+
+type Key = keyof LineMetrics;
+const KEYS: readonly Key[] = ["step", "loss", "throughput"];
+
+function lossOf(loss: CorpusLine["loss"]): number | undefined {
+  if (loss === undefined || typeof loss === "number") return loss;
+  return { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, "-inf": Number.NEGATIVE_INFINITY }[loss];
+}
+
+/** What a person read off the line. */
+const expectedOf = (line: CorpusLine): LineMetrics => ({
+  ...(line.step === undefined ? {} : { step: line.step }),
+  ...(lossOf(line.loss) === undefined ? {} : { loss: lossOf(line.loss) }),
+  ...(line.tokensPerSecond === undefined ? {} : { throughput: line.tokensPerSecond }),
+});
+
+const same = (got: number, want: number) =>
+  Object.is(got, want) || Math.abs(got - want) <= 1e-9 * Math.abs(want);
+
+type Tally = { right: Record<Key, number>; labelled: Record<Key, number>; wrong: string[] };
+
+/** One value read against the one a person read: right, wrong (another value) or not read. */
+function count(t: Tally, input: { key: Key; got: number | undefined; want: number; text: string }): void {
+  const { key, got, want } = input;
+  t.labelled[key] += 1;
+  if (got === undefined) return;
+  if (same(got, want)) t.right[key] += 1;
+  else t.wrong.push(`${key} ${got} (want ${want}): ${input.text.slice(0, 160)}`);
+}
+
+function tally(lines: readonly CorpusLine[]): Tally {
+  const t: Tally = {
+    right: { step: 0, loss: 0, throughput: 0 },
+    labelled: { step: 0, loss: 0, throughput: 0 },
+    wrong: [],
+  };
+  for (const line of lines) {
+    const read = parseLineMetrics(line.text);
+    const want = expectedOf(line);
+    for (const key of KEYS) {
+      const expected = want[key];
+      if (expected !== undefined) count(t, { key, got: read[key], want: expected, text: line.text });
+    }
+  }
+  return t;
+}
+
+describe("parseLineMetrics on real frameworks' progress lines (the log corpus)", () => {
+  const lines = loadCorpus().lines.filter((line) => line.kind === "progress" || line.progress === true);
+
+  it("reads at least 85 % of the steps, losses and tokens/s a person read off the lines, and almost never a wrong one", () => {
+    const { right, labelled, wrong } = tally(lines);
+    console.log(
+      `[line metrics] on ${lines.length} progress lines, read right of labelled: ${JSON.stringify(right)} of ${JSON.stringify(labelled)}; wrong: ${wrong.length}\n${wrong.join("\n")}`,
+    );
+    for (const key of KEYS) expect(right[key] / labelled[key], key).toBeGreaterThanOrEqual(0.85);
+    expect(wrong.length).toBeLessThanOrEqual(Math.ceil(lines.length * 0.05));
   });
 });

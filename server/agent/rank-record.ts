@@ -101,8 +101,9 @@ export function recordOutput(record: RankRecord, input: { line: string; at: numb
   record.lastLine = input.line.slice(0, STATUS_LINE_CHARS);
   record.lastLineAt = input.at;
   record.suspectSince = null;
-  if (isProgressLine(input.line)) recordProgress(record.progress, input.at);
-  const metrics = parseLineMetrics(input.line);
+  const progress = isProgressLine(input.line);
+  if (progress) recordProgress(record.progress, input.at);
+  const metrics = parseLineMetrics(input.line, progress);
   if (metrics.step !== undefined) record.step = metrics.step;
   if (metrics.loss !== undefined) record.loss = metrics.loss;
   if (metrics.throughput !== undefined) record.throughput = metrics.throughput;
