@@ -22,6 +22,11 @@ describe("timeline text", () => {
   it("describes the scope and the recovery state", () => {
     expect(faultScope(entry)).toBe("ranks 8–11 on node-1 (pod w-1)");
     expect(faultScope({ ...entry, ranks: [], node: null, pods: [] })).toBe("the job");
+    // An agent that named no rank (hyperpodrun's log rules): the pod, not ranks that may not have failed.
+    expect(faultScope({ ...entry, ranks: [] })).toBe("pod w-1 on node-1");
+    expect(faultScope({ ...entry, ranks: [], node: null, pods: ["a", "b", "c", "d"] })).toBe(
+      "pods a, b, c, …",
+    );
     expect(faultScope({ ...entry, ranks: [3], pods: ["a", "b", "c", "d"] })).toBe(
       "rank 3 on node-1 (pods a, b, c, …)",
     );

@@ -3,18 +3,23 @@ import type { FaultLoss } from "@/server/domain/goodput";
 import type { TimelineEntry } from "@/server/domain/jobs/view-model";
 import { ACTION_LABEL } from "./restart-timeline-model";
 
-function podList(pods: readonly string[]): string {
-  if (pods.length === 0) return "";
+/** "pod w-0", "pods a, b, c, …". */
+function podNames(pods: readonly string[]): string {
   const names = pods.length > 3 ? `${pods.slice(0, 3).join(", ")}, …` : pods.join(", ");
-  return ` (${pods.length === 1 ? "pod" : "pods"} ${names})`;
+  return `${pods.length === 1 ? "pod" : "pods"} ${names}`;
 }
 
-/** Where the fault was: "ranks 0–7 on node-3 (pods w-0)". */
+/**
+ * Where the fault was: "ranks 0–7 on node-3 (pods w-0)"; "pod w-0 on node-3" when its ranks are not known
+ * (an agent that named none); "the job" with neither.
+ */
 export function faultScope(entry: TimelineEntry): string {
+  const node = entry.node ? ` on ${entry.node}` : "";
+  if (entry.ranks.length === 0 && entry.pods.length > 0) return `${podNames(entry.pods)}${node}`;
   const noun = entry.ranks.length === 1 ? "rank" : "ranks";
   const ranks = entry.ranks.length > 0 ? `${noun} ${formatRankList(entry.ranks)}` : "the job";
-  const node = entry.node ? ` on ${entry.node}` : "";
-  return `${ranks}${node}${podList(entry.pods)}`;
+  const pods = entry.pods.length > 0 ? ` (${podNames(entry.pods)})` : "";
+  return `${ranks}${node}${pods}`;
 }
 
 /** How the recovery went: "recovered in 850 ms", "recovering for 3.2 s", "failed". */

@@ -82,6 +82,7 @@ export type TimelineEntry = {
   message: string;
   action: RestartAction;
   outcome: "pending" | "recovered" | "failed";
+  /** Ranks that failed; empty with pods: the pods, their ranks not known; empty with neither: the job. */
   ranks: number[];
   pods: string[];
   node: string | null;

@@ -116,7 +116,60 @@ describe("a crash record names the rank that crashed", () => {
     expect(faultedRanks(unwatched, 2)).toEqual([2, 3]);
   });
 
-  it("names the pod's group ranks when the agent reports no ranks (hyperpodrun)", () => {
-    expect(faultedRanks(view(1, status({ status: "faulted" })), 2)).toEqual([2, 3]);
+  it("keeps the pod's ranks when our agent lists ranks but none faulted", () => {
+    expect(faultedRanks(view(1, status({ status: "faulted", ranks: [] })), 2)).toEqual([2, 3]);
+  });
+});
+
+describe("a hyperpodrun fault names the ranks its message names, else none", () => {
+  const crash = (locals: number[]) =>
+    `A training worker process has crashed:\n${locals.map((local) => `    Local Rank ${local} exited with code -9 due to: Signal 9 (SIGKILL) received by PID ${100 + local}\n`).join("")}`;
+  const faulted = (value: Partial<AgentStatus>) => status({ status: "faulted", ...value });
+
+  it("maps the crashed local rank through the pod's assigned group rank", () => {
+    const crashed = faulted({ reason: "WorkerCrash", message: crash([1]), assigned_rank: "1" });
+    expect(faultedRanks(view(1, crashed), 2)).toEqual([3]);
+    expect(
+      faultedRanks(view(0, faulted({ reason: "WorkerCrash", message: crash([1]), assigned_rank: "0" })), 2),
+    ).toEqual([1]);
+  });
+
+  it("maps several local ranks; the operator's group rank when the agent reports none assigned", () => {
+    expect(faultedRanks(view(2, faulted({ reason: "WorkerCrash", message: crash([0, 3]) })), 4)).toEqual([
+      8, 11,
+    ]);
+  });
+
+  it("uses the rank the agent runs under when it differs from the operator's current one", () => {
+    const crashed = faulted({ reason: "WorkerCrash", message: crash([0]), assigned_rank: "3" });
+    expect(faultedRanks(view(1, crashed), 2)).toEqual([6]);
+  });
+
+  it("names the global ranks of an in-process WorkerReportedFault as they are", () => {
+    const message = "The processes reported a failure on ranks 5";
+    expect(faultedRanks(view(2, faulted({ reason: "WorkerReportedFault", message })), 2)).toEqual([5]);
+  });
+
+  it("names none (the pod) for a log rule, an unknown fault, no message, or a rank past the ranks per node", () => {
+    const rule = faulted({ reason: "LogHang_Steps", message: "The job is hanging", assigned_rank: "1" });
+    expect(faultedRanks(view(1, rule), 2)).toEqual([]);
+    expect(faultedRanks(view(1, faulted({ reason: "WorkerFault" })), 2)).toEqual([]);
+    expect(faultedRanks(view(1, faulted({ reason: "WorkerCrash" })), 2)).toEqual([]);
+    expect(faultedRanks(view(1, faulted({ reason: "WorkerCrash", message: crash([2]) })), 2)).toEqual([]);
+  });
+
+  it("is what the fault and its record carry; the pod stays its scope", () => {
+    const crashed = faulted({ reason: "WorkerCrash", message: crash([1]), assigned_rank: "1" });
+    const options = { agentTimeoutMs: 3000, ranksPerNode: 2, podStartGraceMs: 0 };
+    expect(detectFault(observation([view(0, status({})), view(1, crashed)]), options)).toMatchObject({
+      kind: "WorkerCrash",
+      pods: ["job-w-1"],
+      ranks: [3],
+    });
+    const hung = faulted({ reason: "LogHang_Steps", message: "The job is hanging" });
+    expect(detectFault(observation([view(0, hung)]), options)).toMatchObject({
+      pods: ["job-w-0"],
+      ranks: [],
+    });
   });
 });

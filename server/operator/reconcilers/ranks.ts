@@ -1,6 +1,7 @@
 import type { ClusterJob } from "@/server/cluster/types";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
-import type { AgentRank as RankStatus } from "@/server/operator/agent-client";
+import { agentFaultRanks } from "@/server/domain/recovery/agent-fault-ranks";
+import type { AgentStatus, AgentRank as RankStatus } from "@/server/operator/agent-client";
 import type { Observation, PodView } from "./observe";
 
 /**
@@ -35,11 +36,35 @@ function rankFaulted(rank: RankStatus): boolean {
   return Object.values(rank.rule_states).some((state) => FAULTED_RULE_STATES.has(state));
 }
 
+/** The group rank a pod's agent runs under: the one it reports assigned (/start's `rank`), else the operator's. */
+function groupRankOf(view: PodView, status: AgentStatus): number {
+  const assigned = status.assigned_rank;
+  return assigned !== undefined && /^\d+$/.test(assigned) ? Number(assigned) : view.expected.groupRank;
+}
+
 /**
- * The ranks behind an agent's fault: those it reports crashed, failed or tripping a log rule; all of the
- * pod's ranks when it names none (an agent without a per-rank list, or a fault no rank explains).
+ * Global ranks an agent without a per-rank list (hyperpodrun) names in its fault's reason and message
+ * (server/domain/recovery/agent-fault-ranks.ts): local rank r of the pod at group rank g is g × perNode + r,
+ * as that agent's rendezvous numbers them. Empty (the record says "pod") when it names none, or a local
+ * rank past the ranks per node (the count the mapping needs is then not known).
+ */
+export function namedRanks(view: PodView, status: AgentStatus, perNode: number): number[] {
+  const named = agentFaultRanks(status);
+  if (named.kind === "none") return [];
+  if (named.kind === "global") return named.ranks;
+  if (named.ranks.some((local) => local >= perNode)) return [];
+  const offset = groupRankOf(view, status) * perNode;
+  return named.ranks.map((local) => offset + local);
+}
+
+/**
+ * The ranks behind an agent's fault: those it reports crashed, failed or tripping a log rule, all of the
+ * pod's ranks when it reports ranks but names none faulted; for an agent without a per-rank list, the
+ * ranks its message names, else none (the pod, not ranks that may not have failed).
  */
 export function faultedRanks(view: PodView, perNode: number): number[] {
+  if (view.agent.kind === "status" && view.agent.status.ranks === undefined)
+    return namedRanks(view, view.agent.status, perNode);
   const faulted = reportedRanks(view).filter(rankFaulted);
   return faulted.length > 0 ? faulted.map((rank) => rank.rank) : podRanks(view, perNode);
 }
