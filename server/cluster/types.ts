@@ -1,5 +1,6 @@
 import type { HyperPodPyTorchJob, JobStatus } from "@/server/domain/job-spec/job-spec.schema";
 import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
+import type { NodeVerdict } from "@/server/domain/node-health/evaluate";
 import type { RankOutput, RankOutputRead } from "@/server/domain/operator-api/rank-output";
 
 /**
@@ -68,9 +69,25 @@ export type ClusterNode = {
   instanceType?: string;
   /** Epoch ms of the last change of health or readiness. */
   changedAt: number;
+  /**
+   * The node judged against the node-signal table (server/domain/node-health), where the back end reads
+   * more than the HyperPod label and Ready (Kubernetes); it then decides health in their place.
+   */
+  verdict?: NodeVerdict;
 };
 
-export const isNodeHealthy = (node: ClusterNode): boolean => node.ready && node.health === "Schedulable";
+/** A node new pods may go to (placement, capacity): nothing against it. */
+export const isNodeHealthy = (node: ClusterNode): boolean =>
+  node.verdict ? node.verdict.action === "none" : node.ready && node.health === "Schedulable";
+
+/**
+ * From when the job pods on the node are to be replaced (a node fault); null while they may stay. Without
+ * a verdict: any health but Schedulable, or not Ready, since the node's last change.
+ */
+export function nodeReplaceAt(node: ClusterNode): number | null {
+  if (node.verdict) return node.verdict.replaceAt;
+  return isNodeHealthy(node) ? null : node.changedAt;
+}
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
 

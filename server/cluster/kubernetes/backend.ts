@@ -19,7 +19,7 @@ import type {
   JobObjectUpdateResult,
   JobRef,
 } from "@/server/cluster/types";
-import { isNodeHealthy, jobKey } from "@/server/cluster/types";
+import { jobKey } from "@/server/cluster/types";
 import {
   JOB_API_VERSION,
   JOB_GROUP,
@@ -28,6 +28,9 @@ import {
   JOB_VERSION,
 } from "@/server/domain/job-spec/job-spec.schema";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
+import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
+import type { NodeVerdict } from "@/server/domain/node-health/evaluate";
+import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import type { Logger } from "@/server/log";
 import { createInformer, type Informer, type KubeObject, type ObjectList } from "./informer";
 import {
@@ -62,6 +65,8 @@ export type KubernetesBackendOptions = {
   masterPort?: number;
   informers?: { watchTimeoutSeconds?: number; stallMs?: number };
   clock?: () => number;
+  /** The node-signal table nodes are judged by (server/domain/node-health); default: the shipped one. */
+  nodeSignals?: NodeSignalTable;
 };
 
 export type KubernetesBackend = ClusterBackend & {
@@ -128,7 +133,8 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
   const emit = (ref: JobRef | null) => {
     for (const listener of listeners) listener(ref);
   };
-  const nodeSeen = new Map<string, { fingerprint: string; changedAt: number }>();
+  const nodeSeen = new Map<string, { fingerprint: string; changedAt: number; verdict?: NodeVerdict }>();
+  const nodeSignals = opts.nodeSignals ?? DEFAULT_NODE_SIGNALS;
   const servicesMade = new Map<string, Promise<void>>();
   const informerOptions = { kubeConfig, log, ...opts.informers };
 
@@ -178,16 +184,19 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       else if (!pod) emit(null);
     },
   });
-  // A node's view is made once per stored object; its changedAt moves only when its fingerprint does.
+  // A node's view is made once per stored object; its changedAt moves only when its fingerprint does, and
+  // each of its signals keeps the time it was first seen.
   const nodeViews = new WeakMap<V1Node, ClusterNode>();
   const makeNodeView = (node: V1Node): ClusterNode => {
     const name = node.metadata?.name ?? "";
     const seen = nodeSeen.get(name);
-    const view = toClusterNode(node, seen?.changedAt ?? clock());
+    const now = clock();
+    const judged = { changedAt: seen?.changedAt ?? now, now, table: nodeSignals, previous: seen?.verdict };
+    const view = toClusterNode(node, judged);
     const fingerprint = nodeFingerprint(view);
     if (seen?.fingerprint === fingerprint) return view;
-    const changedAt = seen ? clock() : view.changedAt;
-    nodeSeen.set(name, { fingerprint, changedAt });
+    const changedAt = seen ? now : view.changedAt;
+    nodeSeen.set(name, { fingerprint, changedAt, verdict: view.verdict });
     return { ...view, changedAt };
   };
   const nodeView = (node: V1Node): ClusterNode => {
@@ -276,11 +285,12 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
   const reservations = createReservations(podIndex.gpusInUse);
 
   // On a failed or unreachable node the kubelet cannot confirm a pod's end: it is deleted at once so its
-  // replacement (same name) can be created; on a healthy node the agent gets its graceful stop.
+  // replacement (same name) can be created; on a node whose pods may stay (healthy, cordoned, or degraded
+  // with a grace period) the agent gets its graceful stop.
   const mustForceDelete = (pod: V1Pod | undefined) => {
     if (!pod || pod.status?.phase === "Failed") return true;
     const node = pod.spec?.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
-    return !node || !isNodeHealthy(nodeView(node));
+    return !node || nodeView(node).verdict?.action === "replace-now";
   };
 
   const createService = (job: ClusterJob) =>

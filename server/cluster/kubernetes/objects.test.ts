@@ -1,8 +1,9 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it, vi } from "vitest";
-import type { ClusterJob } from "@/server/cluster/types";
+import { type ClusterJob, nodeReplaceAt } from "@/server/cluster/types";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
-import { buildPod, jobUpdatePatch, replacementMergePatch, toClusterPod } from "./objects";
+import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
+import { buildPod, jobUpdatePatch, replacementMergePatch, toClusterNode, toClusterPod } from "./objects";
 
 const YAML = `apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
@@ -186,5 +187,65 @@ describe("the merge patch of a runPolicy update", () => {
       metadata: { resourceVersion: "42", annotations: { "rebound.dev/policy": "t/p v1" } },
       spec: { runPolicy: { jobMaxRetryCount: null, cleanPodPolicy: "All" } },
     });
+  });
+});
+
+describe("toClusterNode: the node-signal verdict from a Node object", () => {
+  const judged = { changedAt: 5, now: 7, table: DEFAULT_NODE_SIGNALS };
+  const node = (change: {
+    spec?: V1Node["spec"];
+    status?: V1Node["status"];
+    labels?: Record<string, string>;
+  }) =>
+    toClusterNode(
+      {
+        metadata: { name: "n1", labels: change.labels ?? {} },
+        spec: change.spec ?? {},
+        status: {
+          conditions: [{ type: "Ready", status: "True" }],
+          capacity: { "nvidia.com/gpu": "8" },
+          allocatable: { "nvidia.com/gpu": "8" },
+          ...change.status,
+        },
+      },
+      judged,
+    );
+
+  it("reads conditions, taints, the cordon and allocatable GPUs", () => {
+    expect(node({}).verdict?.action).toBe("none");
+    const faulty = node({
+      status: {
+        conditions: [
+          { type: "Ready", status: "True" },
+          { type: "KernelDeadlock", status: "True", reason: "DockerHung", message: "task docker blocked" },
+        ],
+      },
+    });
+    expect(faulty.verdict).toMatchObject({
+      action: "replace-now",
+      reason: "node-problem-detector: KernelDeadlock — task docker blocked",
+      replaceAt: 7,
+    });
+    const tainted = node({
+      spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] },
+    });
+    expect(tainted.verdict?.action).toBe("replace-now");
+    const dropped = node({ status: { allocatable: { "nvidia.com/gpu": "7" } } });
+    expect([dropped.gpus, dropped.verdict?.action]).toEqual([7, "replace-after-grace"]);
+  });
+
+  it("shows a cordon as Unschedulable, as before, but only to keep new pods away", () => {
+    const cordoned = node({ spec: { unschedulable: true } });
+    expect(cordoned.health).toBe("Unschedulable");
+    expect(cordoned.verdict).toMatchObject({ action: "avoid", replaceAt: null });
+    expect(nodeReplaceAt(cordoned)).toBeNull();
+  });
+
+  it("keeps HyperPod's label: anything but Schedulable replaces the pods from the change", () => {
+    const labelled = node({
+      labels: { "sagemaker.amazonaws.com/node-health-status": "UnschedulablePendingReboot" },
+    });
+    expect(labelled.health).toBe("UnschedulablePendingReboot");
+    expect(nodeReplaceAt(labelled)).toBe(7);
   });
 });

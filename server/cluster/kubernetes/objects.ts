@@ -11,6 +11,13 @@ import type {
 import { JOB_API_VERSION, JOB_KIND } from "@/server/domain/job-spec/job-spec.schema";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import { parseJobObject } from "@/server/domain/job-spec/parse-job";
+import {
+  evaluateNode,
+  type NodeFacts,
+  type NodeVerdict,
+  verdictFingerprint,
+} from "@/server/domain/node-health/evaluate";
+import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import { operatorInjectedEnv, withInjectedEnv } from "../pod-env";
 
 /**
@@ -181,8 +188,37 @@ export function toClusterPod(pod: V1Pod, agentPort = DEFAULT_AGENT_PORT): Cluste
 
 const LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type";
 
-/** Node health: the HyperPod label (absent = Schedulable), NodeReady, and GPUs from allocatable. */
-export function toClusterNode(node: V1Node, changedAt: number): ClusterNode {
+/** What the node-signal table reads of a Node (server/domain/node-health). */
+export function nodeFacts(node: V1Node): NodeFacts {
+  return {
+    labels: node.metadata?.labels ?? {},
+    conditions: (node.status?.conditions ?? []).map(({ type, status, reason, message }) => ({
+      type,
+      status,
+      reason,
+      message,
+    })),
+    taints: (node.spec?.taints ?? []).map(({ key, value, effect }) => ({ key, value, effect })),
+    unschedulable: node.spec?.unschedulable === true,
+    capacity: node.status?.capacity ?? {},
+    allocatable: node.status?.allocatable ?? {},
+  };
+}
+
+/** The node as last judged, for a signal's start: what `toClusterNode` needs besides the node. */
+export type NodeJudgement = {
+  changedAt: number;
+  now: number;
+  table: NodeSignalTable;
+  previous?: NodeVerdict | null;
+};
+
+/**
+ * Node health: the HyperPod label (absent = Schedulable; a cordon shows as Unschedulable), NodeReady, GPUs
+ * from allocatable, and the verdict of the node-signal table, which decides (types.ts: isNodeHealthy).
+ */
+export function toClusterNode(node: V1Node, judged: NodeJudgement): ClusterNode {
+  const { changedAt } = judged;
   const ready = (node.status?.conditions ?? []).some(
     (condition) => condition.type === "Ready" && condition.status === "True",
   );
@@ -197,11 +233,13 @@ export function toClusterNode(node: V1Node, changedAt: number): ClusterNode {
     gpus: Number.isFinite(gpus) ? gpus : 0,
     ...(instanceType ? { instanceType } : {}),
     changedAt,
+    verdict: evaluateNode(nodeFacts(node), judged.table, { now: judged.now, previous: judged.previous }),
   };
 }
 
 /** What makes a node change matter to the operator (so heartbeats alone do not wake every job). */
-export const nodeFingerprint = (node: ClusterNode): string => `${node.health}|${node.ready}|${node.gpus}`;
+export const nodeFingerprint = (node: ClusterNode): string =>
+  `${node.health}|${node.ready}|${node.gpus}|${node.verdict ? verdictFingerprint(node.verdict) : ""}`;
 
 export function toClusterEvent(event: CoreV1Event): ClusterEvent {
   const at =

@@ -46,6 +46,7 @@ type FaultBase = {
   /** Epoch ms at which the fault happened (agent transition time, pod/node change time). */
   at: number;
   pods: string[];
+  /** Global ranks that failed; empty when the agent named none (hyperpodrun's log rules): the pods are the scope. */
   ranks: number[];
   /** Node that hosted the faulty pods, when known. A fault covers the pods of at most one node. */
   node?: string;
@@ -66,8 +67,11 @@ export type Fault =
   | (FaultBase & { kind: "AgentUnreachable"; cause: "timeout" | "invalid-response" })
   /** The pod (or its agent process) disappeared, was evicted or failed. */
   | (FaultBase & { kind: "PodGone" })
-  /** The node is unhealthy: health label other than Schedulable, or NotReady. */
-  | (FaultBase & { kind: "NodeFault" });
+  /**
+   * The node is unhealthy: health label other than Schedulable, NotReady, or another node signal
+   * (server/domain/node-health), whose source and reason `detail` gives.
+   */
+  | (FaultBase & { kind: "NodeFault"; detail?: string });
 
 export type FaultKind = Fault["kind"];
 

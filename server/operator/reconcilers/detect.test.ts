@@ -35,6 +35,7 @@ describe("detectFault", () => {
       status: "faulted",
       reason: "WorkerCrash",
       fault_at: new Date(NOW - 40).toISOString(),
+      ranks: [], // our agent, listing no rank faulted: the pod's ranks
     });
     const fault = detectFault(observation([view(0, status({})), view(1, crashed)]), options);
     expect(fault).toEqual({

@@ -1,6 +1,7 @@
-import { type ClusterNode, isNodeHealthy } from "@/server/cluster/types";
+import { type ClusterNode, nodeReplaceAt } from "@/server/cluster/types";
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
+import { AGENT_STATE_DRIFT, driftFault, faultedThisRun, mayHaveDrifted } from "./drift";
 import type { Observation, PodView } from "./observe";
 import { faultedRanks, podRanks } from "./ranks";
 
@@ -43,16 +44,22 @@ export function faultFromAgent(status: AgentStatus, base: Omit<Fault, "kind" | "
 export function mayHoldFault(view: PodView): boolean {
   if (!view.pod || (view.pod.phase !== "Running" && view.pod.phase !== "Pending")) return true;
   const { agent } = view;
-  return agent.kind === "error" || (agent.kind === "status" && agent.status.status === "faulted");
+  if (agent.kind === "error" || mayHaveDrifted(view)) return true;
+  return agent.kind === "status" && agent.status.status === "faulted";
 }
 
-/** Per node list: the unhealthy nodes by name (a back end answers the same list while no node changed). */
+/**
+ * Per node list: the nodes whose pods are to be replaced, now or once a grace period is over (a back end
+ * answers the same list while no node changed), by name.
+ */
 const unhealthyByList = new WeakMap<readonly ClusterNode[], ReadonlyMap<string, ClusterNode>>();
 
 function unhealthyNodes(nodes: readonly ClusterNode[]): ReadonlyMap<string, ClusterNode> {
   let unhealthy = unhealthyByList.get(nodes);
   if (!unhealthy) {
-    unhealthy = new Map(nodes.filter((node) => !isNodeHealthy(node)).map((node) => [node.name, node]));
+    unhealthy = new Map(
+      nodes.filter((node) => nodeReplaceAt(node) !== null).map((node) => [node.name, node]),
+    );
     unhealthyByList.set(nodes, unhealthy);
   }
   return unhealthy;
@@ -76,7 +83,19 @@ function lookAt(obs: Observation, nodes: Iterable<string> = []): readonly PodVie
     });
 }
 
+/** Why the node's pods go, where a signal other than HyperPod's label says so (its source and reason). */
+const nodeDetail = ({ verdict }: ClusterNode) =>
+  verdict?.reason && verdict.source !== "hyperpod" ? { detail: verdict.reason } : {};
+
+/** When the node's pods became due for replacement; null while none is (a grace period not over yet). */
+function dueSince(node: ClusterNode | undefined, now: number): number | null {
+  const at = node ? nodeReplaceAt(node) : null;
+  if (at === null || (node?.verdict?.action === "replace-after-grace" && at > now)) return null;
+  return at;
+}
+
 function nodeFault(
+  obs: Observation,
   views: readonly PodView[],
   unhealthy: ReadonlyMap<string, ClusterNode>,
   opts: DetectOptions,
@@ -84,12 +103,14 @@ function nodeFault(
   if (unhealthy.size === 0) return null;
   for (const view of views) {
     const node = view.pod?.node ? unhealthy.get(view.pod.node) : undefined;
-    if (!node || !view.pod) continue;
+    const at = dueSince(node, obs.now);
+    if (!node || !view.pod || at === null) continue;
     const pods = views.filter((other) => other.pod?.node === node.name);
     return {
       kind: "NodeFault",
       reason: "NodeFault",
-      at: node.changedAt,
+      ...nodeDetail(node),
+      at,
       node: node.name,
       pods: pods.map((other) => other.expected.name),
       ranks: pods.flatMap((other) => podRanks(other, opts.ranksPerNode)),
@@ -178,11 +199,37 @@ export function detectFault(obs: Observation, opts: DetectOptions): Fault | null
   const unhealthy = unhealthyNodes(obs.nodes);
   const views = lookAt(obs, unhealthy.keys());
   return (
-    nodeFault(views, unhealthy, opts) ??
+    nodeFault(obs, views, unhealthy, opts) ??
     podGone(obs, views, opts) ??
     agentFault(obs, views, opts) ??
     unreachable(obs, views, opts)
   );
+}
+
+/**
+ * A Running job's agent that drifted from what the operator asked (drift.ts), with its message; read only
+ * in the Running phase, after detectFault found nothing (a crash the agent reports keeps its reason).
+ */
+export function detectDrift(obs: Observation, opts: DetectOptions): { fault: Fault; message: string } | null {
+  for (const view of lookAt(obs)) {
+    const drift = driftFault(view, { perNode: opts.ranksPerNode, now: obs.now });
+    if (drift) return ownFault(view, drift, obs.now);
+  }
+  return null;
+}
+
+/** A drifted agent that faulted on its own in this run, then was stopped, keeps its own fault and reason. */
+function ownFault(view: PodView, drift: { fault: Fault; message: string }, now: number) {
+  const { agent } = view;
+  if (agent.kind !== "status" || drift.fault.reason !== AGENT_STATE_DRIFT || !faultedThisRun(agent.status))
+    return drift;
+  const { status } = agent;
+  const { pods, node, ranks } = drift.fault;
+  const at = Math.min(parseTime(status.fault_at) ?? parseTime(status.transitions?.FAULTED) ?? now, now);
+  return {
+    fault: faultFromAgent(status, { at, pods, node, ranks }),
+    message: status.message ?? drift.message,
+  };
 }
 
 /** Every expected pod's agent reports COMPLETED. */

@@ -6,7 +6,7 @@ import { shadowObservation } from "@/server/operator/shadow/observation";
 import type { HandlerResult } from "@/server/operator/workqueue";
 import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
-import { allCompleted, type DetectOptions, detectFault } from "./detect";
+import { allCompleted, type DetectOptions, detectDrift, detectFault } from "./detect";
 import { faultyScaleDown, liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
 import { displayStatus, type JobPhase, readState, setCondition, statusReason, withState } from "./job-state";
 import {
@@ -86,7 +86,10 @@ async function stepRunning(ctx: JobContext, options: DetectOptions): Promise<voi
   const request = ctx.deps.requests.take(jobKey(ctx.job.ref));
   if (request) return beginManualRestart(ctx, request);
   const fault = detectFault(ctx.obs, options);
-  if (fault) await beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
+  if (fault) return beginRecovery(ctx, fault, agentMessage(ctx, fault.pods[0] ?? ""));
+  // An agent stopped (or its ranks) by someone else: recovered as a crash (drift.ts).
+  const drift = detectDrift(ctx.obs, options);
+  if (drift) await beginRecovery(ctx, drift.fault, drift.message);
 }
 
 /** While agents restart, a new fault means this restart failed: it is decided afresh (and superseded). */

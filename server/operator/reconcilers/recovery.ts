@@ -31,7 +31,7 @@ function clusterView(ctx: JobContext): ClusterView {
 function describeFault(fault: Fault, agentMessage: string | undefined): string {
   switch (fault.kind) {
     case "NodeFault":
-      return `Found unhealthy node ${fault.node ?? "(unknown)"}`;
+      return `Found unhealthy node ${fault.node ?? "(unknown)"}${fault.detail ? ` (${fault.detail})` : ""}`;
     case "PodGone":
       return `Pod ${fault.pods.join(", ")} is gone (${fault.reason})`;
     case "AgentUnreachable":

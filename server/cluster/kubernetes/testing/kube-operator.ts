@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type JobRef, jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
+import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import { createLogger } from "@/server/log";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
@@ -37,6 +38,8 @@ export async function startKubeOperator(opts: {
   config?: Partial<OperatorConfig>;
   leaderElection?: { namespace: string; leaseDurationSeconds: number };
   informers?: { watchTimeoutSeconds?: number; stallMs?: number };
+  /** The node-signal table (default: the shipped one). */
+  nodeSignals?: NodeSignalTable;
   quiet?: boolean;
 }): Promise<KubeOperator> {
   const name = opts.name ?? "operator-under-test";
@@ -48,6 +51,7 @@ export async function startKubeOperator(opts: {
     log,
     mode: "operator",
     informers: opts.informers,
+    nodeSignals: opts.nodeSignals,
   });
   const deps = createOperatorDeps({ backend, db, log, config: opts.config });
   const controller = createController(deps, { workers: 4, resyncMs: 30_000 });
