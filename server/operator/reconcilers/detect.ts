@@ -1,9 +1,9 @@
 import { type ClusterNode, nodeReplaceAt } from "@/server/cluster/types";
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
-import { AGENT_STATE_DRIFT, driftFault, faultedThisRun, mayHaveDrifted } from "./drift";
+import { AGENT_STATE_DRIFT, driftFault, faultedThisRun, mayHaveDrifted, missingRanks } from "./drift";
 import type { Observation, PodView } from "./observe";
-import { faultedRanks, podRanks } from "./ranks";
+import { faultedRanks, podRanks, reportedRanks } from "./ranks";
 
 /**
  * Turns what the operator sees into at most one fault to act on, the most severe first:
@@ -211,11 +211,34 @@ export function detectFault(obs: Observation, opts: DetectOptions): Fault | null
  * in the Running phase, after detectFault found nothing (a crash the agent reports keeps its reason).
  */
 export function detectDrift(obs: Observation, opts: DetectOptions): { fault: Fault; message: string } | null {
+  const peers = ranksBySpec(obs.pods, opts.ranksPerNode);
+  const at = (view: PodView) => ({ perNode: peers.get(view.expected.replicaSpec) ?? 0, now: obs.now });
   for (const view of lookAt(obs)) {
-    const drift = driftFault(view, { perNode: opts.ranksPerNode, now: obs.now });
+    const drift = driftFault(view, at(view));
     if (drift) return ownFault(view, drift, obs.now);
   }
+  // A pod running fewer ranks than its peers, which the index cannot tell from one view (drift.ts).
+  for (const view of obs.pods) {
+    if (missingRanks(view, at(view).perNode).length === 0) continue;
+    const drift = driftFault(view, at(view));
+    if (drift) return drift;
+  }
   return null;
+}
+
+/**
+ * Per replica spec, the most ranks one of its pods lists: what its pods started with (specs may run
+ * different process counts). Without any list, the job's ranks per node.
+ */
+function ranksBySpec(views: readonly PodView[], fallback: number): Map<string, number> {
+  const most = new Map<string, number>();
+  for (const view of views) {
+    const count = reportedRanks(view).length;
+    const spec = view.expected.replicaSpec;
+    most.set(spec, Math.max(most.get(spec) ?? 0, count));
+  }
+  for (const [spec, count] of most) if (count === 0) most.set(spec, fallback);
+  return most;
 }
 
 /** A drifted agent that faulted on its own in this run, then was stopped, keeps its own fault and reason. */

@@ -88,6 +88,28 @@ describe("detectDrift", () => {
     expect(drifted(agent({ ranks, restartMode: "in_process_restart" }))).toBeNull();
   });
 
+  it("flags a RUNNING agent that lists fewer ranks than it started with: a gap, or fewer than its peers", () => {
+    const gap = agent({ ranks: [rank(2, "running")].map((each) => ({ ...each, local_rank: 1, rank: 3 })) });
+    // Local rank 0 left the list of an agent whose ranks per node are 2 (its peer's count).
+    expect(drifted(gap)).toMatchObject({
+      fault: { kind: "WorkerCrash", reason: "AgentStateDrift", pods: ["job-w-1"], ranks: [2] },
+      message: expect.stringContaining("RUNNING with 1 of 2 ranks"),
+    });
+    // One rank, local rank 0, while its peer runs 2: rank 3 is missing, found without the index too.
+    const fewer = agent({ ranks: [rank(2, "running")] });
+    const pods = [view(0, RUNNING), view(1, fewer)];
+    const index = { pods, suspects: new Set<number>(), onNode: new Map() };
+    expect(detectDrift({ ...observation(pods), index }, options)?.fault.ranks).toEqual([3]);
+    expect(mayHoldFault(view(1, gap))).toBe(true);
+  });
+
+  it("reads no missing ranks before the workers are forked, nor from an in-process or unchanged agent", () => {
+    expect(drifted(agent({ ranks: [] }))).toBeNull();
+    expect(drifted(agent({}))).toBeNull();
+    const inProcess = agent({ ranks: [rank(2, "running")], restartMode: "in_process_restart" });
+    expect(drifted(inProcess)).toBeNull();
+  });
+
   it("keeps WorkerCrash for a rank that failed on its own before the agent was stopped", () => {
     const crashed = agent({ status: "ready", ranks: [rank(2, "stopped"), rank(3, "crashed", 1)] });
     expect(drifted(crashed)?.fault).toMatchObject({ kind: "WorkerCrash", reason: "WorkerCrash", ranks: [3] });

@@ -6,7 +6,8 @@ import { podRanks, reportedRanks } from "./ranks";
 /**
  * An agent of a Running job that drifted from what the operator asked of it: it reports READY or STOPPING
  * (someone else sent it /stop, or the agent restarted), or, running, ranks stopped that the operator never
- * stopped. Read only while the job is Running: every stop the operator itself sends (a restart, an elastic
+ * stopped, or fewer ranks than it started with (local ranks missing from its list, or fewer than its peers
+ * run). Read only while the job is Running: every stop the operator itself sends (a restart, an elastic
  * scaling, a preemption) happens in another phase or step. `AgentStateDrift` is Rebound's own reason;
  * HyperPod has none. The fault is recovered as a worker crash (an in-place restart first).
  */
@@ -29,10 +30,32 @@ function stoppedWhileRunning(view: PodView): AgentRank[] {
   return (status.ranks ?? []).filter((rank) => rank.state === "stopped");
 }
 
-/** Whether a view may show a drift (the detection index keeps such views, detect.ts). */
+/**
+ * Local ranks, of `perNode`, that a running process-level-restart agent leaves out of its rank list. An
+ * empty list says nothing (the agent answers /start before it forks its workers); the unchanged agent
+ * lists none at all. `perNode` is the most ranks any of the job's pods reports (ranks.ts), so a pod that
+ * runs fewer than its peers shows here; so does a gap in one pod's own list.
+ */
+export function missingRanks(view: PodView, perNode: number): number[] {
+  if (view.agent.kind !== "status") return [];
+  const { status } = view.agent;
+  const listed = status.ranks ?? [];
+  if (status.status !== "running" || status.restartMode === "in_process_restart" || listed.length === 0)
+    return [];
+  const present = new Set(listed.map((rank) => rank.local_rank));
+  const expected = Math.max(perNode, ...listed.map((rank) => rank.local_rank + 1));
+  return Array.from({ length: expected }, (_, local) => local).filter((local) => !present.has(local));
+}
+
+/**
+ * Whether a view may show a drift (the detection index keeps such views, detect.ts). A pod with fewer
+ * ranks than its peers but no gap is found by detectDrift's pass over every view instead: this test sees
+ * one view, not the job's ranks per node.
+ */
 export function mayHaveDrifted(view: PodView): boolean {
   if (view.agent.kind !== "status") return false;
-  return STOPPED_STATES.has(view.agent.status.status) || stoppedWhileRunning(view).length > 0;
+  if (STOPPED_STATES.has(view.agent.status.status) || stoppedWhileRunning(view).length > 0) return true;
+  return missingRanks(view, 0).length > 0;
 }
 
 const parseTime = (value: string | undefined): number | null => {
@@ -102,7 +125,7 @@ export function driftFault(view: PodView, at: { perNode: number; now: number }):
   const { status } = view.agent;
   const stoppedRanks = stoppedWhileRunning(view);
   const running = stoppedRanks.length > 0;
-  if (!STOPPED_STATES.has(status.status) && !running) return null;
+  if (!STOPPED_STATES.has(status.status) && !running) return missingFault(view, at);
   const crash = crashOf(view, { status, now: at.now });
   if (crash) return crash;
   const pod = view.expected.name;
@@ -115,6 +138,28 @@ export function driftFault(view: PodView, at: { perNode: number; now: number }):
     at: running ? at.now : stoppedAt(status.transitions, at.now),
     pods: [pod],
     node: view.pod.node ?? undefined,
+    ranks,
+  };
+  return { fault, message };
+}
+
+/** A running agent that lists fewer ranks than it started with: the missing ones drifted. */
+function missingFault(view: PodView, at: { perNode: number; now: number }): Drift | null {
+  const missing = missingRanks(view, at.perNode);
+  if (missing.length === 0) return null;
+  const pod = view.expected.name;
+  const status = view.agent.kind === "status" ? view.agent.status : null;
+  const assigned = status?.assigned_rank;
+  const group = assigned !== undefined && /^\d+$/.test(assigned) ? Number(assigned) : view.expected.groupRank;
+  const ranks = missing.map((local) => group * at.perNode + local);
+  const listed = status?.ranks?.length ?? 0;
+  const message = `The agent of pod ${pod} reports RUNNING with ${listed} of ${Math.max(at.perNode, listed + missing.length)} ranks, which the operator did not ask for: ${rankList(ranks)} missing (${AGENT_STATE_DRIFT})`;
+  const fault: Fault = {
+    kind: "WorkerCrash",
+    reason: AGENT_STATE_DRIFT,
+    at: at.now,
+    pods: [pod],
+    node: view.pod?.node ?? undefined,
     ranks,
   };
   return { fault, message };
