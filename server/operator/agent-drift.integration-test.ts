@@ -1,13 +1,11 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, HYPERPOD_AGENT_VERSION } from "@/test/hyperpod-agent";
 import type { OperatorConfig } from "./reconcilers/deps";
-import { HYPERPOD_WORKER_PY } from "./testing/hyperpod-worker";
+import { hyperpodrunJobYaml, hyperpodWorkDir } from "./testing/hyperpod-worker";
 import { demoJobYaml } from "./testing/jobs";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
 
@@ -154,34 +152,17 @@ const realAgent: Probes = {
 /** The demo's shape (2 pods) under hyperpodrun, 1 rank a pod, the test worker in a folder its pods can read. */
 async function hyperpodrunJob(name: string): Promise<string> {
   const agent = await ensureHyperPodAgent();
-  workDir = await mkdtemp(path.join(tmpdir(), "rebound-agent-drift-"));
-  const ctl = path.join(workDir, "ctl");
-  await mkdir(ctl);
-  await chmod(workDir, 0o755);
-  await chmod(ctl, 0o777);
-  const script = path.join(workDir, "train.py");
-  await writeFile(script, HYPERPOD_WORKER_PY, { mode: 0o644 });
-  const command = [agent.hyperpodrun, "--nnodes=2", "--nproc-per-node=1", "--server-port=8080"];
-  return `apiVersion: sagemaker.amazonaws.com/v1
-kind: HyperPodPyTorchJob
-metadata:
-  name: ${name}
-  namespace: ${NAMESPACE}
-spec:
-  nprocPerNode: "1"
-  replicaSpecs:
-    - name: workers
-      replicas: 2
-      template:
-        spec:
-          containers:
-            - name: trainer
-              image: rebound/demo:latest
-              command: ${JSON.stringify(command)}
-              args: ${JSON.stringify([script, ctl])}
-  runPolicy:
-    jobMaxRetryCount: 3
-`;
+  const work = await hyperpodWorkDir("rebound-agent-drift-");
+  workDir = work.dir;
+  return hyperpodrunJobYaml({
+    name,
+    namespace: NAMESPACE,
+    hyperpodrun: agent.hyperpodrun,
+    work,
+    replicas: 2,
+    nproc: 1,
+    spec: '  nprocPerNode: "1"\n',
+  });
 }
 
 const demoJob = (name: string) => demoJobYaml({ name, nodes: 2, ranks: RANKS, hangSeconds: 30 });

@@ -1,12 +1,11 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RANKS_UNREPORTED_NOTE } from "@/server/domain/console/job-ranks";
 import { topologyView } from "@/server/services/jobs/job-view";
 import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, type HyperPodAgent } from "@/test/hyperpod-agent";
-import { HYPERPOD_WORKER_PY } from "./testing/hyperpod-worker";
+import { type HyperPodWorkDir, hyperpodrunJobYaml, hyperpodWorkDir } from "./testing/hyperpod-worker";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
 
 /**
@@ -23,42 +22,23 @@ const ref = { namespace: "hyperpod-ns-llm-research", name: "it-hyperpodrun" };
 let database: { url: string; drop: () => Promise<void> };
 let operator: LocalOperator;
 let agent: HyperPodAgent;
-let dir: string;
+let work: HyperPodWorkDir;
 let ctl: string;
 
-function jobYaml(hyperpodrun: string, script: string): string {
-  const command = [hyperpodrun, "--nnodes=2", "--nproc-per-node=1", "--server-port=8080"];
-  return `apiVersion: sagemaker.amazonaws.com/v1
-kind: HyperPodPyTorchJob
-metadata:
-  name: ${ref.name}
-  namespace: ${ref.namespace}
-spec:
-  nprocPerNode: "1"
-  replicaSpecs:
-    - name: workers
-      replicas: 2
-      template:
-        spec:
-          containers:
-            - name: trainer
-              image: rebound/demo:latest
-              command: ${JSON.stringify(command)}
-              args: ${JSON.stringify([script, ctl])}
-  runPolicy:
-    jobMaxRetryCount: 3
-`;
-}
+const jobYaml = () =>
+  hyperpodrunJobYaml({
+    ...ref,
+    hyperpodrun: agent.hyperpodrun,
+    work,
+    replicas: 2,
+    nproc: 1,
+    spec: '  nprocPerNode: "1"\n',
+  });
 
 beforeAll(async () => {
   agent = await ensureHyperPodAgent();
-  // The worker script and its control folder, reachable by the pods' user when the operator is root.
-  dir = await mkdtemp(path.join(tmpdir(), "rebound-hyperpodrun-local-"));
-  ctl = path.join(dir, "ctl");
-  await mkdir(ctl);
-  await chmod(dir, 0o755);
-  await chmod(ctl, 0o777);
-  await writeFile(path.join(dir, "train.py"), HYPERPOD_WORKER_PY, { mode: 0o644 });
+  work = await hyperpodWorkDir("rebound-hyperpodrun-local-");
+  ctl = work.ctl;
   database = await createSeededTestDatabase("it_hyperpodrun_local");
   operator = await startLocalOperator({
     databaseUrl: database.url,
@@ -71,7 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await operator?.stop();
   await database?.drop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (work) await rm(work.dir, { recursive: true, force: true });
 }, 60_000);
 
 /** The command line of a local pod's agent process. */
@@ -106,7 +86,7 @@ describe("the real hyperpodrun on the local back end", () => {
   it(
     "runs hyperpodrun itself and reaches Running, each worker with its rank of 2",
     async () => {
-      await operator.submit(jobYaml(agent.hyperpodrun, path.join(dir, "train.py")));
+      await operator.submit(jobYaml());
       const live = await operator
         .waitFor(
           "Running with both agents running",

@@ -1,5 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { faultScope } from "@/components/charts/timeline-text";
@@ -8,6 +7,7 @@ import { timelineEntries } from "@/server/services/jobs/job-view";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, type HyperPodAgent } from "@/test/hyperpod-agent";
+import { type HyperPodWorkDir, hyperpodrunJobYaml, hyperpodWorkDir } from "./testing/hyperpod-worker";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
 
 /**
@@ -24,7 +24,7 @@ const ref: JobRef = { namespace: "hyperpod-ns-llm-research", name: "it-hyperpodr
 let database: { url: string; drop: () => Promise<void> };
 let operator: LocalOperator;
 let agent: HyperPodAgent;
-let dir: string;
+let work: HyperPodWorkDir;
 let ctl: string;
 
 /**
@@ -48,42 +48,25 @@ while True:
     time.sleep(0.2)
 `;
 
-function jobYaml(hyperpodrun: string, script: string): string {
-  const command = [hyperpodrun, "--nnodes=2", "--nproc-per-node=2", "--server-port=8080", "--tee=3"];
-  return `apiVersion: sagemaker.amazonaws.com/v1
-kind: HyperPodPyTorchJob
-metadata:
-  name: ${ref.name}
-  namespace: ${ref.namespace}
-spec:
-  replicaSpecs:
-    - name: workers
-      replicas: 2
-      template:
-        spec:
-          containers:
-            - name: trainer
-              image: rebound/demo:latest
-              command: ${JSON.stringify(command)}
-              args: ${JSON.stringify([script, ctl])}
-  runPolicy:
-    jobMaxRetryCount: 3
-    logMonitoringConfiguration:
+const jobYaml = () =>
+  hyperpodrunJobYaml({
+    ...ref,
+    hyperpodrun: agent.hyperpodrun,
+    work,
+    replicas: 2,
+    nproc: 2,
+    flags: ["--tee=3"],
+    runPolicy: `    logMonitoringConfiguration:
       - name: Steps
         logPattern: ".*step.*"
         expectedRecurringFrequencyInSeconds: 2
-`;
-}
+`,
+  });
 
 beforeAll(async () => {
   agent = await ensureHyperPodAgent();
-  // The worker script and its control folder, reachable by the pods' user when the operator is root.
-  dir = await mkdtemp(path.join(tmpdir(), "rebound-hyperpodrun-ranks-"));
-  ctl = path.join(dir, "ctl");
-  await mkdir(ctl);
-  await chmod(dir, 0o755);
-  await chmod(ctl, 0o777);
-  await writeFile(path.join(dir, "train.py"), WORKER_PY, { mode: 0o644 });
+  work = await hyperpodWorkDir("rebound-hyperpodrun-ranks-", WORKER_PY);
+  ctl = work.ctl;
   database = await createSeededTestDatabase("it_hyperpodrun_ranks");
   operator = await startLocalOperator({
     databaseUrl: database.url,
@@ -96,7 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await operator?.stop();
   await database?.drop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (work) await rm(work.dir, { recursive: true, force: true });
 }, 60_000);
 
 /** The pid the worker of global rank `rank` wrote in restart `restart`; null until it has. */
@@ -132,7 +115,7 @@ describe("the real hyperpodrun's crash is recorded as the rank that crashed", ()
   it(
     "runs 2 pods × 2 ranks, each worker with its global rank",
     async () => {
-      await operator.submit(jobYaml(agent.hyperpodrun, path.join(dir, "train.py")));
+      await operator.submit(jobYaml());
       await operator
         .waitFor(
           "both agents running and 4 workers up",

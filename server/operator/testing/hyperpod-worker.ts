@@ -1,3 +1,7 @@
+import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
 /**
  * A tiny Python training worker for driving the real `hyperpodrun` on a CPU. It takes a control folder as
  * its one argument and:
@@ -39,3 +43,66 @@ while True:
     step += 1
     time.sleep(0.2)
 `;
+
+/** A worker script in a folder the pods' user can read, with its control folder (writable by it). */
+export type HyperPodWorkDir = { dir: string; ctl: string; script: string };
+
+/**
+ * Writes `script` (the worker above by default) to a new temporary folder, with a `ctl` control folder,
+ * both reachable by the pods' user when the operator runs as root.
+ */
+export async function hyperpodWorkDir(prefix: string, script = HYPERPOD_WORKER_PY): Promise<HyperPodWorkDir> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  const ctl = path.join(dir, "ctl");
+  await mkdir(ctl);
+  await chmod(dir, 0o755);
+  await chmod(ctl, 0o777);
+  const file = path.join(dir, "train.py");
+  await writeFile(file, script, { mode: 0o644 });
+  return { dir, ctl, script: file };
+}
+
+/**
+ * A HyperPodPyTorchJob whose container runs the unchanged `hyperpodrun` with the worker: `replicas` pods of
+ * `nproc` ranks, `flags` added to hyperpodrun's, `spec`/`runPolicy` lines (YAML, indented as the keys they
+ * sit beside) added as given.
+ */
+export function hyperpodrunJobYaml(input: {
+  name: string;
+  namespace: string;
+  hyperpodrun: string;
+  work: HyperPodWorkDir;
+  replicas: number;
+  nproc: number;
+  flags?: string[];
+  spec?: string;
+  runPolicy?: string;
+}): string {
+  const { replicas, nproc, work } = input;
+  const command = [
+    input.hyperpodrun,
+    `--nnodes=${replicas}`,
+    `--nproc-per-node=${nproc}`,
+    "--server-port=8080",
+    ...(input.flags ?? []),
+  ];
+  return `apiVersion: sagemaker.amazonaws.com/v1
+kind: HyperPodPyTorchJob
+metadata:
+  name: ${input.name}
+  namespace: ${input.namespace}
+spec:
+${input.spec ?? ""}  replicaSpecs:
+    - name: workers
+      replicas: ${replicas}
+      template:
+        spec:
+          containers:
+            - name: trainer
+              image: rebound/demo:latest
+              command: ${JSON.stringify(command)}
+              args: ${JSON.stringify([work.script, work.ctl])}
+  runPolicy:
+    jobMaxRetryCount: 3
+${input.runPolicy ?? ""}`;
+}
