@@ -4,9 +4,11 @@ import { jobTotals } from "@/server/domain/job-spec/job-totals";
 /**
  * What HyperPod's training operator adds to every container of a job's pods, as the unmodified
  * `hyperpod-elastic-agent` needs it (both back ends use this):
- * - `NNODES`: the job's node count (the sum of `replicas`, spares not counted; the same as `/start`'s
- *   `nnodes`). hyperpodrun's rendezvous backend reads `int(os.environ["NNODES"])` when it starts and exits
- *   without it; AWS's sample jobs never set it.
+ * - `NNODES`: the job's node count when the pod is made (the sum of `replicas`, spares not counted; an
+ *   elastic job at its size then; the same as `/start`'s `nnodes`). hyperpodrun's rendezvous backend reads
+ *   `int(os.environ["NNODES"])` once, when it starts, and exits without it; AWS's sample jobs never set it.
+ *   Every `/start` and `/update` replaces it with the request's `nnodes` (set_rdzv_info), and the WORLD_SIZE
+ *   it gives workers is computed from that, so an elastic pod kept across a scaling needs no new value.
  * - `HYPERPOD_SIGNAL_COORDINATION=distributed`, for jobs with an `elasticPolicy` only: without it
  *   `elastic_event_detected()` never reports the graceful-stop signal (reference §5.1, §6 item 8).
  * A value the container's own `env` sets wins: HyperPod's operator fills in, it does not override.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { operatorInjectedEnv } from "@/server/cluster/pod-env";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { jobAtMinimum, jobAtSize, sizesOf } from "./sized-job";
 import { baseWorkload, stepWorkload } from "./step-workload";
@@ -52,5 +53,13 @@ describe("partial preemption: base and step workloads", () => {
     expect(base.priorityClass).toBe("high");
     const step = stepWorkload(job, { from: 2, to: 4, team: "a", createdAt: 0 });
     expect(step).toMatchObject({ key: "default/elastic-partial#4", priorityClass: "low" });
+  });
+});
+
+describe("NNODES of a pod made at a size", () => {
+  it("is that size (what /start's nnodes says at it)", () => {
+    const job = parse(PARTIAL);
+    for (const size of sizesOf(job))
+      expect(operatorInjectedEnv(jobAtSize(job, size)).NNODES).toBe(String(size));
   });
 });

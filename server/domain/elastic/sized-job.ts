@@ -3,8 +3,9 @@ import { allowedSizes, replicasBySpec } from "./sizes";
 
 /**
  * An elastic job at a world size: the same job with each replica spec's `replicas` set to its share of the
- * size (replicasBySpec), so that everything downstream (the pods expected, `nnodes` at /start, NNODES, what
- * governance counts) sees the job as it runs now. A job without an elasticPolicy is returned unchanged.
+ * size (replicasBySpec), so that everything downstream (the pods expected, `nnodes` at /start, the NNODES of
+ * pods made now, what governance counts) sees the job as it runs now. A job without an elasticPolicy is
+ * returned unchanged.
  */
 
 export function isElastic(job: HyperPodPyTorchJob): boolean {

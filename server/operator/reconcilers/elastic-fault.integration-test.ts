@@ -13,8 +13,9 @@ import { createTestDatabase } from "@/test/database";
  * Scale-down on faults, end to end on the local back end (issue 14): real PostgreSQL, the operator, real
  * agents and demo-trainer workers on 3 nodes × 2 GPUs, no spare node. An elastic job (1 to 3 pods) grows
  * to 3, then loses a node for good (it never reboots here): the restart's replacement pod has nowhere to go, so after
- * faultyScaleDownTimeoutInSeconds the restart is given up and the job scales down, gracefully, to the 2 pods
- * that still run, and trains on from where it was. The node comes back: the job grows to 3 again.
+ * faultyScaleDownTimeoutInSeconds the job scales down, gracefully, to the 2 pods that still run, and trains on
+ * from where it was: that is how the restart recovered (its row ends recovered, Running turns True). The node
+ * comes back: the job grows to 3 again.
  */
 
 const GRACEFUL_SECONDS = 20;
@@ -114,13 +115,19 @@ describe("an elastic job that loses a node for good", () => {
     // Not before the timeout: the restart waited for the replacement pod that had nowhere to go.
     const faultyAt = scaled[1]?.startedAt.getTime() ?? 0;
     expect(faultyAt - failedAt).toBeGreaterThanOrEqual(FAULTY_SECONDS * 1000 - 500);
-    // The restart's row says it was given up, and why; the status says the scale-down was for a fault.
+    // The restart's row ends recovered once the job runs at 2, saying how; Running is True again.
     const restarts = await listRestartEvents(db, { namespace: A.namespace, jobName: A.name });
     expect(restarts).toHaveLength(1);
-    expect(restarts[0]).toMatchObject({ faultReason: "NodeFault", outcome: "failed" });
+    expect(restarts[0]).toMatchObject({ faultReason: "NodeFault", outcome: "recovered" });
     expect(restarts[0]?.message).toContain(
-      "scaled down to 2 replicas: failed replicas did not come back in time",
+      "The job scaled down to 2 replicas: failed replicas did not come back in time",
     );
+    const recoveredMs = (restarts[0]?.recoveredAt?.getTime() ?? 0) - (restarts[0]?.faultAt.getTime() ?? 0);
+    expect(recoveredMs).toBeGreaterThanOrEqual(FAULTY_SECONDS * 1000);
+    const running = () =>
+      op.backend.getJob(A).then((job) => job?.status.conditions?.find((c) => c.type === "Running"));
+    expect(await running()).toMatchObject({ status: "True", reason: "Running" });
+    console.log(`node fault → recovered at 2 replicas in ${recoveredMs} ms`);
     expect((await op.backend.getJob(A))?.status.elasticScalingStatus).toMatchObject({
       targetReplicas: { workers: 2 },
       isFaultyPodScaleDown: true,
@@ -137,5 +144,8 @@ describe("an elastic job that loses a node for good", () => {
       [3, 2, "FaultyScaleDown", "Scaled"],
       [2, 3, "ScaleUp", "Scaled"],
     ]);
+    expect(await running()).toMatchObject({ status: "True", reason: "Running" });
+    const again = await listRestartEvents(db, { namespace: A.namespace, jobName: A.name });
+    expect(again.map((row) => row.outcome)).toEqual(["recovered"]);
   }, 600_000);
 });

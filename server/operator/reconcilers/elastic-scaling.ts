@@ -5,6 +5,7 @@ import { createScalingEventStore, type ScalingEventStore } from "@/server/servic
 import { event, type JobContext, saveStatus } from "./deps";
 import type { ElasticState } from "./job-state";
 import { type PodView, replacePod } from "./observe";
+import { endScalingFault } from "./record";
 import { ensurePods, startAgents, stopAgents } from "./steps";
 
 /**
@@ -67,6 +68,15 @@ export async function recordScaling(
     .catch((error: unknown) => ctx.deps.log.error("recording a scaling failed", { error: String(error) }));
 }
 
+/** A scaling that ends without its new size: its history row says why, and so does a FaultyScaleDown's restart row. */
+export async function failedScaling(ctx: JobContext, message: string): Promise<void> {
+  const scaling = ctx.state.elastic?.scaling;
+  if (!scaling) return;
+  await recordScaling(ctx, "Failed", message);
+  if (scaling.fault)
+    await endScalingFault(ctx, { fault: scaling.fault, running: false, to: scaling.to, message });
+}
+
 function setScaling(ctx: JobContext, scaling: Scaling | null, elastic?: Partial<ElasticState>): void {
   const current = ctx.state.elastic;
   if (current) ctx.state.elastic = { ...current, ...elastic, scaling };
@@ -86,7 +96,7 @@ async function deletePodsBeyond(ctx: JobContext, size: number): Promise<void> {
 async function failScaling(ctx: JobContext, scaling: Scaling, message: string): Promise<void> {
   await deletePodsBeyond(ctx, scaling.from);
   await ctx.deps.admission?.elastic?.release(ctx.job, scaling.from);
-  await recordScaling(ctx, "Failed", message);
+  await failedScaling(ctx, message);
   const elastic = ctx.state.elastic;
   if (!elastic) return;
   const memory = scalingFailed(elastic, ctx.now);
@@ -166,6 +176,12 @@ async function stepRestarting(ctx: JobContext, scaling: Scaling): Promise<void> 
     ? `${scaling.from} → ${scaling.to} replicas in ${seconds} s`
     : `${scaling.from} → ${scaling.to} replicas; not every agent was running after ${seconds} s`;
   await recordScaling(ctx, "Scaled", message);
+  if (scaling.fault) {
+    const why = running
+      ? "failed replicas did not come back in time"
+      : `scaled down to ${scaling.to} replicas for it, but not every agent was running after ${seconds} s`;
+    await endScalingFault(ctx, { fault: scaling.fault, running, to: scaling.to, message: why });
+  }
   setScaling(ctx, null, { ...scaled(elastic, scaling.to, ctx.now) });
   ctx.state.since = ctx.now;
   await event(ctx, "Normal", "Scaled", `Scaled from ${scaling.from} to ${scaling.to} replicas (${message})`);

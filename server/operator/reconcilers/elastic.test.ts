@@ -112,7 +112,10 @@ describe("elastic scale-up that fails", () => {
   });
 });
 
-describe("faulty scale-down", () => {
+describe.each([
+  { name: "one operator", crash: false },
+  { name: "an operator killed after every reconcile", crash: true },
+])("faulty scale-down ($name)", ({ crash }) => {
   it("a replaced pod with no node to go to: after faultyScaleDownTimeoutInSeconds the job shrinks instead", async () => {
     const yaml = YAML.replace(
       "gracefulShutdownTimeoutInSeconds: 45",
@@ -120,12 +123,13 @@ describe("faulty scale-down", () => {
     );
     const h = createReconcileHarness({ yaml, nodes: 3, gpusPerNode: 2 });
     const stops = recordStops(h);
-    await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null);
+    await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null, { crash });
     // The node of the last pod fails: its replacement has nowhere to go (every node's GPUs are taken).
     h.cluster.setNodeHealth(h.cluster.pod("grow-workers-2")?.node ?? "", "Unschedulable", h.clock());
     await until(
       h,
       () => h.state().elastic?.lastReason === "FaultyScaleDown" && h.state().elastic?.scaling === null,
+      { crash },
     );
     expect(h.state().elastic?.size).toBe(1);
     expect(h.state().phase).toBe("Running");
@@ -135,8 +139,42 @@ describe("faulty scale-down", () => {
     });
     expect(startsOf(h, "grow-workers-0").at(-1)).toMatchObject({ nnodes: 1, rank: 0 });
     expect(h.cluster.pod("grow-workers-1")).toBeUndefined();
-    // The restart it gave up is on the timeline as failed, saying why.
-    expect(h.store.rows().at(-1)).toMatchObject({ outcome: "failed" });
+    // The restart ended when the job ran again at the smaller size: recovered, and the job is Running.
+    const rows = h.store.rows();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ reason: "NodeFault", outcome: "recovered" });
+    expect(rows[0]?.recoveredAt).toBeInstanceOf(Date);
+    expect(rows[0]?.message).toMatch(/remediated in \d+ milliseconds\. The job scaled down to 1 replicas/);
+    const running = h.cluster.status().conditions?.find((c) => c.type === "Running");
+    expect(running).toMatchObject({ status: "True", reason: "Running" });
+    expect(h.cluster.events.filter((e) => e.reason === "Running").at(-1)?.message).toMatch(
+      /scaled down to 1/,
+    );
     expect(stops.filter((body) => body.is_graceful === true).every((body) => body.timeout === 45)).toBe(true);
+  });
+});
+
+describe("faulty scale-down whose agents do not start", () => {
+  it("ends the restart as failed, saying why, and leaves Running False", async () => {
+    const yaml = YAML.replace(
+      "gracefulShutdownTimeoutInSeconds: 45",
+      "gracefulShutdownTimeoutInSeconds: 45\n    faultyScaleDownTimeoutInSeconds: 0",
+    );
+    const h = createReconcileHarness({ yaml, nodes: 3, gpusPerNode: 2 });
+    await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null);
+    h.cluster.setNodeHealth(h.cluster.pod("grow-workers-2")?.node ?? "", "Unschedulable", h.clock());
+    await until(h, () => h.state().elastic?.scaling?.reason === "FaultyScaleDown");
+    expect(h.store.rows()[0]).toMatchObject({ outcome: "pending" });
+    // /start times out from here on, and the pod start grace is over at once.
+    h.agents.hold(true);
+    h.deps().config.podStartGraceMs = 0;
+    await until(h, () => h.state().elastic?.scaling === null);
+    expect(h.store.rows()[0]).toMatchObject({ outcome: "failed", recoveredAt: null });
+    expect(h.store.rows()[0]?.message).toMatch(
+      /scaled down to 1 replicas for it, but not every agent was running/,
+    );
+    expect(h.cluster.status().conditions?.find((c) => c.type === "Running")).toMatchObject({
+      status: "False",
+    });
   });
 });

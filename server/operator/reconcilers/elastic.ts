@@ -11,10 +11,9 @@ import { replicasBySpec } from "@/server/domain/elastic/sizes";
 import type { ElasticScalingStatus } from "@/server/domain/job-spec/job-status.schema";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { event, type JobContext, saveStatus } from "./deps";
-import { elasticScalingStep, recordScaling } from "./elastic-scaling";
+import { elasticScalingStep, failedScaling } from "./elastic-scaling";
 import type { ElasticState, ReboundState } from "./job-state";
 import { DEFAULT_GRACEFUL_TIMEOUT_SECONDS } from "./preemption";
-import { dropRecovery } from "./record";
 
 /**
  * Elastic training (reference §1.7, §5.1): an elastic job runs at one of its allowed sizes; the state machine
@@ -25,6 +24,7 @@ import { dropRecovery } from "./record";
  */
 
 type ElasticPolicy = NonNullable<ClusterJob["job"]["spec"]["elasticPolicy"]>;
+type ScalingFault = NonNullable<NonNullable<ElasticState["scaling"]>["fault"]>;
 
 export function policyOf(job: ClusterJob): ElasticPolicy | null {
   return job.job.spec.elasticPolicy ?? null;
@@ -100,7 +100,7 @@ export async function settleElastic(ctx: JobContext): Promise<void> {
   const elastic = ctx.state.elastic;
   if (!policy || !elastic) return;
   await ctx.deps.admission?.elastic?.release(ctx.job, policy.minReplicas);
-  if (elastic.scaling) await recordScaling(ctx, "Failed", "the job stopped running");
+  if (elastic.scaling) await failedScaling(ctx, "the job stopped running");
   if (elastic.size === policy.minReplicas && !elastic.scaling) return;
   ctx.state.elastic = { ...elastic, size: policy.minReplicas, scaling: null, upSince: null, why: null };
   writeScalingStatus(ctx);
@@ -166,7 +166,7 @@ export async function stepElastic(ctx: JobContext): Promise<{ handled: boolean; 
 
 async function beginScaling(
   ctx: JobContext,
-  scaling: { to: number; reason: "ScaleUp" | "Preempted" | "FaultyScaleDown" },
+  scaling: { to: number; reason: "ScaleUp" | "Preempted" | "FaultyScaleDown"; fault?: ScalingFault },
 ): Promise<void> {
   const elastic = ctx.state.elastic;
   if (!elastic) return;
@@ -183,6 +183,7 @@ async function beginScaling(
       since: ctx.now,
       stageSince: ctx.now,
       timeoutSeconds: gracefulSeconds(ctx.job),
+      fault: scaling.fault ?? null,
     },
   };
   // On record before its first pod or /stop: a restarted operator continues this scaling.
@@ -227,13 +228,15 @@ export async function faultyScaleDown(ctx: JobContext): Promise<boolean> {
   const faulty = { since: recovery.detectedAt, healthy };
   const decision = decide(ctx, { elastic, policy, faulty });
   if (decision.kind !== "scale" || decision.reason !== "FaultyScaleDown") return false;
-  await dropRecovery(
-    ctx,
-    `scaled down to ${decision.to} replicas: failed replicas did not come back in time`,
-  );
+  // The restart's row stays pending: the scale-down is how it recovers (elastic-scaling.ts ends it).
+  const { eventId, reason, action, faultAt, detectedAt } = recovery;
   ctx.state = { ...ctx.state, phase: "Running", since: ctx.now, recovery: null };
   ctx.state.elastic = { ...elastic, ...decision.memory };
-  await beginScaling(ctx, { to: decision.to, reason: decision.reason });
+  await beginScaling(ctx, {
+    to: decision.to,
+    reason: decision.reason,
+    fault: { eventId, reason, action, faultAt, detectedAt },
+  });
   writeScalingStatus(ctx);
   return true;
 }

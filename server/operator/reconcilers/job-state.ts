@@ -108,6 +108,20 @@ const elasticStateSchema = z.object({
       since: z.number(),
       stageSince: z.number(),
       timeoutSeconds: z.number(),
+      /**
+       * A FaultyScaleDown's restart (its row stays pending): once the agents run at the smaller size it is
+       * completed as recovered and Running turns True; a scaling that fails completes it as failed.
+       */
+      fault: z
+        .object({
+          eventId: z.string(),
+          reason: z.string(),
+          action: z.enum(["PLR", "REPLACE_PODS", "JLR"]),
+          faultAt: z.number(),
+          detectedAt: z.number(),
+        })
+        .nullable()
+        .optional(),
     })
     .nullable(),
 });

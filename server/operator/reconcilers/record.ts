@@ -1,7 +1,8 @@
+import { remediatedMessage } from "@/server/domain/recovery/remediation";
 import { appliedPolicy } from "@/server/operator/shadow/marks";
 import type { FaultCompletion } from "@/server/services/restart-events/store";
 import { event, type JobContext, labels } from "./deps";
-import type { PendingRecord } from "./job-state";
+import { type ElasticState, type PendingRecord, setCondition } from "./job-state";
 import { faultProgress, forgetProgress, restarted } from "./progress";
 
 /**
@@ -91,11 +92,56 @@ export function eventOnce(
   );
 }
 
-/** The restart in progress ends without recovering (job failed, suspended or deleted): its row says why. */
+/**
+ * The restart in progress ends without recovering (job failed, suspended or deleted): its row says why. So
+ * does that of a fault whose scale-down is under way (elastic.ts), which has no `recovery` any more.
+ */
 export async function dropRecovery(ctx: JobContext, message: string): Promise<void> {
   const recovery = ctx.state.recovery;
   forgetProgress(ctx);
+  const scaling = ctx.state.elastic?.scaling;
+  if (scaling?.fault) {
+    await completeRecord(ctx, scaling.fault.eventId, { outcome: "failed", recoveredAt: null, message });
+    if (ctx.state.elastic) ctx.state.elastic = { ...ctx.state.elastic, scaling: { ...scaling, fault: null } };
+  }
   if (!recovery) return;
   await completeRecord(ctx, recovery.eventId, { outcome: "failed", recoveredAt: null, message });
   ctx.state.recovery = null;
+}
+
+type ScalingFault = NonNullable<NonNullable<ElasticState["scaling"]>["fault"]>;
+
+/**
+ * A fault whose restart became a FaultyScaleDown (elastic.ts) ends when the scaling does: `running` (every
+ * agent runs at the smaller size) completes its row as recovered, counts the restart, and turns Running
+ * True with the remediation message, as a restart that replaced its pods would; otherwise the row is
+ * completed as failed with `message`. Called at most once per scaling, and idempotent as completeRecord is.
+ */
+export async function endScalingFault(
+  ctx: JobContext,
+  input: { fault: ScalingFault; running: boolean; to: number; message: string },
+): Promise<void> {
+  const { fault, to } = input;
+  if (!input.running) {
+    forgetProgress(ctx);
+    await completeRecord(ctx, fault.eventId, {
+      outcome: "failed",
+      recoveredAt: null,
+      message: input.message,
+    });
+    return;
+  }
+  const now = ctx.deps.clock();
+  const message = `${remediatedMessage(fault.reason, now - fault.faultAt)} The job scaled down to ${to} replicas: ${input.message}.`;
+  const result = { outcome: "recovered", recoveredAt: new Date(now), message } as const;
+  if (await completeRecord(ctx, fault.eventId, result)) {
+    const restartType = fault.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : fault.action;
+    ctx.deps.metrics.restarted.inc({ ...labels(ctx), restart_type: restartType });
+    ctx.deps.metrics.restartLatency.observe(
+      { ...labels(ctx), restart_type: restartType },
+      (now - fault.detectedAt) / 1000,
+    );
+  }
+  ctx.status = setCondition(ctx.status, { type: "Running", status: "True", reason: "Running", message }, now);
+  await eventOnce(ctx, { id: fault.eventId, type: "Normal", reason: "Running", message });
 }
