@@ -13,3 +13,18 @@ describe("bench:k8s's stand-in agents' processes", () => {
     expect(() => parseConfig(["--agent-processes", "two"])).toThrow(/--agent-processes/);
   });
 });
+
+describe("bench:k8s's node signal", () => {
+  it("is HyperPod's label with the full report by default; a source by name, else an error naming the flag", () => {
+    expect(parseConfig([]).nodeSignals).toEqual([]);
+    expect(parseConfig(["--node-signal", "dcgm,npd", "--scrape-ms", "500"])).toMatchObject({
+      nodeSignals: ["dcgm", "npd"],
+      scrapeMs: 500,
+    });
+    expect(parseConfig(["--node-signal", "all"]).nodeSignals).toHaveLength(6);
+    expect(() => parseConfig(["--node-signal", "device-plugin"])).toThrow(
+      /--node-signal: expected all or some/,
+    );
+    expect(() => parseConfig(["--scrape-ms", "10"])).toThrow(/--scrape-ms/);
+  });
+});

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { integerReader, stringOptions } from "../lib/flags";
+import { BENCH_SIGNAL_SOURCES, type BenchSignalSource } from "./node-signal";
 import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
 
 /**
@@ -23,6 +24,11 @@ import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
  *                                  bench/k8s/operator-sizing.ts derives it)
  *   --operator-log PATH            keep the operator's log there, and the stand-in agents' agents*.log beside it
  *                                  (default: both in the run's temp dir, removed)
+ *   --node-signal SOURCE[,SOURCE…] the faults are those sources' node signals instead of HyperPod's label
+ *                                  (hyperpod, kubernetes, nvsentinel, npd, eks, dcgm, or all; bench/k8s/
+ *                                  node-signal.ts), timed from the signal set to the replacement pod; --faults
+ *                                  trials of each, taken in turns
+ *   --scrape-ms 1000               with --node-signal dcgm: how often Prometheus scrapes the stand-in exporter
  *   --verbose                       the cluster's and the operator's logs on stderr
  */
 export type BenchConfig = {
@@ -39,6 +45,9 @@ export type BenchConfig = {
   agentProcesses: number;
   operatorNodeArgs: string[];
   operatorLog: string | null;
+  /** The sources whose node signals the faults set, in turns; none: HyperPod's label, with the full report. */
+  nodeSignals: BenchSignalSource[];
+  scrapeMs: number;
   verbose: boolean;
 };
 
@@ -51,9 +60,22 @@ const DEFAULTS = {
   "steady-s": "10",
   "poll-ms": "0",
   "step-ms": "0",
+  "scrape-ms": "1000",
 } as const;
 
 type Flag = keyof typeof DEFAULTS;
+
+function nodeSignalsOf(value: string | undefined): BenchSignalSource[] {
+  if (value === undefined) return [];
+  if (value === "all") return [...BENCH_SIGNAL_SOURCES];
+  const names = value.split(",");
+  const unknown = names.filter((name) => !(BENCH_SIGNAL_SOURCES as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0)
+    throw new Error(
+      `--node-signal: expected all or some of ${BENCH_SIGNAL_SOURCES.join(", ")}, got ${value}`,
+    );
+  return [...new Set(names)] as BenchSignalSource[];
+}
 
 export function parseConfig(argv: string[]): BenchConfig {
   const options = {
@@ -62,6 +84,7 @@ export function parseConfig(argv: string[]): BenchConfig {
     "operator-log": { type: "string" as const },
     "silent-percent": { type: "string" as const, default: "0" },
     "agent-processes": { type: "string" as const },
+    "node-signal": { type: "string" as const },
     verbose: { type: "boolean" as const, default: false },
   };
   const { values } = parseArgs({ args: argv, options });
@@ -88,6 +111,8 @@ export function parseConfig(argv: string[]): BenchConfig {
     agentProcesses: Number(agentProcesses),
     operatorNodeArgs: (values["operator-node-args"] ?? "").split(" ").filter((arg) => arg !== ""),
     operatorLog: values["operator-log"] ?? null,
+    nodeSignals: nodeSignalsOf(values["node-signal"]),
+    scrapeMs: int("scrape-ms", 100),
     verbose: values.verbose === true,
   };
 }

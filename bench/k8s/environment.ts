@@ -11,6 +11,7 @@ import { type AgentsProcesses, startAgentsProcesses } from "./agents";
 import { type AuditedCluster, startAuditedCluster } from "./cluster";
 import type { BenchConfig } from "./config";
 import { type BenchKube, benchKube, type PodWatch } from "./kube";
+import { type BenchDcgm, startBenchDcgm } from "./node-signal";
 import { type OperatorProcess, startOperatorProcess } from "./operator";
 import { type ProcWatch, watchProc } from "./proc";
 
@@ -35,6 +36,8 @@ export type BenchEnvironment = {
   operator: OperatorProcess;
   pods: PodWatch;
   nodes: string[];
+  /** With --node-signal dcgm: the stand-in DCGM exporter for every node and the Prometheus scraping it. */
+  dcgm: BenchDcgm | null;
   /** Set-up steps and how long each took (ms). */
   steps: [string, number][];
 };
@@ -119,6 +122,11 @@ export async function openEnvironment(input: {
   const db = createDb(database.url);
   life.defer("disconnect from PostgreSQL", () => db.$disconnect());
   await seedIfEmpty(db);
+  const dcgm = config.nodeSignals.includes("dcgm")
+    ? await step(`start a stand-in DCGM exporter and Prometheus (scrape every ${config.scrapeMs} ms)`, () =>
+        startBenchDcgm({ nodes, gpusPerNode: config.gpusPerNode, scrapeMs: config.scrapeMs, life }),
+      )
+    : null;
   const [operatorUser, agentsUser] = users as [(typeof users)[0], (typeof users)[0]];
   const agents = await step(
     `start the stand-in agents (${plural(config.agentProcesses, "process", "processes")})`,
@@ -143,6 +151,7 @@ export async function openEnvironment(input: {
       nodeArgs: config.operatorNodeArgs,
       logFile: config.operatorLog ? path.resolve(config.operatorLog) : path.join(dir, "operator.log"),
       verbose: config.verbose,
+      env: dcgm ? { PROMETHEUS_URL: dcgm.prometheus.url } : {},
     }),
   );
   life.defer("stop the operator", () => operator.stop());
@@ -154,5 +163,17 @@ export async function openEnvironment(input: {
     operator.proc.stop();
     agents.proc.stop();
   });
-  return { cluster, clusterProc, kube, db, databaseUrl: database.url, agents, operator, pods, nodes, steps };
+  return {
+    cluster,
+    clusterProc,
+    kube,
+    db,
+    databaseUrl: database.url,
+    agents,
+    operator,
+    pods,
+    nodes,
+    dcgm,
+    steps,
+  };
 }

@@ -4,12 +4,14 @@ import type { JobRef } from "@/server/cluster/types";
 import { listRestartEvents, type RestartEventRow } from "@/server/services/restart-events/queries";
 import type { BenchEnvironment } from "./environment";
 import { runningSince } from "./job";
+import type { NodeSignalSetter } from "./node-signal";
 
 /**
  * One node failure: a node that hosts one of the job's pods is labelled UnschedulablePendingReboot (the
  * HyperPod health label), and the clock runs from that write to (a) the bench's watch seeing the
  * replacement pod (same name, new uid) and (b) the job Running again (its RestartEvent recovered, the
- * Running condition True again). Then the node is labelled Schedulable again.
+ * Running condition True again). Then the node is labelled Schedulable again. With `signal`, another
+ * source's signal is set and cleared instead of the label (bench/k8s/node-signal.ts).
  */
 export const UNHEALTHY = "UnschedulablePendingReboot";
 
@@ -30,6 +32,8 @@ export type FaultSample = {
   decision: string;
   /** When the Running condition was True again (its lastTransitionTime). */
   runningAt: number;
+  /** The node signal's source (bench/k8s/node-signal.ts); "hyperpod" for the label. */
+  source: string;
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,13 +113,21 @@ export async function injectNodeFault(input: {
   ref: JobRef;
   used: Set<string>;
   timeoutMs: number;
+  signal?: NodeSignalSetter;
 }): Promise<FaultSample> {
   const { env, ref, timeoutMs } = input;
+  const signal: NodeSignalSetter = input.signal ?? {
+    source: "hyperpod",
+    set: (node: string) => env.kube.setNodeHealth(node, UNHEALTHY),
+    clear: (node: string) => env.kube.setNodeHealth(node, "Schedulable"),
+    settleMs: 1500,
+    jitterMs: 0,
+  };
   const victim = pickVictim(env, ref, input.used);
   input.used.add(victim.node);
   const before = new Map(victim.pods.map((pod) => [pod, env.pods.sightings(pod).length]));
   const patchSentAt = Date.now();
-  await env.kube.setNodeHealth(victim.node, UNHEALTHY);
+  await signal.set(victim.node);
   const patchDoneAt = Date.now();
   const replaced = await waitForReplacements({ env, pods: victim.pods, before, timeoutMs });
   const recovered = await waitForRecovery({ env, ref, node: victim.node, after: patchSentAt, timeoutMs });
@@ -124,8 +136,9 @@ export async function injectNodeFault(input: {
   const decision =
     warnings.filter((w) => w.at >= patchSentAt - 1000 && w.message.includes(victim.node)).at(-1)?.message ??
     "";
-  await env.kube.setNodeHealth(victim.node, "Schedulable");
+  await signal.clear(victim.node);
   // Let the operator see the node healthy again before the next fault.
-  await sleep(1500);
-  return { ...victim, patchSentAt, patchDoneAt, ...replaced, ...recovered, decision };
+  // A random wait more for a scraped signal: the next set must not keep one phase of the scrape cycle.
+  await sleep(signal.settleMs + Math.random() * signal.jitterMs);
+  return { ...victim, patchSentAt, patchDoneAt, ...replaced, ...recovered, decision, source: signal.source };
 }

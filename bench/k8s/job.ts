@@ -28,13 +28,21 @@ export async function liveRanksRunning(env: BenchEnvironment, ref: JobRef): Prom
 /** Creates the job and waits until its Running condition is True; returns the ref and when it was created. */
 export async function startJob(
   env: BenchEnvironment,
-  shape: { nodes: number; gpusPerNode: number; timeoutMs: number },
+  shape: {
+    nodes: number;
+    gpusPerNode: number;
+    timeoutMs: number;
+    annotations?: Record<string, string>;
+    restartsBeforeFullRestart?: number;
+  },
 ): Promise<{ ref: JobRef; createdAt: number; runningAt: number }> {
   const yaml = demoJobYaml({
     name: JOB_NAME,
     nodes: shape.nodes,
     ranks: shape.gpusPerNode,
     gpusPerPod: shape.gpusPerNode,
+    annotations: shape.annotations,
+    restartsBeforeFullRestart: shape.restartsBeforeFullRestart,
   });
   const createdAt = Date.now();
   const ref = await env.kube.createJob(yaml);

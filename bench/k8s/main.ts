@@ -7,6 +7,7 @@ import { type BenchConfig, parseConfig } from "./config";
 import { type BenchEnvironment, createLifecycle, openEnvironment } from "./environment";
 import { type FaultSample, injectNodeFault } from "./faults";
 import { liveRanksRunning, runningSince, startJob } from "./job";
+import { type NodeSignalSetter, nodeSignalSetter, reportNodeSignal } from "./node-signal";
 import { describeExit, scrapeOperator, whileOperatorRuns } from "./operator";
 import { report, type Snapshot } from "./report";
 import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./silence";
@@ -23,7 +24,9 @@ import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./sil
  * `BENCH k8s <json>`. With `--silent-percent P`, P % of the pods' agents are frozen after the quiet window
  * (bench/k8s/silence.ts) and the job recovers before the node faults. If the operator or a stand-in agents'
  * process exits at any point, the run fails at once with its exit status and last log lines. Progress goes
- * to stderr. Every process and temp dir is removed at the end, on failure and on Ctrl-C.
+ * to stderr. Every process and temp dir is removed at the end, on failure and on Ctrl-C. With
+ * `--node-signal SOURCE` the faults are that source's signal and the report is their timing alone
+ * (bench/k8s/node-signal.ts).
  */
 const RESERVE_MS = 30_000;
 const MIN_FAULT_MS = 20_000;
@@ -47,13 +50,23 @@ async function snapshot(env: BenchEnvironment): Promise<Snapshot> {
   };
 }
 
+/** The faults to inject in order: HyperPod's label, or each node signal's source in turns. */
+function faultPlan(env: BenchEnvironment, cfg: BenchConfig): (NodeSignalSetter | undefined)[] {
+  if (cfg.nodeSignals.length === 0) return Array.from({ length: cfg.faults }, () => undefined);
+  const setters = cfg.nodeSignals.map((source) =>
+    nodeSignalSetter({ source, kubeConfig: env.kube.kubeConfig, dcgm: env.dcgm }),
+  );
+  return Array.from({ length: cfg.faults }, () => setters).flat();
+}
+
 async function runFaults(env: BenchEnvironment, ref: JobRef, cfg: BenchConfig): Promise<FaultSample[]> {
   const samples: FaultSample[] = [];
+  const plan = faultPlan(env, cfg);
   const used = new Set<string>();
   let longest = MIN_FAULT_MS;
-  for (let i = 0; i < cfg.faults; i += 1) {
+  for (const [i, signal] of plan.entries()) {
     if (left() < longest * 1.5 + RESERVE_MS) {
-      log(`budget: stopping after ${samples.length} of ${cfg.faults} faults`);
+      log(`budget: stopping after ${samples.length} of ${plan.length} faults`);
       break;
     }
     const cycleBegan = Date.now();
@@ -62,11 +75,12 @@ async function runFaults(env: BenchEnvironment, ref: JobRef, cfg: BenchConfig): 
       ref,
       used,
       timeoutMs: Math.min(120_000, left() - RESERVE_MS),
+      signal,
     });
     longest = Math.max(longest, Date.now() - cycleBegan);
     samples.push(sample);
     log(
-      `fault ${i + 1}/${cfg.faults}: ${sample.node} → replacement pod ${sample.replacedAt - sample.patchSentAt} ms, Running again ${sample.runningAt - sample.patchSentAt} ms`,
+      `fault ${i + 1}/${plan.length} (${sample.source}): ${sample.node} → replacement pod ${sample.replacedAt - sample.patchSentAt} ms, Running again ${sample.runningAt - sample.patchSentAt} ms`,
     );
   }
   return samples;
@@ -80,6 +94,15 @@ async function measure(env: BenchEnvironment) {
     nodes: config.nodes,
     gpusPerNode: config.gpusPerNode,
     timeoutMs: left() - RESERVE_MS,
+    // The node-signal trials time detection and replacement, many in a row: static ranks make no progress
+    // between them (the crash-loop bound would fail the job at the sixth), and the demo job's policy would
+    // restart the whole job at the eleventh pod-level restart.
+    ...(config.nodeSignals.length > 0
+      ? {
+          annotations: { "rebound.dev/max-restarts-without-progress": "0" },
+          restartsBeforeFullRestart: 1_000_000,
+        }
+      : {}),
   });
   log(`job Running ${job.runningAt - job.createdAt} ms after it was created`);
   await waitUntil(
@@ -159,6 +182,15 @@ async function explainOperator(env: BenchEnvironment): Promise<void> {
   log(`last lines of the operator's log:\n${await env.operator.logTail(20)}`);
 }
 
+/** The full report, or with --node-signal the signal's timing alone. */
+async function reportRun(env: BenchEnvironment, measured: Awaited<ReturnType<typeof measure>>) {
+  if (config.nodeSignals.length > 0)
+    return reportNodeSignal({ config, ...measured, elapsedMs: Date.now() - began });
+  const audit = await readAuditLog(env.cluster.auditLogPath);
+  const silence = silenceFigures(measured.frozen, await silenceLinesOf(env.operator.logFile));
+  report({ config, env, ...measured, audit, silence, elapsedMs: Date.now() - began });
+}
+
 async function main(): Promise<void> {
   const life = createLifecycle(log);
   let interrupted = false;
@@ -177,9 +209,7 @@ async function main(): Promise<void> {
     env = await openEnvironment({ config, life, log, agentStepMs: config.stepMs || undefined });
     // A stand-in process that dies fails the run at once, as the operator's exit does.
     const measured = await Promise.race([whileOperatorRuns(env.operator, measure(env)), env.agents.exited]);
-    const audit = await readAuditLog(env.cluster.auditLogPath);
-    const silence = silenceFigures(measured.frozen, await silenceLinesOf(env.operator.logFile));
-    report({ config, env, ...measured, audit, silence, elapsedMs: Date.now() - began });
+    await reportRun(env, measured);
     // A run that measured no fault has no figure for the fault targets: not a result to read as one.
     if (measured.faults.length === 0) throw new Error(`no node fault measured (of ${config.faults} asked)`);
   } catch (error) {

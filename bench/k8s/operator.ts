@@ -53,6 +53,8 @@ export async function startOperatorProcess(opts: {
   nodeArgs: string[];
   logFile: string;
   verbose: boolean;
+  /** More environment for the operator (PROMETHEUS_URL for --node-signal dcgm). */
+  env?: Record<string, string>;
 }): Promise<OperatorProcess> {
   const port = await findFreePort();
   const env: NodeJS.ProcessEnv = {
@@ -62,6 +64,7 @@ export async function startOperatorProcess(opts: {
     DATABASE_URL: opts.databaseUrl,
     OPERATOR_HOST: "127.0.0.1",
     OPERATOR_PORT: String(port),
+    ...opts.env,
   };
   delete env.REBOUND_AGENT_POLL_MS;
   if (opts.pollMs !== null) env.REBOUND_AGENT_POLL_MS = String(opts.pollMs);

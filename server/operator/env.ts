@@ -46,6 +46,13 @@ export const operatorEnv = createEnv({
     POD_NAMESPACE: z.string().min(1).optional(),
     REBOUND_LEASE_NAME: z.string().min(1).default("rebound-operator"),
     REBOUND_LEASE_DURATION_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
+    /**
+     * A Prometheus that scrapes the DCGM exporter: set, the kubernetes back end reads its GPU metrics into
+     * the node-signal table's metric rows (server/metrics/node-metrics.ts) every
+     * REBOUND_NODE_METRICS_INTERVAL_MS. Unset: no metric signals.
+     */
+    PROMETHEUS_URL: z.url().optional(),
+    REBOUND_NODE_METRICS_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(250),
     /** The leader-election identity (the Deployment sets it from the pod name). */
     POD_NAME: z.string().min(1).optional(),
   },

@@ -32,6 +32,7 @@ import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signal
 import type { NodeVerdict } from "@/server/domain/node-health/evaluate";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import type { Logger } from "@/server/log";
+import type { NodeMetricsFeed } from "@/server/metrics/node-metrics";
 import { createInformer, type Informer, type KubeObject, type ObjectList } from "./informer";
 import {
   buildPod,
@@ -65,8 +66,19 @@ export type KubernetesBackendOptions = {
   masterPort?: number;
   informers?: { watchTimeoutSeconds?: number; stallMs?: number };
   clock?: () => number;
-  /** The node-signal table nodes are judged by (server/domain/node-health); default: the shipped one. */
-  nodeSignals?: NodeSignalTable;
+  /**
+   * The node-signal table nodes are judged by (server/domain/node-health), or a source of it that may
+   * change (the operator's: Postgres and a ConfigMap, server/operator/node-signals.ts); default: the shipped one.
+   */
+  nodeSignals?: NodeSignalTable | NodeSignalSource;
+  /** Per-node metric facts (the DCGM exporter's, through Prometheus), started and stopped with the back end. */
+  nodeMetrics?: NodeMetricsFeed;
+};
+
+/** A node-signal table that may change while the back end runs: nodes are judged again on each change. */
+export type NodeSignalSource = {
+  current(): NodeSignalTable;
+  onChange(listener: (table: NodeSignalTable) => void): () => void;
 };
 
 export type KubernetesBackend = ClusterBackend & {
@@ -134,7 +146,11 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     for (const listener of listeners) listener(ref);
   };
   const nodeSeen = new Map<string, { fingerprint: string; changedAt: number; verdict?: NodeVerdict }>();
-  const nodeSignals = opts.nodeSignals ?? DEFAULT_NODE_SIGNALS;
+  const signalSource = Array.isArray(opts.nodeSignals)
+    ? null
+    : (opts.nodeSignals as NodeSignalSource | undefined);
+  let nodeSignals =
+    signalSource?.current() ?? (opts.nodeSignals as NodeSignalTable | undefined) ?? DEFAULT_NODE_SIGNALS;
   const servicesMade = new Map<string, Promise<void>>();
   const informerOptions = { kubeConfig, log, ...opts.informers };
 
@@ -186,12 +202,18 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
   });
   // A node's view is made once per stored object; its changedAt moves only when its fingerprint does, and
   // each of its signals keeps the time it was first seen.
-  const nodeViews = new WeakMap<V1Node, ClusterNode>();
+  let nodeViews = new WeakMap<V1Node, ClusterNode>();
   const makeNodeView = (node: V1Node): ClusterNode => {
     const name = node.metadata?.name ?? "";
     const seen = nodeSeen.get(name);
     const now = clock();
-    const judged = { changedAt: seen?.changedAt ?? now, now, table: nodeSignals, previous: seen?.verdict };
+    const judged = {
+      changedAt: seen?.changedAt ?? now,
+      now,
+      table: nodeSignals,
+      previous: seen?.verdict,
+      metrics: opts.nodeMetrics?.get(name),
+    };
     const view = toClusterNode(node, judged);
     const fingerprint = nodeFingerprint(view);
     if (seen?.fingerprint === fingerprint) return view;
@@ -234,6 +256,29 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
       else if (before === nodeFingerprint(nodeView(node))) return;
       emit(null);
     },
+  });
+  // New metric facts for some nodes: their views are judged again, and jobs woken when a verdict changed.
+  const metricsChanged = (names: readonly string[]) => {
+    let changed = false;
+    for (const name of names) {
+      const node = nodes.get(name);
+      if (!node) continue;
+      const before = nodeSeen.get(name)?.fingerprint;
+      nodeViews.delete(node);
+      nodeList = null;
+      nodesToPlace.add(name);
+      if (before !== nodeFingerprint(nodeView(node))) changed = true;
+    }
+    if (changed) emit(null);
+  };
+  let unsubscribeMetrics: (() => void) | null = null;
+  // A new node-signal table: every node is judged again (views, capacity) and every job woken to act on it.
+  const stopSignals = signalSource?.onChange((table) => {
+    nodeSignals = table;
+    nodeViews = new WeakMap();
+    nodeList = null;
+    for (const node of nodes.list()) nodesToPlace.add(node.metadata?.name ?? "");
+    emit(null);
   });
   const eventSelector = { fieldSelector: `involvedObject.kind=${JOB_KIND}` };
   const events = createInformer<CoreV1Event & KubeObject>({
@@ -422,8 +467,14 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
     informers: { jobs, pods, nodes, events },
     async start() {
       await Promise.all([jobs.start(), pods.start(), nodes.start(), events.start()]);
+      unsubscribeMetrics ??= opts.nodeMetrics?.onChange(metricsChanged) ?? null;
+      opts.nodeMetrics?.start();
     },
     async stop() {
+      stopSignals?.();
+      opts.nodeMetrics?.stop();
+      unsubscribeMetrics?.();
+      unsubscribeMetrics = null;
       for (const informer of [jobs, pods, nodes, events]) informer.stop();
     },
     onChange(listener) {

@@ -14,6 +14,7 @@ import { parseJobObject } from "@/server/domain/job-spec/parse-job";
 import {
   evaluateNode,
   type NodeFacts,
+  type NodeMetric,
   type NodeVerdict,
   verdictFingerprint,
 } from "@/server/domain/node-health/evaluate";
@@ -188,9 +189,10 @@ export function toClusterPod(pod: V1Pod, agentPort = DEFAULT_AGENT_PORT): Cluste
 
 const LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type";
 
-/** What the node-signal table reads of a Node (server/domain/node-health). */
-export function nodeFacts(node: V1Node): NodeFacts {
+/** What the node-signal table reads of a Node (server/domain/node-health), with its metric series if any. */
+export function nodeFacts(node: V1Node, metrics?: readonly NodeMetric[]): NodeFacts {
   return {
+    ...(metrics ? { metrics } : {}),
     labels: node.metadata?.labels ?? {},
     conditions: (node.status?.conditions ?? []).map(({ type, status, reason, message }) => ({
       type,
@@ -211,6 +213,8 @@ export type NodeJudgement = {
   now: number;
   table: NodeSignalTable;
   previous?: NodeVerdict | null;
+  /** The node's metric series (server/metrics/node-metrics.ts), when a metrics source runs. */
+  metrics?: readonly NodeMetric[];
 };
 
 /**
@@ -233,7 +237,10 @@ export function toClusterNode(node: V1Node, judged: NodeJudgement): ClusterNode 
     gpus: Number.isFinite(gpus) ? gpus : 0,
     ...(instanceType ? { instanceType } : {}),
     changedAt,
-    verdict: evaluateNode(nodeFacts(node), judged.table, { now: judged.now, previous: judged.previous }),
+    verdict: evaluateNode(nodeFacts(node, judged.metrics), judged.table, {
+      now: judged.now,
+      previous: judged.previous,
+    }),
   };
 }
 

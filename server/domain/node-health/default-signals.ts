@@ -23,6 +23,12 @@ import {
  *   is an Event, never a condition): unusable; its other `*Ready=False`: degraded (EKS repairs after 30 min).
  * - NVIDIA device plugin: allocatable `nvidia.com/gpu` below capacity (a GPU it marked unhealthy):
  *   degraded, the pods replaced after a grace period (the GPU may belong to another pod).
+ * - DCGM exporter (through Prometheus, when the operator has PROMETHEUS_URL): `DCGM_FI_DEV_XID_ERRORS` is
+ *   a GPU's last Xid, acted on as NVIDIA's Xid catalog's immediate action says: reset the GPU or reboot
+ *   the node: unusable; restart the application (the operator already sees that as the rank's crash) or
+ *   ignore: no node signal; any other Xid (a diagnosis workflow, contact support): degraded, avoid.
+ *   `DCGM_EXP_GPU_HEALTH_STATUS` is DCGM's health result (0 pass, 10 warn, 20 fail): fail is unusable,
+ *   warn degraded. `DCGM_FI_DEV_ROW_REMAP_FAILURE` 1 (the GPU could not remap a failed memory row): unusable.
  */
 
 type Row = Omit<NodeSignalRule, "source">;
@@ -41,6 +47,48 @@ const unusable = { meaning: "unusable", action: "replace-now" } as const;
 const avoid = { meaning: "degraded", action: "avoid" } as const;
 
 export const DEVICE_PLUGIN_GRACE_SECONDS = 60;
+
+const span = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** NVIDIA's Xid catalog, by immediate action (Ampere and later). */
+export const XID_ACTIONS = {
+  restartApp: [
+    8,
+    11,
+    13,
+    25,
+    31,
+    32,
+    ...span(39, 41),
+    60,
+    ...span(68, 72),
+    ...span(75, 77),
+    80,
+    ...span(82, 86),
+    88,
+    89,
+    94,
+    ...span(96, 105),
+    ...span(126, 135),
+    139,
+  ],
+  resetGpu: [46, 62, 64, 95, 109, 110, 119, 120, 136, 140, 143, 155, 156, 158, 162],
+  rebootNode: [79, 151, 160],
+  ignore: [14, 37, 38, 43, 44, 63, 66, 67, 92, 93, 106, 107, 121, 137, 141, 152, 153, 157, 161],
+} as const;
+
+export const DCGM_XID_METRIC = "DCGM_FI_DEV_XID_ERRORS";
+const DCGM_HEALTH_METRIC = "DCGM_EXP_GPU_HEALTH_STATUS";
+/** DCGM's health results (dcgmHealthWatchResult_t): pass 0, warn 10, fail 20. */
+const DCGM_HEALTH_WARN = 10;
+const DCGM_HEALTH_FAIL = 20;
+
+const xid = (values: readonly number[]): SignalRead => ({
+  kind: "metric",
+  name: DCGM_XID_METRIC,
+  values: [...values],
+});
+const none = { meaning: "healthy", action: "none" } as const;
 
 export const DEFAULT_NODE_SIGNALS: NodeSignalTable = nodeSignalTableSchema.parse([
   ...from("hyperpod", [
@@ -133,4 +181,31 @@ export const DEFAULT_NODE_SIGNALS: NodeSignalTable = nodeSignalTableSchema.parse
       graceSeconds: DEVICE_PLUGIN_GRACE_SECONDS,
     },
   ]),
+  ...from("dcgm", [
+    { id: "dcgm-xid-ignore", read: xid(XID_ACTIONS.ignore), ...none },
+    { id: "dcgm-xid-restart-app", read: xid(XID_ACTIONS.restartApp), ...none },
+    { id: "dcgm-xid-reset-gpu", read: xid(XID_ACTIONS.resetGpu), ...unusable },
+    { id: "dcgm-xid-reboot-node", read: xid(XID_ACTIONS.rebootNode), ...unusable },
+    { id: "dcgm-xid-other", read: { kind: "metric", name: DCGM_XID_METRIC, atLeast: 1 }, ...avoid },
+    {
+      id: "dcgm-health-fail",
+      read: { kind: "metric", name: DCGM_HEALTH_METRIC, atLeast: DCGM_HEALTH_FAIL },
+      ...unusable,
+    },
+    {
+      id: "dcgm-health-warn",
+      read: { kind: "metric", name: DCGM_HEALTH_METRIC, atLeast: DCGM_HEALTH_WARN },
+      ...avoid,
+    },
+    {
+      id: "dcgm-row-remap-failure",
+      read: { kind: "metric", name: "DCGM_FI_DEV_ROW_REMAP_FAILURE", atLeast: 1 },
+      ...unusable,
+    },
+  ]),
 ]);
+
+/** The metric names a table reads (what a metrics source must fetch for it). */
+export const metricNamesOf = (table: NodeSignalTable): string[] => [
+  ...new Set(table.flatMap((rule) => (rule.read.kind === "metric" ? [rule.read.name] : []))),
+];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_NODE_SIGNALS } from "./default-signals";
+import { DCGM_XID_METRIC, DEFAULT_NODE_SIGNALS, metricNamesOf, XID_ACTIONS } from "./default-signals";
 import { evaluateNode, HEALTHY_VERDICT, type NodeFacts, type NodeVerdict } from "./evaluate";
 import { nodeSignalTableSchema } from "./signal-table.schema";
 
@@ -156,6 +156,62 @@ describe("evaluateNode with the shipped table", () => {
     expect(judge(facts(), dropped)).toEqual(HEALTHY_VERDICT);
     expect(judge(facts({ capacity: {}, allocatable: {} }))).toEqual(HEALTHY_VERDICT);
   });
+
+  const gpu = (name: string, value: number, series = "gpu=0", labels: Record<string, string> = {}) => ({
+    name,
+    series,
+    labels: { gpu: series.replace(/^gpu=(\d+).*$/, "$1"), ...labels },
+    value,
+  });
+
+  it("DCGM: an Xid whose catalog action is a GPU reset or a reboot is unusable; 0 clears it", () => {
+    for (const value of [...XID_ACTIONS.resetGpu, ...XID_ACTIONS.rebootNode]) {
+      const verdict = judge(facts({ metrics: [gpu(DCGM_XID_METRIC, value)] }));
+      expect(verdict).toMatchObject({ meaning: "unusable", action: "replace-now", source: "dcgm" });
+    }
+    const fell = judge(
+      facts({
+        metrics: [
+          gpu(DCGM_XID_METRIC, 0),
+          gpu(DCGM_XID_METRIC, 79, "gpu=3", { err_msg: "GPU has fallen off the bus." }),
+        ],
+      }),
+    );
+    expect(fell).toMatchObject({
+      reason: "DCGM exporter: DCGM_FI_DEV_XID_ERRORS=79 (gpu=3) — GPU has fallen off the bus.",
+      replaceAt: NOW,
+    });
+    expect(fell.signals.map((signal) => [signal.rule, signal.fact])).toEqual([
+      ["dcgm-xid-reboot-node", "metric:DCGM_FI_DEV_XID_ERRORS{gpu=3}"],
+    ]);
+    expect(judge(facts({ metrics: [gpu(DCGM_XID_METRIC, 0, "gpu=3")] }), fell)).toEqual(HEALTHY_VERDICT);
+  });
+
+  it("DCGM: ignored and application Xids are no node signal; any other Xid keeps new pods off", () => {
+    for (const value of [...XID_ACTIONS.ignore, ...XID_ACTIONS.restartApp])
+      expect(judge(facts({ metrics: [gpu(DCGM_XID_METRIC, value)] }))).toEqual(HEALTHY_VERDICT);
+    for (const value of [48, 74, 54, 145, 999]) {
+      const verdict = judge(facts({ metrics: [gpu(DCGM_XID_METRIC, value)] }));
+      expect(verdict).toMatchObject({ meaning: "degraded", action: "avoid", replaceAt: null });
+      expect(verdict.signals.map((signal) => signal.rule)).toEqual(["dcgm-xid-other"]);
+    }
+  });
+
+  it("DCGM: a health watch failing is unusable, warning avoided; a failed row remap is unusable", () => {
+    const health = (value: number) =>
+      gpu("DCGM_EXP_GPU_HEALTH_STATUS", value, "gpu=1,health_watch=MEM", {
+        health_watch: "MEM",
+        health_error_code: "DCGM_FR_VOLATILE_DBE_DETECTED",
+      });
+    expect(judge(facts({ metrics: [health(20)] }))).toMatchObject({
+      action: "replace-now",
+      reason:
+        "DCGM exporter: DCGM_EXP_GPU_HEALTH_STATUS=20 (gpu=1, health_watch=MEM) — DCGM_FR_VOLATILE_DBE_DETECTED",
+    });
+    expect(judge(facts({ metrics: [health(10)] })).action).toBe("avoid");
+    expect(judge(facts({ metrics: [health(0)] }))).toEqual(HEALTHY_VERDICT);
+    expect(judge(facts({ metrics: [gpu("DCGM_FI_DEV_ROW_REMAP_FAILURE", 1)] })).action).toBe("replace-now");
+  });
 });
 
 describe("evaluateNode: time, order and severity", () => {
@@ -242,6 +298,19 @@ describe("nodeSignalTableSchema", () => {
     expect(problems([row])).toEqual([]);
   });
 
+  const metric = { kind: "metric", name: "DCGM_FI_DEV_XID_ERRORS", values: [79] };
+
+  it("accepts a metric row with labels; the shipped table reads three DCGM metrics", () => {
+    const read = { ...metric, labels: { gpu: "0", modelName: "NVIDIA H100*" } };
+    expect(problems([{ ...row, source: "dcgm", read }])).toEqual([]);
+    expect(metricNamesOf(DEFAULT_NODE_SIGNALS)).toEqual([
+      "DCGM_FI_DEV_XID_ERRORS",
+      "DCGM_EXP_GPU_HEALTH_STATUS",
+      "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+    ]);
+    expect(metricNamesOf([])).toEqual([]);
+  });
+
   it.each([
     ["a grace period without the after-grace action", [{ ...row, graceSeconds: 5 }], "0.graceSeconds"],
     [
@@ -259,6 +328,28 @@ describe("nodeSignalTableSchema", () => {
     ],
     ["an empty status list", [{ ...row, read: { ...row.read, status: [] } }], "at least one status"],
     ["an unknown key", [{ ...row, severity: 3 }], "severity"],
+    [
+      "a metric read with neither values nor atLeast",
+      [{ ...row, read: { ...metric, values: undefined } }],
+      "0.read.values",
+    ],
+    ["a metric read with both", [{ ...row, read: { ...metric, atLeast: 1 } }], "0.read.values"],
+    [
+      "a metric value of 0",
+      [{ ...row, read: { ...metric, values: [0] } }],
+      "0.read.values.0: expected a finite number other than 0",
+    ],
+    [
+      "a metric atLeast of 0",
+      [{ ...row, read: { kind: "metric", name: "X", atLeast: 0 } }],
+      "0.read.atLeast",
+    ],
+    [
+      "a bad metric name",
+      [{ ...row, read: { ...metric, name: "dcgm-xid" } }],
+      "0.read.name: expected a metric name",
+    ],
+    ["a bad label name", [{ ...row, read: { ...metric, labels: { "a-b": "x" } } }], "0.read.labels.a-b"],
   ])("refuses %s, saying where", (_what, table, where) => {
     expect(problems(table).join("; ")).toContain(where);
   });

@@ -10,8 +10,8 @@ import {
 
 /**
  * A node judged against the signal table (signal-table.schema.ts). Rows are read in order; one fact of the
- * node (a label, a condition, a taint, the cordon, a resource's allocatable) is decided by the first row
- * that matches it, so a row placed earlier overrides a later, wider one. The verdict's action is the most
+ * node (a label, a condition, a taint, the cordon, a resource's allocatable, a metric's series) is decided
+ * by the first row that matches it, so a row placed earlier overrides a later, wider one. The verdict's action is the most
  * severe of its signals'; its meaning, reason and source are those of the most severe signal (the earlier
  * row on a tie). Pure: the caller passes the time and the previous verdict, whose signals keep their start.
  */
@@ -23,11 +23,24 @@ export type NodeFacts = {
   unschedulable: boolean;
   capacity: Readonly<Record<string, string>>;
   allocatable: Readonly<Record<string, string>>;
+  /** The node's metric series (e.g. the DCGM exporter's, through Prometheus), when a metrics source runs. */
+  metrics?: readonly NodeMetric[];
+};
+
+/** One series of a node: `series` names it among the metric's (`gpu=0`), stable while its value changes. */
+export type NodeMetric = {
+  name: string;
+  series: string;
+  labels: Readonly<Record<string, string>>;
+  value: number;
 };
 
 export type NodeSignal = {
   rule: string;
-  /** The fact read: `condition:GpuMemWatch`, `label:<key>`, `taint:<key>`, `cordon`, `allocatable:<name>`. */
+  /**
+   * The fact read: `condition:GpuMemWatch`, `label:<key>`, `taint:<key>`, `cordon`, `allocatable:<name>`,
+   * `metric:<name>{<series>}`.
+   */
   fact: string;
   source: NodeSignalSource;
   meaning: Exclude<NodeMeaning, "healthy">;
@@ -133,6 +146,26 @@ function allocatableMatches(
   ];
 }
 
+/** What a metric's series says to people: the DCGM exporter's `err_msg` for an Xid, its health error code. */
+function metricDetail(metric: NodeMetric): string {
+  const note = metric.labels.err_msg || metric.labels.health_error_code;
+  const where = metric.series ? ` (${metric.series.replace(/,/g, ", ")})` : "";
+  return `${metric.name}=${metric.value}${where}${note ? ` — ${tidy(note)}` : ""}`;
+}
+
+function metricMatches(read: Extract<SignalRead, { kind: "metric" }>, facts: NodeFacts): Match[] {
+  const labels = Object.entries(read.labels ?? {});
+  return (facts.metrics ?? [])
+    .filter(
+      (metric) =>
+        metric.name === read.name &&
+        metric.value !== 0 &&
+        (read.values ? read.values.includes(metric.value) : metric.value >= (read.atLeast ?? 0)) &&
+        labels.every(([key, glob]) => globMatches(glob, metric.labels[key] ?? "")),
+    )
+    .map((metric) => ({ fact: `metric:${metric.name}{${metric.series}}`, detail: metricDetail(metric) }));
+}
+
 function matches(read: SignalRead, facts: NodeFacts): Match[] {
   switch (read.kind) {
     case "label":
@@ -148,6 +181,8 @@ function matches(read: SignalRead, facts: NodeFacts): Match[] {
       return facts.unschedulable ? [{ fact: "cordon", detail: "cordoned (spec.unschedulable)" }] : [];
     case "allocatable-below-capacity":
       return allocatableMatches(read, facts);
+    case "metric":
+      return metricMatches(read, facts);
     default:
       return read satisfies never;
   }

@@ -9,7 +9,9 @@ import { z } from "zod";
  *   node-problem-detector, the EKS node monitoring agent, the NVIDIA device plugin).
  * - `read`: a label (present, value starting with `valuePrefix`, not one of `except`), a condition (type
  *   and reason as `*` globs, one of the statuses, or absent with `orAbsent`), a taint (key, optional
- *   effect), the cordon (`spec.unschedulable`), or allocatable of a resource below its capacity.
+ *   effect), the cordon (`spec.unschedulable`), allocatable of a resource below its capacity, or a metric
+ *   (a Prometheus series of the node, e.g. the DCGM exporter's, with one of `values` or at least `atLeast`;
+ *   a series at 0 is no signal: DCGM's "no Xid" and "health passed").
  * - `meaning`: unusable now, degraded, planned maintenance, or healthy (a matched healthy row changes
  *   nothing).
  * - `action`: replace the job's pods on the node now, after `graceSeconds`, only avoid the node for new
@@ -23,6 +25,7 @@ export const NODE_SIGNAL_SOURCES = [
   "npd",
   "eks",
   "device-plugin",
+  "dcgm",
 ] as const;
 export const NODE_MEANINGS = ["unusable", "degraded", "maintenance", "healthy"] as const;
 export const NODE_ACTIONS = ["replace-now", "replace-after-grace", "avoid", "none"] as const;
@@ -41,6 +44,7 @@ export const SOURCE_NAMES: Record<NodeSignalSource, string> = {
   npd: "node-problem-detector",
   eks: "EKS",
   "device-plugin": "NVIDIA device plugin",
+  dcgm: "DCGM exporter",
 };
 
 /** A Kubernetes name: a label key, condition type or resource name (with an optional `prefix/`). */
@@ -84,12 +88,41 @@ const allocatableReadSchema = z.strictObject({
   resource: nameSchema,
 });
 
+/** A Prometheus metric name (the exposition format's). */
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const positive = z.number().refine((value) => Number.isFinite(value) && value !== 0, {
+  error: "expected a finite number other than 0 (a series at 0 is no signal)",
+});
+
+const metricReadSchema = z
+  .strictObject({
+    kind: z.literal("metric"),
+    name: z.string().regex(METRIC_NAME, { error: "expected a metric name such as DCGM_FI_DEV_XID_ERRORS" }),
+    /** Label values the series must have (`*` globs), e.g. `health_watch: "MEM"`. */
+    labels: z
+      .record(z.string().regex(LABEL_NAME, { error: "expected a Prometheus label name" }), z.string())
+      .optional(),
+    values: z.array(positive).min(1, { error: "expected at least one value" }).optional(),
+    atLeast: z
+      .number()
+      .refine((value) => Number.isFinite(value) && value > 0, {
+        error: "expected a number above 0 (a series at 0 is no signal)",
+      })
+      .optional(),
+  })
+  .refine((read) => (read.values === undefined) !== (read.atLeast === undefined), {
+    error: "a metric read takes one of values and atLeast",
+    path: ["values"],
+  });
+
 export const signalReadSchema = z.discriminatedUnion("kind", [
   labelReadSchema,
   conditionReadSchema,
   taintReadSchema,
   cordonReadSchema,
   allocatableReadSchema,
+  metricReadSchema,
 ]);
 
 export const nodeSignalRuleSchema = z

@@ -3,6 +3,7 @@ import { type JobRef, jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import { createLogger } from "@/server/log";
+import type { NodeMetricsFeed } from "@/server/metrics/node-metrics";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
 import {
@@ -10,7 +11,7 @@ import {
   type OperatorConfig,
   type OperatorDeps,
 } from "@/server/operator/reconcilers/deps";
-import { createKubernetesBackend, type KubernetesBackend } from "../backend";
+import { createKubernetesBackend, type KubernetesBackend, type NodeSignalSource } from "../backend";
 import { type LeaderElection, startLeaderElection } from "../leader";
 
 /**
@@ -38,8 +39,10 @@ export async function startKubeOperator(opts: {
   config?: Partial<OperatorConfig>;
   leaderElection?: { namespace: string; leaseDurationSeconds: number };
   informers?: { watchTimeoutSeconds?: number; stallMs?: number };
-  /** The node-signal table (default: the shipped one). */
-  nodeSignals?: NodeSignalTable;
+  /** The node-signal table, or a source of it that changes (default: the shipped one). */
+  nodeSignals?: NodeSignalTable | NodeSignalSource;
+  /** Per-node metric facts (server/metrics/node-metrics.ts), e.g. the DCGM exporter's through Prometheus. */
+  nodeMetrics?: NodeMetricsFeed;
   quiet?: boolean;
 }): Promise<KubeOperator> {
   const name = opts.name ?? "operator-under-test";
@@ -52,6 +55,7 @@ export async function startKubeOperator(opts: {
     mode: "operator",
     informers: opts.informers,
     nodeSignals: opts.nodeSignals,
+    nodeMetrics: opts.nodeMetrics,
   });
   const deps = createOperatorDeps({ backend, db, log, config: opts.config });
   const controller = createController(deps, { workers: 4, resyncMs: 30_000 });
