@@ -3,6 +3,7 @@ import { clusterRouter } from "@/server/api/routers/cluster/router";
 import { governanceRouter } from "@/server/api/routers/governance/router";
 import { jobsRouter } from "@/server/api/routers/jobs/router";
 import { metricsRouter } from "@/server/api/routers/metrics/router";
+import { nodeSignalsRouter } from "@/server/api/routers/node-signals/router";
 import { policiesRouter } from "@/server/api/routers/policies/router";
 import { setupRouter } from "@/server/api/routers/setup/router";
 import { shareTokensRouter } from "@/server/api/routers/share-tokens/router";
@@ -21,6 +22,7 @@ export const appRouter = createTRPCRouter({
   shareTokens: shareTokensRouter,
   tv: tvRouter,
   metrics: metricsRouter,
+  nodeSignals: nodeSignalsRouter,
 });
 
 export type AppRouter = typeof appRouter;
