@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEntry } from "@/server/domain/jobs/view-model";
-import { entrySentence, faultScope, lossText, recoveryText } from "./timeline-text";
+import { entrySentence, faultCause, faultScope, lossText, recoveryText } from "./timeline-text";
 
 const entry: TimelineEntry = {
   id: "a",
@@ -50,5 +50,29 @@ describe("timeline text", () => {
     expect(entrySentence(recovered, 0, { ...base, basis: "progress", lostSteps: 3 })).toMatch(
       /detected in 100 ms, recovered in 850 ms; lost 4\.2 s and 3 steps\.$/,
     );
+  });
+
+  it("names a node fault's signal source and reason; HyperPod's label stays the plain NodeFault", () => {
+    const node = { ...entry, reason: "NodeFault" };
+    const reason = "EKS: AcceleratedHardwareReady=False (NvidiaXID79Error) — GPU has fallen off the bus";
+    expect(faultCause({ ...node, message: `Found unhealthy node node-1 (${reason})` })).toBe(
+      `NodeFault (${reason})`,
+    );
+    expect(
+      faultCause({
+        ...node,
+        message: `Found unhealthy node node-1 (${reason}); back-off 4 s before starting again (3 restarts in a row without progress)`,
+      }),
+    ).toBe(`NodeFault (${reason})`);
+    const recovered = `The fault of reason NodeFault was remediated in 900 milliseconds. Found unhealthy node node-1 (${reason})`;
+    expect(faultCause({ ...node, message: recovered })).toBe(`NodeFault (${reason})`);
+    expect(faultCause({ ...node, message: "Found unhealthy node node-1" })).toBe("NodeFault");
+    expect(
+      faultCause({ ...node, message: "The fault of reason NodeFault was remediated in 900 milliseconds." }),
+    ).toBe("NodeFault");
+    expect(faultCause({ ...entry, message: "Found unhealthy node node-1 (x)" })).toBe("NodeUnhealthy");
+    expect(
+      entrySentence({ ...node, message: "Found unhealthy node node-1 (NVSentinel: GpuMemWatch — Xid)" }, 0),
+    ).toMatch(/: NodeFault \(NVSentinel: GpuMemWatch — Xid\) in ranks 8–11 on node-1/);
   });
 });

@@ -55,9 +55,24 @@ export function lossText(loss: FaultLoss): string {
   return `lost ${lost}${stepsText(loss.lostSteps)}`;
 }
 
+/**
+ * The operator's node fault message (recovery.ts: describeFault, kept after the remediation message once
+ * recovered): the signal's source and reason in parentheses.
+ */
+const NODE_SIGNAL = /Found unhealthy node \S+ \((.+?)\)(?:; back-off .*)?$/;
+
+/**
+ * What the fault was: its reason, and for a node fault said by a node signal its source and reason
+ * ("NodeFault (NVSentinel: GpuMemWatch — …)"); HyperPod's label is the plain NodeFault.
+ */
+export function faultCause(entry: TimelineEntry): string {
+  const signal = entry.reason === "NodeFault" ? NODE_SIGNAL.exec(entry.message)?.[1] : undefined;
+  return signal ? `${entry.reason} (${signal})` : entry.reason;
+}
+
 /** One sentence per fault, for the accessible list. */
 export function entrySentence(entry: TimelineEntry, now: number, loss?: FaultLoss): string {
   const policy = entry.policy ? ` (under ${entry.policy})` : "";
   const cost = loss ? `; ${lossText(loss)}` : "";
-  return `${formatClock(entry.faultAt)}: ${entry.reason} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}${cost}.`;
+  return `${formatClock(entry.faultAt)}: ${faultCause(entry)} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}${cost}.`;
 }

@@ -2,7 +2,9 @@
  * `npx rebound <command>`: talk to the operator of the local back end.
  *   rebound submit <job.yaml>                       validate and submit a HyperPodPyTorchJob
  *   rebound jobs                                    list jobs with status and ranks
- *   rebound fault <job> <crash|hang|nan|slow|node> [--rank N]   inject a fault (local back end)
+ *   rebound fault <job> <crash|hang|nan|slow|node> [--rank N]   inject a fault (local back end); a node
+ *         fault said by --source hyperpod (default: the health label) | nvsentinel | npd | eks | dcgm |
+ *         device-plugin | cordon | not-ready
  *   rebound delete <job>                            delete a job
  *   rebound install [--dry-run] [--kubeconfig F]   install Rebound on a Kubernetes cluster (deploy/), or only
  *                                                   the console when the CRD belongs to another operator
@@ -15,6 +17,7 @@ import { parseArgs } from "node:util";
 import type { z } from "zod";
 import {
   jobListResponseSchema,
+  NODE_FAULT_SOURCES,
   parseAnswer,
   submitResponseSchema,
 } from "@/server/domain/operator-api/contract";
@@ -22,6 +25,7 @@ import { operatorToken } from "./operator-token";
 import { operatorUrl } from "./operator-url";
 
 const USAGE = `usage: rebound submit <job.yaml> | jobs | fault <job> <crash|hang|nan|slow|node> [--rank N] | delete <job>
+       rebound fault <job> node --source ${NODE_FAULT_SOURCES.join("|")}
        rebound install [--dry-run] [--kubeconfig FILE]
 options: -n, --namespace NS   --operator URL   --token TOKEN`;
 
@@ -93,15 +97,16 @@ async function jobs(call: Call) {
   }
 }
 
-async function fault(call: Call, args: { job?: string; kind?: string; rank?: string }) {
+async function fault(call: Call, args: { job?: string; kind?: string; rank?: string; source?: string }) {
   if (!args.job || !args.kind) fail(`fault needs a job and a kind\n${USAGE}`);
   const rank = args.rank === undefined ? undefined : Number(args.rank);
   if (rank !== undefined && !Number.isInteger(rank)) fail(`--rank expects a whole number, got ${args.rank}`);
+  if (args.source !== undefined && args.kind !== "node") fail("--source goes with a node fault only");
   const { status, body } = await request(call, {
     path: `/api/v1/jobs/${call.namespace}/${args.job}/faults`,
     init: {
       method: "POST",
-      body: JSON.stringify({ kind: args.kind, rank }),
+      body: JSON.stringify({ kind: args.kind, rank, source: args.source }),
       headers: { "content-type": "application/json" },
     },
   });
@@ -140,6 +145,7 @@ async function main() {
       operator: { type: "string" },
       token: { type: "string" },
       rank: { type: "string" },
+      source: { type: "string" },
       kubeconfig: { type: "string" },
       "dry-run": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -165,7 +171,7 @@ async function main() {
     case "jobs":
       return jobs(call);
     case "fault":
-      return fault(call, { job: rest[0], kind: rest[1], rank: values.rank });
+      return fault(call, { job: rest[0], kind: rest[1], rank: values.rank, source: values.source });
     case "delete":
       return remove(call, rest[0]);
     case "install":

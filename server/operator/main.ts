@@ -13,6 +13,7 @@ import type { KubernetesBackend } from "@/server/cluster/kubernetes/backend";
 import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
 import type { LocalBackend } from "@/server/cluster/local/backend";
 import { createDb, type Db } from "@/server/db/client";
+import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import { createLogger, type Logger } from "@/server/log";
 import { createAdmissionGate } from "./admission";
 import { type ApiAuth, kubernetesAuth, localTokenAuth, NOBODY } from "./api/authorize";
@@ -61,18 +62,32 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
       );
       process.exit(2);
     }
+    // The node-signal table as cluster admins set it (console, Postgres) and the ConfigMap's rows over it.
+    const { startOperatorNodeSignals } = await import("./node-signals");
+    const nodeSignals = await startOperatorNodeSignals({
+      db,
+      kubeConfig,
+      namespace: env.POD_NAMESPACE ?? "rebound-system",
+      log,
+    });
     const backend = await createKubernetesBackend({
       kubeConfig,
       log: log.child({ component: "kubernetes" }),
       mode: "operator",
+      nodeSignals,
+      nodeMetrics: await createNodeMetrics(env, log, () => nodeSignals.current()),
     });
     return { kind: "kubernetes", backend, stopPods: () => undefined };
   }
   // Loaded only here, as the kubernetes back end is above: an operator on Kubernetes never loads the local
   // back end (its pod processes, the agent bundler, embedded PostgreSQL's helpers).
   const { createLocalBackend } = await import("@/server/cluster/local/backend");
+  // The node-signal table as cluster admins set it in the console (Postgres; no ConfigMap here).
+  const { startStoredNodeSignals } = await import("./node-signals");
+  const nodeSignals = await startStoredNodeSignals({ db, log });
   const backend = await createLocalBackend({
     db,
+    nodeSignals: () => nodeSignals.current(),
     dataDir: path.resolve(ROOT, env.REBOUND_DATA_DIR),
     repoRoot: ROOT,
     nodeCount: env.REBOUND_LOCAL_NODES,
@@ -81,6 +96,24 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
     databaseUrl: env.DATABASE_URL,
   });
   return { kind: "local", backend, stopPods: () => backend.pods.stopAll() };
+}
+
+/**
+ * With PROMETHEUS_URL, the metrics the node-signal table reads (the DCGM exporter's), polled from
+ * Prometheus; the names are taken from the table in force at each poll.
+ */
+async function createNodeMetrics(env: OperatorEnv, log: Logger, table: () => NodeSignalTable) {
+  if (!env.PROMETHEUS_URL) return undefined;
+  const { createPrometheusClient } = await import("@/server/metrics/prometheus-api");
+  const { createNodeMetricsPoller } = await import("@/server/metrics/node-metrics");
+  const { metricNamesOf } = await import("@/server/domain/node-health/default-signals");
+  log.info("node metrics from Prometheus", { url: env.PROMETHEUS_URL, metrics: metricNamesOf(table()) });
+  return createNodeMetricsPoller({
+    client: createPrometheusClient({ url: env.PROMETHEUS_URL }),
+    metrics: () => metricNamesOf(table()),
+    intervalMs: env.REBOUND_NODE_METRICS_INTERVAL_MS,
+    log: log.child({ component: "node-metrics" }),
+  });
 }
 
 /**

@@ -7,7 +7,63 @@ import { LiveNote } from "@/lib/live/live-note";
 import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
 import { nodeRowList } from "@/server/domain/live/lists";
-import type { ClusterNodeRow } from "@/server/services/jobs/cluster";
+import {
+  type NodeAction,
+  type NodeMeaning,
+  SOURCE_NAMES,
+} from "@/server/domain/node-health/signal-table.schema";
+import type { ClusterNodeRow, NodeVerdictRow } from "@/server/services/jobs/cluster";
+
+const ACTION_TEXT: Record<NodeAction, string> = {
+  "replace-now": "its pods are replaced now",
+  "replace-after-grace": "its pods are replaced after a grace period",
+  avoid: "new pods avoid it",
+  none: "",
+};
+
+const MEANING_TEXT: Record<NodeMeaning, string> = {
+  unusable: "Unusable",
+  degraded: "Degraded",
+  maintenance: "Maintenance",
+  healthy: "Schedulable",
+};
+
+/** HyperPod's label, or where it still says Schedulable while another signal does not, that signal's meaning. */
+function healthText(node: ClusterNodeRow): string {
+  const meaning = node.verdict?.meaning;
+  return meaning && meaning !== "healthy" && node.health === "Schedulable"
+    ? MEANING_TEXT[meaning]
+    : node.health;
+}
+
+/** Unusable red; degraded or in maintenance (new pods avoid it, its pods stay) amber. */
+function badgeClass(node: ClusterNodeRow): string {
+  if (node.healthy) return "badge-ok";
+  return node.verdict?.action === "avoid" ? "badge-warn" : "badge-bad";
+}
+
+/** Who says what of the node: "NVSentinel: GpuMemWatch — ErrorCode:… · its pods are replaced now". */
+function NodeSignal({ verdict }: { verdict: NodeVerdictRow | null }) {
+  if (!verdict?.reason || verdict.action === "none") return "—";
+  const name = verdict.source ? SOURCE_NAMES[verdict.source] : null;
+  const detail =
+    name && verdict.reason.startsWith(`${name}: `) ? verdict.reason.slice(name.length + 2) : null;
+  return (
+    <span data-testid="node-signal">
+      {name && detail !== null ? (
+        <>
+          <strong>{name}</strong>: {detail}
+        </>
+      ) : (
+        verdict.reason
+      )}
+      <span className="muted">
+        {" "}
+        · {verdict.meaning}, {ACTION_TEXT[verdict.action]}
+      </span>
+    </span>
+  );
+}
 
 const columns: ReadonlyArray<Column<ClusterNodeRow>> = [
   { id: "name", header: "Node", cell: (node) => <code>{node.name}</code> },
@@ -15,12 +71,13 @@ const columns: ReadonlyArray<Column<ClusterNodeRow>> = [
     id: "health",
     header: "Health",
     cell: (node) => (
-      <span className={`badge ${node.healthy ? "badge-ok" : "badge-bad"}`}>
-        {node.health}
+      <span className={`badge ${badgeClass(node)}`}>
+        {healthText(node)}
         {node.ready ? "" : " · NotReady"}
       </span>
     ),
   },
+  { id: "signal", header: "Signal", cell: (node) => <NodeSignal verdict={node.verdict} /> },
   { id: "used", header: "GPUs used", numeric: true, cell: (node) => node.gpusUsed },
   { id: "free", header: "GPUs free", numeric: true, cell: (node) => Math.max(0, node.gpus - node.gpusUsed) },
   {
@@ -38,7 +95,10 @@ const columns: ReadonlyArray<Column<ClusterNodeRow>> = [
   },
 ];
 
-/** The cluster's nodes, kept live by push (cluster.nodesWatch): no polling from the browser. */
+/**
+ * The cluster's nodes, kept live by push (cluster.nodesWatch): no polling from the browser. Each node's
+ * health with the source and reason of the node-signal table's verdict, where the operator judged it.
+ */
 export function ClusterNodes() {
   const trpc = useTRPC();
   const nodes = useLive(trpc.cluster.nodesWatch.subscriptionOptions(), nodeRowList.apply);

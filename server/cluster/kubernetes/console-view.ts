@@ -3,6 +3,7 @@ import { type ClusterEvent, isNodeHealthy, type JobRef } from "@/server/cluster/
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
 import { JOB_CRD_NAME } from "@/server/domain/job-spec/job-spec.schema";
 import { jobTotals } from "@/server/domain/job-spec/job-totals";
+import type { NodeVerdict } from "@/server/domain/node-health/evaluate";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import type { KubernetesBackend } from "./backend";
 import {
@@ -49,6 +50,8 @@ export type ConsoleNode = {
   gpus: number;
   gpusUsed: number;
   jobs: string[];
+  /** The node judged against the node-signal table, as the operator judges it. */
+  verdict?: NodeVerdict;
 };
 
 export type ClusterMode = "managed" | "console-only";
@@ -158,6 +161,7 @@ export function createConsoleView(backend: KubernetesBackend, mode: ClusterMode)
         health: node.health,
         ready: node.ready,
         healthy: isNodeHealthy(node),
+        ...(node.verdict ? { verdict: node.verdict } : {}),
         gpus: node.gpus,
         gpusUsed: used.get(node.name)?.gpus ?? 0,
         jobs: [...(used.get(node.name)?.jobs ?? [])].sort(),

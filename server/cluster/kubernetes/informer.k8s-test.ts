@@ -150,7 +150,13 @@ describe("console-only mode (someone else's operator)", () => {
       statusMessage: expect.stringContaining("NodeFault"),
     });
     const node = (await view.nodes()).find((candidate) => candidate.name === "after-cut");
-    expect(node).toMatchObject({ gpus: 8, gpusUsed: 8, jobs: [`${NAMESPACE}/aws-job`] });
+    expect(node).toMatchObject({
+      gpus: 8,
+      gpusUsed: 8,
+      jobs: [`${NAMESPACE}/aws-job`],
+      // Console-only mode judges nodes as the operator does, for the cluster page's source and reason.
+      verdict: { meaning: "healthy", action: "none", source: null },
+    });
 
     const lists = backend.informers.jobs.stats.lists + backend.informers.pods.stats.lists;
     for (let read = 0; read < 50; read += 1) {

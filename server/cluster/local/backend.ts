@@ -3,12 +3,16 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
+import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
+import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
+import type { NodeFaultSource } from "@/server/domain/operator-api/contract";
 import { findFreePort } from "@/server/http/free-port";
 import { createReservations, pickNode } from "../placement";
 import { createEventLog } from "./events";
 import { type JobChanges, listenForJobChanges } from "./job-changes";
 import { createJobStore, type JobStore, type SubmitResult } from "./job-store";
 import { retainRunLogs } from "./log-retention";
+import { injectableSources } from "./node-facts";
 import { createNodePool, type NodePool } from "./nodes";
 import { describeExit } from "./pod-exit";
 import { readPodLog } from "./pod-logs";
@@ -27,7 +31,14 @@ export type LocalBackend = ClusterBackend & {
   readonly prometheusTargetsFile: string;
   /** Validates and stores a job (YAML text), then wakes the operator for it. */
   submitYaml(text: string): Promise<SubmitResult>;
-  failNode(node: string): void;
+  /**
+   * A node fault said by `source` (default HyperPod's label: the node fails and its pods die, as a reboot
+   * does); any other source only sets its fact (node-facts.ts) and the operator moves the pods as the
+   * table says. Either clears after nodeRebootMs.
+   */
+  failNode(node: string, source?: NodeFaultSource): void;
+  /** The sources failNode takes under the table in force (a table without a source's rows cannot see it). */
+  nodeFaultSources(): NodeFaultSource[];
   /** Writes the job's trainer control file (REBOUND_FAULT_FILE) for one rank. */
   plantTrainerFault(ref: JobRef, fault: { kind: LocalFaultKind; rank: number | null }): void;
   clearTrainerFault(ref: JobRef): void;
@@ -44,6 +55,8 @@ export type LocalBackendOptions = {
   jobPollMs?: number;
   /** Postgres's URL, to hear of job changes as they commit (job-changes.ts); without it, polling only. */
   databaseUrl?: string;
+  /** The node-signal table in force, read at each node change; default the shipped one. */
+  nodeSignals?: () => NodeSignalTable;
 };
 
 /** While the notices are heard, the whole table is still compared this often, as a safety net. */
@@ -75,6 +88,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     gpusPerNode: opts.gpusPerNode,
     realGpus: await countRealGpus(),
     onChange: () => emit(null),
+    nodeSignals: opts.nodeSignals,
   });
   const pods = createPodManager({
     dataDir: localDir,
@@ -226,10 +240,12 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       }
       return result;
     },
-    failNode(node) {
+    failNode(node, source = "hyperpod") {
+      if (source !== "hyperpod") return nodes.signal(node, source, { clearAfterMs: opts.nodeRebootMs });
       nodes.fail(node, { rebootAfterMs: opts.nodeRebootMs });
       pods.killNode(node);
     },
+    nodeFaultSources: () => injectableSources(opts.nodeSignals?.() ?? DEFAULT_NODE_SIGNALS),
     plantTrainerFault(ref, fault) {
       mkdirSync(jobDir(ref), { recursive: true });
       const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;

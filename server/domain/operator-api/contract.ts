@@ -4,6 +4,11 @@ import {
   logMonitoringConfigurationSchema,
   runPolicySchema,
 } from "@/server/domain/job-spec/run-policy.schema";
+import {
+  NODE_ACTIONS,
+  NODE_MEANINGS,
+  NODE_SIGNAL_SOURCES,
+} from "@/server/domain/node-health/signal-table.schema";
 
 /**
  * The operator's HTTP API (server/operator/api, port 8081) as one contract: the operator builds its answers
@@ -141,12 +146,34 @@ export const clusterEventSchema = z.object({
   firstAt: z.number().optional(),
 });
 
+/** A node's judgement by the node-signal table (server/domain/node-health/evaluate.ts), as sent. */
+export const nodeSignalSchema = z.object({
+  rule: z.string(),
+  fact: z.string(),
+  source: z.enum(NODE_SIGNAL_SOURCES),
+  meaning: z.enum(NODE_MEANINGS).exclude(["healthy"]),
+  action: z.enum(NODE_ACTIONS).exclude(["none"]),
+  graceSeconds: z.number(),
+  reason: z.string(),
+  since: z.number(),
+});
+export const nodeVerdictSchema = z.object({
+  meaning: z.enum(NODE_MEANINGS),
+  action: z.enum(NODE_ACTIONS),
+  signals: z.array(nodeSignalSchema).readonly(),
+  reason: z.string().nullable(),
+  source: z.enum(NODE_SIGNAL_SOURCES).nullable(),
+  replaceAt: z.number().nullable(),
+});
+
 export const clusterNodeSchema = z.object({
   name: z.string(),
   health: z.string(),
   ready: z.boolean(),
   gpus: z.number(),
   changedAt: z.number(),
+  /** Absent from operators before the node-signal table. */
+  verdict: nodeVerdictSchema.optional(),
 });
 
 /** One row of the restart timeline (dates as ISO strings on the wire). */
@@ -332,11 +359,34 @@ export const actionResponseSchema = z.object({ accepted: z.string() });
 
 export const faultKindSchema = z.enum(["crash", "hang", "nan", "slow", "node"]);
 export type FaultKind = z.infer<typeof faultKindSchema>;
-export const injectFaultInputSchema = z.strictObject({
-  kind: faultKindSchema,
-  rank: z.int().min(0).optional(),
-  by: z.string().min(1).max(256).optional(),
-});
+/**
+ * Who says a node fault (the local back end sets that source's fact on the node): HyperPod's health label
+ * (the default), a signal of the node-signal table's sources, a cordon, or Ready=False.
+ */
+export const NODE_FAULT_SOURCES = [
+  "hyperpod",
+  "nvsentinel",
+  "npd",
+  "eks",
+  "dcgm",
+  "device-plugin",
+  "cordon",
+  "not-ready",
+] as const;
+export type NodeFaultSource = (typeof NODE_FAULT_SOURCES)[number];
+export const injectFaultInputSchema = z
+  .strictObject({
+    kind: faultKindSchema,
+    rank: z.int().min(0).optional(),
+    source: z
+      .enum(NODE_FAULT_SOURCES, { error: `expected one of ${NODE_FAULT_SOURCES.join(", ")}` })
+      .optional(),
+    by: z.string().min(1).max(256).optional(),
+  })
+  .refine((input) => input.source === undefined || input.kind === "node", {
+    error: "a source goes with kind node only",
+    path: ["source"],
+  });
 export type InjectFaultInput = z.infer<typeof injectFaultInputSchema>;
 export const injectFaultResponseSchema = z.looseObject({ kind: faultKindSchema, rank: z.int() });
 

@@ -227,6 +227,17 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
   await decide(ctx, record);
 }
 
+/**
+ * The row's message once recovered: HyperPod's remediation message, and for a node fault said by a node
+ * signal what was found (describeFault: its source and reason, still the Running condition's message),
+ * which the remediation message alone would lose from the restart timeline.
+ */
+function recoveredRowMessage(ctx: JobContext, reason: string, message: string): string {
+  const running = ctx.status.conditions?.find((condition) => condition.type === "Running");
+  const found = running?.status === "False" && running.reason === reason ? running.message : undefined;
+  return reason === "NodeFault" && found?.includes(" (") ? `${message} ${found}` : message;
+}
+
 async function finishRecovery(ctx: JobContext): Promise<void> {
   const recovery = ctx.state.recovery;
   if (!recovery) return;
@@ -234,7 +245,11 @@ async function finishRecovery(ctx: JobContext): Promise<void> {
   // Recovered now, once every agent has accepted its /start (not when this reconcile began).
   const now = deps.clock();
   const message = remediatedMessage(recovery.reason, Math.max(0, now - recovery.faultAt));
-  const result = { outcome: "recovered", recoveredAt: new Date(now), message } as const;
+  const result = {
+    outcome: "recovered",
+    recoveredAt: new Date(now),
+    message: recoveredRowMessage(ctx, recovery.reason, message),
+  } as const;
   if (await completeRecord(ctx, recovery.eventId, result)) {
     const restartType = recovery.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : recovery.action;
     deps.metrics.restarted.inc({ ...labels(ctx), restart_type: restartType });

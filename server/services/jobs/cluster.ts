@@ -1,9 +1,23 @@
 import { isNodeHealthy } from "@/server/cluster/types";
 import type { NodeView } from "@/server/domain/jobs/view-model";
+import type {
+  NodeAction,
+  NodeMeaning,
+  NodeSignalSource,
+} from "@/server/domain/node-health/signal-table.schema";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { toAppError } from "./queries";
 
-export type ClusterNodeRow = NodeView & { jobs: string[] };
+/** What the node-signal table says of a node (its most severe signal), where the operator judged it. */
+export type NodeVerdictRow = {
+  meaning: NodeMeaning;
+  action: NodeAction;
+  source: NodeSignalSource | null;
+  /** "NVSentinel: GpuMemWatch — ErrorCode:DCGM_FR_VOLATILE_DBE_DETECTED GPU:0 …". */
+  reason: string | null;
+};
+
+export type ClusterNodeRow = NodeView & { jobs: string[]; verdict: NodeVerdictRow | null };
 
 /**
  * Every node with its health, its GPUs used by the jobs' pods, and which jobs run there: GPUs count every
@@ -31,6 +45,14 @@ export async function clusterNodes(
         health: node.health,
         ready: node.ready,
         healthy: isNodeHealthy(node),
+        verdict: node.verdict
+          ? {
+              meaning: node.verdict.meaning,
+              action: node.verdict.action,
+              source: node.verdict.source,
+              reason: node.verdict.reason,
+            }
+          : null,
         gpus: node.gpus,
         gpusUsed: pods.reduce(
           (sum, { job }) => sum + (perPodGpus.get(`${job.namespace}/${job.name}`) ?? 0),

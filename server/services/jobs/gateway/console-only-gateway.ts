@@ -70,6 +70,7 @@ export function createConsoleOnlySource(
         ready: node.ready,
         gpus: node.gpus,
         changedAt: 0,
+        ...(node.verdict ? { verdict: node.verdict } : {}),
       })),
     logs: (ref, pod, tailLines) => view.logs(ref, pod, tailLines),
     rankOutput: (ref, target) => view.rankOutput(ref, target.pod, target.localRank),
