@@ -7,13 +7,30 @@ import { hostname } from "node:os";
 
 export type ProcessEnv = Readonly<Record<string, string>>;
 
-/** A copy of the agent's environment with unset entries dropped. */
+/**
+ * The per-pod credential the operator gives the agent (server/cluster/agent-credential.ts): every call but
+ * /healthz and /metrics must carry it (server.ts). Set: the agent asks for it; unset: the agent answers
+ * anyone, as the unchanged hyperpod-elastic-agent does.
+ */
+export const AGENT_CREDENTIAL_ENV = "REBOUND_AGENT_CREDENTIAL";
+
+/** A copy of the agent's environment with unset entries dropped, less its credential: workers never see it. */
 export function agentProcessEnv(): ProcessEnv {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined) env[key] = value;
+    if (value !== undefined && key !== AGENT_CREDENTIAL_ENV) env[key] = value;
   }
   return env;
+}
+
+/**
+ * The credential the operator gave this agent, taken out of its environment (nothing it starts inherits
+ * it); null when none (an empty value is none).
+ */
+export function takeAgentCredential(): string | null {
+  const value = process.env[AGENT_CREDENTIAL_ENV];
+  delete process.env[AGENT_CREDENTIAL_ENV];
+  return value ? value : null;
 }
 
 /** Names this agent in log folders: `<hostname>-<pid>` (torchrun uses a random suffix instead). */

@@ -2,7 +2,7 @@ import { createLogger } from "../log";
 import { createAgent } from "./agent";
 import { type AgentConfig, parseAgentArgs } from "./cli";
 import { withEnvironment } from "./cli-env";
-import { agentId, agentProcessEnv } from "./env";
+import { agentId, agentProcessEnv, takeAgentCredential } from "./env";
 import { defaultRunner } from "./script-command";
 import { createAgentServer, listen } from "./server";
 
@@ -46,6 +46,7 @@ function configFromArgs(): AgentConfig {
 }
 
 async function main(): Promise<void> {
+  const credential = takeAgentCredential();
   const config = configFromArgs();
   for (const warning of config.warnings) logger.warn(warning);
   const agent = createAgent({
@@ -57,7 +58,9 @@ async function main(): Promise<void> {
     output: { write: (stream, text) => void process[stream].write(text) },
     now: Date.now,
   });
-  const server = createAgentServer({ agent, logger });
+  if (credential === null)
+    logger.warn("no REBOUND_AGENT_CREDENTIAL: this agent answers anyone who reaches its port");
+  const server = createAgentServer({ agent, logger, credential });
   const exit = (code: number) => {
     server.close(() => process.exit(code));
     server.closeIdleConnections();

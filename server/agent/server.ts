@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { Logger } from "../log";
@@ -18,6 +19,12 @@ import { createStatusWatch, isWatchRequest } from "./watch";
  * Rebound's own addition: GET /rebound/v1/watch pushes /status lines and heartbeats to the operator
  * (server/agent/watch.ts, server/operator/presence/README.md). REBOUND_AGENT_WATCH=0 turns it off (404, as
  * the unchanged hyperpod-elastic-agent answers): the operator then polls /status.
+ *
+ * Rebound's other addition: given a credential (REBOUND_AGENT_CREDENTIAL, from the operator, see
+ * server/cluster/agent-credential.ts), every call but GET /healthz and GET /metrics (probes and Prometheus
+ * read those) must carry `Authorization: Bearer <credential>`; without it, or with another, the answer is
+ * 401 before the body is read, and nothing changes. Without a credential the agent answers anyone, as the
+ * unchanged hyperpod-elastic-agent does.
  */
 
 type Reply = { status: number; body: unknown } | { status: number; text: string; contentType: string };
@@ -120,17 +127,55 @@ async function dispatch(table: Record<string, Route>, request: IncomingMessage):
   return route.handle(request);
 }
 
+/** Routes anyone who reaches the port may call: a kubelet's probes and Prometheus' scrapes carry nothing. */
+const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/metrics"]);
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** Whether `request` may go on: an open route, or the credential in its Authorization header. */
+function authorizer(credential: string | null): (request: IncomingMessage) => boolean {
+  if (credential === null) return () => true;
+  // Digests of equal length, compared in constant time: the answer's timing tells nothing of the credential.
+  const expected = digest(`Bearer ${credential}`);
+  return (request) => {
+    if (request.method === "GET" && OPEN_PATHS.has(new URL(request.url ?? "/", "http://agent").pathname))
+      return true;
+    const given = request.headers.authorization;
+    return typeof given === "string" && timingSafeEqual(digest(given), expected);
+  };
+}
+
+const UNAUTHORIZED = detail(401, "Unauthorized: this agent answers only its operator");
+
 /** On unless REBOUND_AGENT_WATCH is "0" or "false". */
 function watchFromEnv(): boolean {
   const value = agentProcessEnv().REBOUND_AGENT_WATCH;
   return value !== "0" && value !== "false";
 }
 
-export function createAgentServer(input: { agent: Agent; logger: Logger; watch?: boolean }): Server {
+export function createAgentServer(input: {
+  agent: Agent;
+  logger: Logger;
+  watch?: boolean;
+  /** Asked of every call but /healthz and /metrics; null or absent: none asked. */
+  credential?: string | null;
+}): Server {
   const { agent, logger } = input;
   const table = routes(agent);
+  const allowed = authorizer(input.credential ?? null);
   const watch = (input.watch ?? watchFromEnv()) ? createStatusWatch({ status: () => agent.status() }) : null;
   const server = createServer((request, response) => {
+    if (!allowed(request)) {
+      logger.warn("refused a call without the operator's credential", {
+        method: request.method,
+        path: request.url,
+        from: request.socket.remoteAddress,
+      });
+      // The body is not read: close the connection after the answer rather than drain what a stranger sends.
+      response.setHeader("www-authenticate", "Bearer");
+      response.setHeader("connection", "close");
+      return send(response, UNAUTHORIZED);
+    }
     if (watch && isWatchRequest(request)) return watch.attach(request, response);
     dispatch(table, request)
       .catch((error: unknown) => {

@@ -182,4 +182,9 @@ export type ClusterBackend = {
    * stop) and not created again since: to resume, not faults.
    */
   stoppedPods?(ref: JobRef): string[];
+  /**
+   * The credential the pod whose agent listens at `agentUrl` was given (server/cluster/agent-credential.ts),
+   * sent on every call to it; null or absent: none.
+   */
+  agentCredential?(agentUrl: string): string | null;
 };

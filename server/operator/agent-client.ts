@@ -22,6 +22,13 @@ export type AgentCallError = {
 };
 export type AgentResult<T> = { ok: true; value: T } | { ok: false; error: AgentCallError };
 
+/**
+ * The credential the operator gave the pod whose agent listens at `agentUrl` (server/cluster/
+ * agent-credential.ts), sent on every call; null: none (an agent started without one, as in the agent's
+ * own tests). The unchanged hyperpod-elastic-agent ignores the header.
+ */
+export type CredentialFor = (agentUrl: string) => string | null;
+
 async function call(transport: AgentTransport, req: AgentRequest): Promise<AgentResult<unknown>> {
   const sent = await transport(req);
   if (!sent.ok) return sent;
@@ -55,8 +62,17 @@ function wireText(body: unknown): string | undefined {
   return prepared ? prepared() : JSON.stringify(body);
 }
 
-const post = (transport: AgentTransport, req: { url: string; body: unknown; timeoutMs: number }) =>
-  call(transport, { method: "POST", url: req.url, body: wireText(req.body), timeoutMs: req.timeoutMs });
+const post = (
+  transport: AgentTransport,
+  req: { url: string; body: unknown; timeoutMs: number; credential: string | null },
+) =>
+  call(transport, {
+    method: "POST",
+    url: req.url,
+    body: wireText(req.body),
+    timeoutMs: req.timeoutMs,
+    ...(req.credential ? { credential: req.credential } : {}),
+  });
 
 /** The reference sends the state lower-case; accept an upper-case one from other agent builds too. */
 function lowerCaseState(value: unknown): unknown {
@@ -66,14 +82,32 @@ function lowerCaseState(value: unknown): unknown {
 }
 
 /** The transport is injectable so the contract test can record every exchange. */
-export function createAgentClient(opts: { timeoutMs: number; transport?: AgentTransport }) {
+export function createAgentClient(opts: {
+  timeoutMs: number;
+  transport?: AgentTransport;
+  /** The credential of each pod's agent (the back end's); absent: none sent. */
+  credentialFor?: CredentialFor;
+}) {
   const transport = opts.transport ?? createHttpTransport();
+  const credentialOf = (base: string) => opts.credentialFor?.(base) ?? null;
+  const withCredential = (base: string) => {
+    const credential = credentialOf(base);
+    return credential ? { credential } : {};
+  };
+  const send = (base: string, path: string, body: unknown) =>
+    post(transport, {
+      url: `${base}${path}`,
+      body,
+      timeoutMs: opts.timeoutMs,
+      credential: credentialOf(base),
+    });
   return {
     async status(base: string): Promise<AgentResult<AgentStatus>> {
       const result = await call(transport, {
         method: "GET",
         url: `${base}/status`,
         timeoutMs: opts.timeoutMs,
+        ...withCredential(base),
       });
       if (!result.ok) return result;
       const parsed = agentStatusSchema.safeParse(lowerCaseState(result.value));
@@ -82,14 +116,10 @@ export function createAgentClient(opts: { timeoutMs: number; transport?: AgentTr
       }
       return { ok: true, value: parsed.data };
     },
-    start: (base: string, body: StartRequestBody) =>
-      post(transport, { url: `${base}/start`, body, timeoutMs: opts.timeoutMs }),
-    stop: (base: string, body: StopRequestBody) =>
-      post(transport, { url: `${base}/stop`, body, timeoutMs: opts.timeoutMs }),
-    update: (base: string, body: Omit<StartRequestBody, "progress">) =>
-      post(transport, { url: `${base}/update`, body, timeoutMs: opts.timeoutMs }),
-    shutdown: (base: string) =>
-      post(transport, { url: `${base}/shutdown`, body: undefined, timeoutMs: opts.timeoutMs }),
+    start: (base: string, body: StartRequestBody) => send(base, "/start", body),
+    stop: (base: string, body: StopRequestBody) => send(base, "/stop", body),
+    update: (base: string, body: Omit<StartRequestBody, "progress">) => send(base, "/update", body),
+    shutdown: (base: string) => send(base, "/shutdown", undefined),
   };
 }
 

@@ -15,6 +15,11 @@ import { type LocalOperator, startLocalOperator } from "./testing/local-operator
  * that pod and its ranks and restart the job in place, every rank running again (new processes) within
  * 2 s with our pushing agent; polled (REBOUND_AGENT_PUSH=0) it is found at the next poll, as it is with
  * AWS's unchanged hyperpodrun (test/hyperpod-agent.ts; installed on first use, about 2.6 GB of wheels).
+ *
+ * Our agent answers only callers with its pod's credential (issue 34 item 2; a stranger's /stop gets 401
+ * and changes nothing, test/adversarial/agent-credential.integration-test.ts). The stop the operator did
+ * not send can still come from one that holds it: a process of the pod itself, or a second operator with
+ * the same key. Here the test plays such a process, and reads the agents as one (`asPod`).
  */
 const NAMESPACE = "hyperpod-ns-llm-research";
 const RANKS = 4;
@@ -47,9 +52,14 @@ afterEach(async () => {
 
 type Ranks = { status: string; pids: number[] };
 
+/** The header a holder of the pod's credential sends (hyperpodrun ignores it). */
+const asPod = (url: string) => ({
+  authorization: `Bearer ${operator?.backend.agentCredential?.(url) ?? ""}`,
+});
+
 /** What an agent says right now, as any process on its port would read it. */
 async function agentRanks(url: string): Promise<Ranks | null> {
-  const response = await fetch(`${url}/status`).catch(() => null);
+  const response = await fetch(`${url}/status`, { headers: asPod(url) }).catch(() => null);
   if (!response?.ok) return null;
   const body = (await response.json()) as { status: string; ranks?: { state: string; pid: number | null }[] };
   const running = (body.ranks ?? []).filter((rank) => rank.state === "running" && rank.pid !== null);
@@ -73,7 +83,7 @@ async function allRunning(urls: string[], before: ReadonlySet<number> = new Set(
 async function runningSince(urls: string[], since: number): Promise<boolean> {
   const states = await Promise.all(
     urls.map(async (url) => {
-      const response = await fetch(`${url}/status`).catch(() => null);
+      const response = await fetch(`${url}/status`, { headers: asPod(url) }).catch(() => null);
       return response?.ok
         ? ((await response.json()) as { status: string; transitions?: { RUNNING?: string } })
         : null;
@@ -91,7 +101,9 @@ async function driftRow(op: LocalOperator, ref: JobRef) {
 
 async function diagnosis(op: LocalOperator, ref: JobRef, urls: string[]): Promise<string> {
   const rows = await listRestartEvents(op.db, { namespace: ref.namespace, jobName: ref.name });
-  const agents = await Promise.all(urls.map((url) => fetch(`${url}/status`).then((r) => r.text(), String)));
+  const agents = await Promise.all(
+    urls.map((url) => fetch(`${url}/status`, { headers: asPod(url) }).then((r) => r.text(), String)),
+  );
   return [op.live(ref)?.phase, JSON.stringify(rows), ...agents].join("\n");
 }
 
@@ -119,7 +131,7 @@ async function foreignStop(op: LocalOperator, input: { yaml: string; probes: Pro
   const sentAt = Date.now();
   const stopped = await fetch(`${urls[1]}/stop`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...asPod(urls[1] ?? "") },
     body: "{}",
   });
   expect(stopped.ok, `${stopped.status} ${await stopped.text()}`).toBe(true);

@@ -14,7 +14,14 @@ import type { Socket } from "node:net";
  * caller's to judge.
  */
 
-export type AgentRequest = { method: "GET" | "POST"; url: string; body?: string; timeoutMs: number };
+export type AgentRequest = {
+  method: "GET" | "POST";
+  url: string;
+  body?: string;
+  timeoutMs: number;
+  /** The pod's agent credential (server/cluster/agent-credential.ts), sent as `Authorization: Bearer`. */
+  credential?: string | null;
+};
 export type AgentReply = { status: number; text: string };
 export type TransportError = { cause: "timeout" | "unreachable" | "invalid-response"; detail: string };
 export type TransportResult = { ok: true; value: AgentReply } | { ok: false; error: TransportError };
@@ -101,6 +108,7 @@ export function createHttpTransport(): AgentTransport {
         req.body === undefined
           ? {}
           : { "content-type": "application/json", "content-length": Buffer.byteLength(req.body) };
+      if (req.credential) headers.authorization = `Bearer ${req.credential}`;
       const outgoing = request(req.url, { method: req.method, agent, headers }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;

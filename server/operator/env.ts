@@ -34,6 +34,13 @@ export const operatorEnv = createEnv({
      * long; unset: 10 s on the local back end (every pod shares this host's cores), none on Kubernetes.
      */
     REBOUND_AGENT_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+    /**
+     * kubernetes: a file holding the operator's agent key (a mounted Secret, the same for every replica):
+     * each pod's agent then asks for its credential (server/cluster/agent-credential.ts). Unset: pods get
+     * none, and only the agents' NetworkPolicy keeps other pods off their port. The local back end keeps
+     * its key in REBOUND_DATA_DIR.
+     */
+    REBOUND_AGENT_KEY_FILE: z.string().min(1).optional(),
     REBOUND_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
     /** kubernetes: a kubeconfig file; unset = KUBECONFIG's default rules, or in-cluster credentials. */
     REBOUND_KUBECONFIG: z.string().min(1).optional(),

@@ -70,10 +70,16 @@ async function createBackend(env: OperatorEnv, log: Logger, db: Db): Promise<Bac
       namespace: env.POD_NAMESPACE ?? "rebound-system",
       log,
     });
+    const { loadAgentKey } = await import("@/server/cluster/agent-credential");
+    if (!env.REBOUND_AGENT_KEY_FILE)
+      log.warn(
+        "no REBOUND_AGENT_KEY_FILE: agents ask for no credential (their NetworkPolicy alone guards them)",
+      );
     const backend = await createKubernetesBackend({
       kubeConfig,
       log: log.child({ component: "kubernetes" }),
       mode: "operator",
+      agentKey: env.REBOUND_AGENT_KEY_FILE ? loadAgentKey(env.REBOUND_AGENT_KEY_FILE) : null,
       nodeSignals,
       nodeMetrics: await createNodeMetrics(env, log, () => nodeSignals.current()),
     });

@@ -8,6 +8,7 @@ import {
   type V1Node,
   type V1Pod,
 } from "@kubernetes/client-node";
+import { deriveAgentCredential } from "@/server/cluster/agent-credential";
 import { requireName } from "@/server/cluster/names";
 import { createCapacityIndex, createReservations } from "@/server/cluster/placement";
 import type {
@@ -42,6 +43,7 @@ import {
   jobUpdatePatch,
   LABEL_JOB,
   nodeFingerprint,
+  podName,
   toClusterEvent,
   toClusterJob,
   toClusterNode,
@@ -73,6 +75,8 @@ export type KubernetesBackendOptions = {
   nodeSignals?: NodeSignalTable | NodeSignalSource;
   /** Per-node metric facts (the DCGM exporter's, through Prometheus), started and stopped with the back end. */
   nodeMetrics?: NodeMetricsFeed;
+  /** The operator's agent key (server/cluster/agent-credential.ts); absent: pods get no credential. */
+  agentKey?: Buffer | null;
 };
 
 /** A node-signal table that may change while the back end runs: nodes are judged again on each change. */
@@ -170,11 +174,16 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
   const podIndex = createPodIndex({ onUsage: (node) => capacity.usageChanged(node) });
   const capacity = createCapacityIndex(() => podIndex.gpusInUse());
   const podViews = new WeakMap<V1Pod, ClusterPod>();
+  const agentKey = opts.agentKey ?? null;
+  /** Each seen pod's agent URL → its credential; a pod IP given to a new pod replaces the old entry. */
+  const credentialByUrl = new Map<string, string>();
   const podView = (pod: V1Pod): ClusterPod => {
     let view = podViews.get(pod);
     if (!view) {
       view = toClusterPod(pod, agentPort);
       podViews.set(pod, view);
+      if (agentKey && view.agentUrl)
+        credentialByUrl.set(view.agentUrl, deriveAgentCredential(agentKey, view));
     }
     return view;
   };
@@ -464,6 +473,7 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
 
   return {
     kind: "kubernetes",
+    agentCredential: (agentUrl) => credentialByUrl.get(agentUrl) ?? null,
     informers: { jobs, pods, nodes, events },
     async start() {
       await Promise.all([jobs.start(), pods.start(), nodes.start(), events.start()]);
@@ -528,7 +538,17 @@ export async function createKubernetesBackend(opts: KubernetesBackendOptions): P
         });
       return reservations.pick(choose, input.gpus, async (node) => {
         await ensureService(input.job);
-        const body = buildPod({ job: input.job, replicaSpec: input.replicaSpec, index: input.index, node });
+        const name = podName(input.job.ref.name, input.replicaSpec, input.index);
+        const agentCredential = agentKey
+          ? deriveAgentCredential(agentKey, { namespace: input.job.ref.namespace, name })
+          : null;
+        const body = buildPod({
+          job: input.job,
+          replicaSpec: input.replicaSpec,
+          index: input.index,
+          node,
+          agentCredential,
+        });
         try {
           const created = (await core.createNamespacedPod({
             namespace: input.job.ref.namespace,

@@ -19,6 +19,7 @@ import {
   verdictFingerprint,
 } from "@/server/domain/node-health/evaluate";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
+import { AGENT_CREDENTIAL_ENV } from "../agent-credential";
 import { operatorInjectedEnv, withInjectedEnv } from "../pod-env";
 
 /**
@@ -296,11 +297,31 @@ export function serviceAccountTokenMount(templateSpec: Record<string, unknown>):
  * see server/cluster/pod-env.ts). Nothing of the operator's own (its environment, its credentials) is
  * copied into the pod: everything here comes from the job.
  */
+/** A container that runs our agent (its command names rebound-agent), which asks for the credential. */
+const runsOurAgent = (container: Record<string, unknown>) =>
+  [container.command, container.args].some(
+    (list) => Array.isArray(list) && list.some((token) => /rebound-agent/.test(String(token))),
+  );
+
+/**
+ * The container's env with the pod's agent credential (server/cluster/agent-credential.ts) last, any entry
+ * of that name the job set dropped: the operator sends the credential it derived, so the agent must hold
+ * that one. A value in the pod's spec is readable by whoever may read pods in the job's namespace (the
+ * team, cluster admins), not by other teams' pods; the agents' NetworkPolicy (deploy/agents/) keeps those
+ * off the port as well.
+ */
+function withAgentCredential(env: unknown[], credential: string): unknown[] {
+  const kept = env.filter((item) => (item as { name?: unknown }).name !== AGENT_CREDENTIAL_ENV);
+  return [...kept, { name: AGENT_CREDENTIAL_ENV, value: credential }];
+}
+
 export function buildPod(input: {
   job: ClusterJob;
   replicaSpec: string;
   index: number;
   node: string;
+  /** The pod's agent credential, given to the containers that run our agent; absent: none. */
+  agentCredential?: string | null;
 }): V1Pod {
   const { job } = input;
   const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === input.replicaSpec);
@@ -311,10 +332,16 @@ export function buildPod(input: {
   };
   const name = podName(job.ref.name, input.replicaSpec, input.index);
   const injected = operatorInjectedEnv(job.job);
-  const containers = (template.spec.containers as Array<Record<string, unknown>>).map((container) => ({
-    ...container,
-    env: withInjectedEnv(container.env, injected),
-  }));
+  const containers = (template.spec.containers as Array<Record<string, unknown>>).map((container) => {
+    const env = withInjectedEnv(container.env, injected);
+    return {
+      ...container,
+      env:
+        input.agentCredential && runsOurAgent(container)
+          ? withAgentCredential(env, input.agentCredential)
+          : env,
+    };
+  });
   return {
     apiVersion: "v1",
     kind: "Pod",

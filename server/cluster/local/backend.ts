@@ -127,6 +127,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     jobs,
     nodes,
     pods,
+    agentCredential: (agentUrl) => pods.credentialFor(agentUrl),
     async start() {
       seen = await jobs.fingerprints();
       const poll = () => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import { lowerPriority } from "@/server/agent/priority";
+import { AGENT_CREDENTIAL_ENV, agentCredentials, loadAgentKey } from "@/server/cluster/agent-credential";
 import type { ClusterJob, ClusterPod, JobRef } from "@/server/cluster/types";
 import { AppError } from "@/server/errors";
 import { findFreePort } from "@/server/http/free-port";
@@ -32,6 +33,8 @@ export type PodManager = {
   }): Promise<ClusterPod>;
   /** The agent process of a pod (null when unknown). */
   pidOf(namespace: string, podName: string): number | null;
+  /** The credential of the pod whose agent listens at `agentUrl` (agent-credential.ts); null: no such pod. */
+  credentialFor(agentUrl: string): string | null;
   /** GPUs held by running pods, per node (the local scheduler's view of capacity). */
   gpusInUse(): Map<string, number>;
   remove(ref: JobRef, podName: string): void;
@@ -113,6 +116,21 @@ export function createPodManager(opts: {
     if (opts.prometheusTargetsFile) savePrometheusTargets(opts.prometheusTargetsFile, [...records.values()]);
   };
   let closed = false;
+  // The operator's key, kept beside pods.json: an operator that restarts derives the same credentials.
+  const credentials = agentCredentials(loadAgentKey(path.join(opts.dataDir, "agent-key")));
+  /** Each listed pod's agent URL → its credential. Ports are reused: a new pod's entry replaces the old. */
+  const credentialByUrl = new Map<string, string>();
+  const remember = (record: PodRecord) =>
+    credentialByUrl.set(
+      toClusterPod(record).agentUrl ?? "",
+      credentials.credentialFor({ namespace: record.namespace, name: record.name }),
+    );
+
+  const forget = (record: PodRecord) => {
+    const url = toClusterPod(record).agentUrl ?? "";
+    const own = credentials.credentialFor({ namespace: record.namespace, name: record.name });
+    if (credentialByUrl.get(url) === own) credentialByUrl.delete(url);
+  };
 
   const finish = (record: PodRecord, exit: { code: number | null; signal: string | null } | null) => {
     // A pod removed (or dropped by stopAll) is no longer this manager's: its agent's exit changes nothing.
@@ -136,6 +154,7 @@ export function createPodManager(opts: {
       continue;
     }
     records.set(key(record.namespace, record.name), record);
+    remember(record);
     if (record.phase === "Running" && !isAlive(record.pid)) finish(record, null);
   }
   const watcher = setInterval(() => {
@@ -172,6 +191,18 @@ export function createPodManager(opts: {
       const built = localAgentCommand({ argv, agentBin, port, logDir: path.join(podDir, "logs") });
       if (!built.ok) throw new AppError("INVALID", built.reason);
       const runAs = podProcess({ root: opts.dataDir, podDir, command: built.command, env: input.env });
+      // Our agent asks every caller for the pod's credential, given here in its environment: a command line
+      // is readable by every user of the machine (`ps`), a process's environment only by its own user.
+      // hyperpodrun has no such check, and its workers would only inherit it.
+      const credential: Record<string, string> =
+        built.command.command === process.execPath
+          ? {
+              [AGENT_CREDENTIAL_ENV]: credentials.credentialFor({
+                namespace: input.job.ref.namespace,
+                name: podName,
+              }),
+            }
+          : {};
       // Root's own file (0600): the pod writes it through the descriptor it inherits, and cannot read or
       // replace it (its directory is root's), so the operator reading it back never follows a pod's link.
       const log = openSync(path.join(podDir, "agent.log"), "a", 0o600);
@@ -184,7 +215,7 @@ export function createPodManager(opts: {
           host: { ...hostEnvironment(), ...runAs.host },
           job: input.job.job,
           containers: templateContainers(input.job, input.replicaSpec),
-          extra: input.env,
+          extra: { ...input.env, ...credential },
         }),
       });
       if (child.pid === undefined)
@@ -206,6 +237,7 @@ export function createPodManager(opts: {
         log: path.join(podDir, "agent.log"),
       };
       records.set(key(record.namespace, podName), record);
+      remember(record);
       stopped.delete(key(record.namespace, podName));
       handles.set(key(record.namespace, podName), child);
       child.on("exit", (code, signal) => finish(record, { code, signal }));
@@ -218,6 +250,7 @@ export function createPodManager(opts: {
       if (!record) return;
       kill(record);
       records.delete(key(ref.namespace, podName));
+      forget(record);
       save();
       opts.onChange(ref);
     },
@@ -228,6 +261,7 @@ export function createPodManager(opts: {
     },
     all: () => [...records.values()].map(toClusterPod),
     pidOf: (namespace, podName) => records.get(key(namespace, podName))?.pid ?? null,
+    credentialFor: (agentUrl) => credentialByUrl.get(agentUrl) ?? null,
     gpusInUse() {
       const used = new Map<string, number>();
       for (const record of records.values()) {
@@ -257,6 +291,7 @@ export function createPodManager(opts: {
         }
       }
       records.clear();
+      credentialByUrl.clear();
       save();
     },
     stoppedPods: (ref) =>

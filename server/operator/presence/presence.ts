@@ -83,13 +83,16 @@ export type WakeListener = (jobKey: string, urgent: boolean) => void;
 
 export type Dial = (input: {
   url: string;
+  credential?: string | null;
   heartbeatMs: number;
   connectTimeoutMs: number;
   events: WatchEvents;
 }) => WatchHandle;
 
-/** What presence reads of a pod. */
-export type WatchedPod = Pick<ClusterPod, "namespace" | "name" | "phase" | "agentUrl" | "createdAt">;
+/** What presence reads of a pod, and its agent's credential where the main thread added it (thread.ts). */
+export type WatchedPod = Pick<ClusterPod, "namespace" | "name" | "phase" | "agentUrl" | "createdAt"> & {
+  credential?: string | null;
+};
 
 export type PresenceStats = {
   pushing: number;
@@ -149,6 +152,8 @@ type Entry = {
   jobKey: string;
   identity: string;
   url: string;
+  /** Sent on the watch (Authorization), as on every call to the agent. */
+  credential: string | null;
   mode: Mode;
   /** The newest line, and its urgency and start keys (the parsed line itself is not kept). */
   text: string | null;
@@ -200,12 +205,13 @@ export const isWatched = (pod: WatchedPod) => pod.phase === "Running" && Boolean
 
 /** The pods presence watches, with only what it reads of them (what crosses to the presence thread). */
 export const watchedPods = (pods: readonly WatchedPod[]): WatchedPod[] =>
-  pods.filter(isWatched).map(({ namespace, name, phase, agentUrl, createdAt }) => ({
+  pods.filter(isWatched).map(({ namespace, name, phase, agentUrl, createdAt, credential }) => ({
     namespace,
     name,
     phase,
     agentUrl,
     createdAt,
+    ...(credential ? { credential } : {}),
   }));
 
 /** What pushed() answers for an entry, before it is read. */
@@ -324,6 +330,7 @@ export function createPresence(deps: {
     let established = false;
     entry.handle = dial({
       url: entry.url,
+      credential: entry.credential,
       heartbeatMs: config.heartbeatMs,
       connectTimeoutMs: config.connectTimeoutMs,
       events: {
@@ -383,6 +390,7 @@ export function createPresence(deps: {
       jobKey,
       identity,
       url: pod.agentUrl ?? "",
+      credential: pod.credential ?? null,
       mode: "probing",
       text: null,
       keys: null,

@@ -101,6 +101,8 @@ export function createPresenceThread(deps: {
   log: Logger;
   metrics: PresenceCounters;
   start?: (config: PresenceConfig) => Promise<Worker>;
+  /** The credential of the pod whose agent listens at a URL (the back end's); absent: none sent. */
+  credentialFor?: (agentUrl: string) => string | null;
 }): Presence {
   const mirror = new Map<string, Mirrored>();
   /**
@@ -190,7 +192,10 @@ export function createPresenceThread(deps: {
       const watched = pods.filter(isWatched);
       synced.set(jobKey, { from: pods, watched });
       if (before && samePods(before.watched, watched)) return;
-      send(jobKey, { type: "sync", jobKey, pods: watchedPods(watched) });
+      const withCredentials = deps.credentialFor
+        ? watched.map((pod) => ({ ...pod, credential: deps.credentialFor?.(pod.agentUrl ?? "") ?? null }))
+        : watched;
+      send(jobKey, { type: "sync", jobKey, pods: watchedPods(withCredentials) });
     },
     pushed(pod) {
       const { key, identity } = namesOf(pod);

@@ -30,6 +30,8 @@ export function openWatch(input: {
   /** No answer (headers) within this long ends the attempt. */
   connectTimeoutMs: number;
   events: WatchEvents;
+  /** The pod's agent credential (server/cluster/agent-credential.ts), sent as `Authorization: Bearer`. */
+  credential?: string | null;
 }): WatchHandle {
   const { events } = input;
   let done = false;
@@ -44,7 +46,14 @@ export function openWatch(input: {
   const deadline = setTimeout(() => finish("no answer in time"), input.connectTimeoutMs);
   outgoing = request(
     `${input.url}${WATCH_PATH}?heartbeat_ms=${input.heartbeatMs}`,
-    { method: "GET", agent: false, headers: { accept: "application/x-ndjson" } },
+    {
+      method: "GET",
+      agent: false,
+      headers: {
+        accept: "application/x-ndjson",
+        ...(input.credential ? { authorization: `Bearer ${input.credential}` } : {}),
+      },
+    },
     (response) => {
       clearTimeout(deadline);
       if (response.statusCode !== 200) {

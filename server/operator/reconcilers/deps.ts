@@ -84,6 +84,8 @@ export function createOperatorDeps(opts: {
   const agentPush = opts.config?.agentPush ?? opts.transport === undefined;
   const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config, agentPush };
   const metrics = createOperatorMetrics();
+  // Every call to a pod's agent carries the credential the back end gave the pod (agent-credential.ts).
+  const credentialFor = opts.backend.agentCredential?.bind(opts.backend);
   const presence = config.agentPush
     ? createPresenceThread({
         config: {
@@ -95,6 +97,7 @@ export function createOperatorDeps(opts: {
         },
         log: opts.log.child({ component: "presence" }),
         metrics,
+        credentialFor,
       })
     : null;
   return {
@@ -104,6 +107,7 @@ export function createOperatorDeps(opts: {
     agents: createAgentClient({
       timeoutMs: config.agentTimeoutMs,
       transport: opts.transport,
+      credentialFor,
     }),
     db: opts.db,
     restartEvents: createRestartEventStore(opts.db),
