@@ -7,6 +7,7 @@ import {
   portSchema,
   postgresUrlSchema,
 } from "@/lib/env-schema";
+import { parseTrustedProxies } from "@/server/services/auth/client-address";
 
 /**
  * The console's environment, validated once. With DATABASE_URL unset, `npm start` runs an embedded
@@ -44,14 +45,33 @@ export const env = createEnv({
     REBOUND_OPERATOR_URL: z.url().optional(),
     /** The operator API's bearer token; unset: the service-account token (kubernetes) or <data dir>/operator-token. */
     REBOUND_OPERATOR_TOKEN: z.string().min(1).optional(),
-    /** auto: submit the demo job when the local back end has no jobs; never: leave it empty. */
-    REBOUND_DEMO: z.enum(["auto", "never"]).default("auto"),
+    /**
+     * The demo job on the local back end: auto = submit it when there are no jobs, except in production
+     * (the Docker image sets NODE_ENV=production); always = in production too; never = leave it empty.
+     */
+    REBOUND_DEMO: z.enum(["auto", "always", "never"]).default("auto"),
     /** The largest request body the console reads (1 MiB); a larger one gets 413 before it is parsed. */
     REBOUND_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
       .min(1024)
       .default(1024 * 1024),
+    /**
+     * Which proxies' X-Forwarded-For is believed for the client address that sign-in and pairing limits count:
+     * unset = none (the connection's address); a hop count (1: one ingress in front); or addresses, CIDRs,
+     * loopback, linklocal, uniquelocal (server/services/auth/client-address.ts).
+     */
+    REBOUND_TRUSTED_PROXIES: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const parsed = parseTrustedProxies(value);
+        if ("error" in parsed) {
+          ctx.addIssue({ code: "custom", message: parsed.error });
+          return z.NEVER;
+        }
+        return parsed;
+      }),
     /** Inject a random fault into the demo job this often (0 = never). */
     REBOUND_DEMO_FAULT_INTERVAL_SECONDS: z.coerce.number().min(0).default(60),
   },

@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { consoleNodeOptions } from "./lib/console-heap";
-import { startDemoFaults, submitDemoJob } from "./lib/demo";
+import { startDemo } from "./lib/demo";
 import { buildDemoTrainer } from "./lib/demo-trainer-build";
 import { buildConsoleIfNeeded } from "./lib/next-build";
 import { killLeftoverPods, startOperator } from "./lib/operator-process";
@@ -132,11 +132,12 @@ async function main() {
     child: consoleProcess,
     timeoutMs: 60_000,
   });
-  if (operator && env.REBOUND_DEMO === "auto") {
-    await submitDemoJob(operator, log);
-    stopDemo = startDemoFaults({
+  if (operator) {
+    stopDemo = await startDemo({
       operator,
-      intervalSeconds: env.REBOUND_DEMO_FAULT_INTERVAL_SECONDS,
+      choice: env.REBOUND_DEMO,
+      nodeEnv: env.NODE_ENV,
+      faultIntervalSeconds: env.REBOUND_DEMO_FAULT_INTERVAL_SECONDS,
       log,
     });
   }

@@ -1,33 +1,36 @@
 import { createLifecycle, type Lifecycle } from "../k8s/environment";
 import { runBodyAbuse } from "./bodies";
+import { ABUSE_USAGE, type AbuseConfig, type AbusePart, parseAbuseArgs } from "./config";
 import { runRuleAbuse } from "./rules";
 
 /**
  * `npm run bench:abuse` (issue 16, "What it must show"): each part attacks the stack as the issue did and
  * returns its figures; all are printed together as one `BENCH abuse <json>` line, keyed by part. A part is
- * one entry in PARTS: the console's body limit (bodies.ts) and the cost of the worst rule set the validator
- * accepts, in the agent and the console's logs view (rules.ts).
+ * one entry in PARTS (named in config.ts, where `--part` picks some): the console's body limit (bodies.ts)
+ * and the cost of the worst rule set the validator accepts, in the agent and the console's logs view
+ * (rules.ts).
  */
-type PartContext = { life: Lifecycle; log: (line: string) => void };
-type Part = { name: string; run: (context: PartContext) => Promise<Record<string, number>> };
+type PartContext = { life: Lifecycle; log: (line: string) => void; config: AbuseConfig };
+type Part = (context: PartContext) => Promise<Record<string, number>>;
 
-const PARTS: readonly Part[] = [
-  { name: "bodies", run: (context) => runBodyAbuse(context) },
-  { name: "rules", run: ({ log }) => runRuleAbuse({ log }) },
-];
+const PARTS: Readonly<Record<AbusePart, Part>> = {
+  bodies: ({ life, log, config }) =>
+    runBodyAbuse({ life, log, bodies: config.bodies, bodyMb: config.bodyMb }),
+  rules: ({ log, config }) => runRuleAbuse({ log, seconds: config.seconds }),
+};
 
 const began = Date.now();
 const log = (line: string) =>
   process.stderr.write(`[bench:abuse +${((Date.now() - began) / 1000).toFixed(1)}s] ${line}\n`);
 
-async function main(life: Lifecycle): Promise<void> {
+async function main(life: Lifecycle, config: AbuseConfig): Promise<void> {
   const figures: Record<string, Record<string, number>> = {};
-  for (const part of PARTS) {
-    log(`${part.name}…`);
+  for (const name of config.parts) {
+    log(`${name}…`);
     const partLife = createLifecycle(log);
-    life.defer(`${part.name}: clean-up`, () => partLife.close());
+    life.defer(`${name}: clean-up`, () => partLife.close());
     try {
-      figures[part.name] = await part.run({ life: partLife, log });
+      figures[name] = await PARTS[name]({ life: partLife, log, config });
     } finally {
       await partLife.close();
     }
@@ -43,7 +46,13 @@ process.on("disconnect", () => {
   void life.close().finally(() => process.exit(130));
 });
 
-main(life).then(
+// bench/abuse.ts answers --help and bad arguments before starting this process; run directly, the same.
+const parsed = parseAbuseArgs(process.argv.slice(2));
+if (parsed.help) {
+  process.stdout.write(ABUSE_USAGE);
+  process.exit(0);
+}
+main(life, parsed.config).then(
   () => process.exit(0),
   (error: unknown) => {
     log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -6,12 +6,25 @@ const DEMO_JOB = { namespace: "hyperpod-ns-llm-research", name: "demo-llm" };
 const FAULT_KINDS = ["crash", "hang", "nan", "node"] as const;
 const jobUrl = (operatorUrl: string) => `${operatorUrl}/api/v1/jobs/${DEMO_JOB.namespace}/${DEMO_JOB.name}`;
 
+/** REBOUND_DEMO (env.ts). */
+export type DemoChoice = "auto" | "always" | "never";
+
+/**
+ * Whether `npm start` submits the demo job (and injects its faults): `auto` does on a developer's machine
+ * and never in production (NODE_ENV=production, which the Docker image sets), where a user's first cluster
+ * should not start with someone else's job.
+ */
+export function demoJobWanted(opts: { choice: DemoChoice; nodeEnv: string }): boolean {
+  if (opts.choice !== "auto") return opts.choice === "always";
+  return opts.nodeEnv !== "production";
+}
+
 /** The operator's URL and its API token (<data dir>/operator-token). */
 type Operator = { url: string; token: string };
 const bearer = (operator: Operator) => ({ authorization: `Bearer ${operator.token}` });
 
 /** Submits the demo job when the operator has no jobs yet (a fresh data dir). */
-export async function submitDemoJob(operator: Operator, log: (line: string) => void): Promise<void> {
+async function submitDemoJob(operator: Operator, log: (line: string) => void): Promise<void> {
   const headers = bearer(operator);
   const list = await fetch(`${operator.url}/api/v1/jobs`, { headers });
   if (!list.ok) throw new Error(`the operator refused to list jobs: ${await list.text()}`);
@@ -29,11 +42,7 @@ export async function submitDemoJob(operator: Operator, log: (line: string) => v
 }
 
 /** Every interval, injects a random fault into a random rank of the demo job, so recovery can be watched. */
-export function startDemoFaults(opts: {
-  operator: Operator;
-  intervalSeconds: number;
-  log: (line: string) => void;
-}) {
+function startDemoFaults(opts: { operator: Operator; intervalSeconds: number; log: (line: string) => void }) {
   if (opts.intervalSeconds <= 0) return () => undefined;
   const timer = setInterval(async () => {
     const kind = FAULT_KINDS[Math.floor(Math.random() * FAULT_KINDS.length)] ?? "crash";
@@ -48,4 +57,27 @@ export function startDemoFaults(opts: {
   }, opts.intervalSeconds * 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * `npm start`'s demo on the local back end, per REBOUND_DEMO: the demo job and its faults, or a line saying
+ * why there are none. Returns what stops the faults.
+ */
+export async function startDemo(opts: {
+  operator: Operator;
+  choice: DemoChoice;
+  nodeEnv: string;
+  faultIntervalSeconds: number;
+  log: (line: string) => void;
+}): Promise<() => void> {
+  if (!demoJobWanted(opts)) {
+    if (opts.choice === "auto") opts.log("no demo job in production (REBOUND_DEMO=always submits it)");
+    return () => undefined;
+  }
+  await submitDemoJob(opts.operator, opts.log);
+  return startDemoFaults({
+    operator: opts.operator,
+    intervalSeconds: opts.faultIntervalSeconds,
+    log: opts.log,
+  });
 }

@@ -1,6 +1,7 @@
 import { logRuleWarnings } from "../log-rules/rule-warnings";
 import type { HyperPodPyTorchJob } from "./job-spec.schema";
 import { formatPath, type JobSpecError, type Locator } from "./job-spec-errors";
+import { droppedShadowRuleMessage, parseShadowAnnotation, SHADOW_ANNOTATION } from "./shadow-annotation";
 
 /** Something an accepted job contains that hyperpodrun ignores or bends; shaped like a JobSpecError. */
 export type JobSpecWarning = JobSpecError;
@@ -15,14 +16,17 @@ function rawRules(raw: unknown): unknown[] {
   return Array.isArray(node) ? node : [];
 }
 
-/** The warnings of a job that passed validation: today, its log monitoring rules (rule-warnings.ts). */
+/**
+ * The warnings of a job that passed validation: its log monitoring rules (rule-warnings.ts), and each
+ * shadow rule its annotation holds that the operator drops (shadow-annotation.ts).
+ */
 export function jobSpecWarnings(input: {
   raw: unknown;
   job: HyperPodPyTorchJob;
   locate?: Locator;
 }): JobSpecWarning[] {
   const rules = input.job.spec.runPolicy?.logMonitoringConfiguration ?? [];
-  return logRuleWarnings(rawRules(input.raw), rules).map((warning) => {
+  const ruleWarnings = logRuleWarnings(rawRules(input.raw), rules).map((warning) => {
     const path = [...RULES_PATH, ...warning.path];
     return {
       path: formatPath(path),
@@ -30,4 +34,15 @@ export function jobSpecWarnings(input: {
       message: warning.message,
     };
   });
+  return [...ruleWarnings, ...shadowWarnings(input.job, input.locate)];
+}
+
+function shadowWarnings(job: HyperPodPyTorchJob, locate: Locator | undefined): JobSpecWarning[] {
+  const { dropped } = parseShadowAnnotation(job.metadata.annotations?.[SHADOW_ANNOTATION]);
+  const path = ["metadata", "annotations", SHADOW_ANNOTATION];
+  return dropped.map((rule) => ({
+    path: formatPath(path),
+    ...locate?.(path, "value"),
+    message: droppedShadowRuleMessage(rule),
+  }));
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import type { ClusterJob } from "@/server/cluster/types";
-import { logMonitoringConfigurationSchema } from "@/server/domain/job-spec/run-policy.schema";
+import { parseShadowAnnotation, SHADOW_ANNOTATION } from "@/server/domain/job-spec/shadow-annotation";
 import type { LogMonitoringRule } from "@/server/domain/log-rules/log-rule.schema";
 import { type PolicyLabel, policyLabelSchema } from "@/server/domain/operator-api/contract";
 
@@ -13,7 +13,7 @@ import { type PolicyLabel, policyLabelSchema } from "@/server/domain/operator-ap
 export const POLICY_ANNOTATION = "rebound.dev/policy";
 /** The applied policy as JSON ({ id, name, version }), for the console to link it. */
 export const POLICY_REF_ANNOTATION = "rebound.dev/policy-ref";
-export const SHADOW_ANNOTATION = "rebound.dev/shadow-log-monitoring";
+export { SHADOW_ANNOTATION };
 /** The shadow's policy as JSON ({ id, name, version }), when it came from the library. */
 export const SHADOW_POLICY_ANNOTATION = "rebound.dev/shadow-policy";
 
@@ -48,11 +48,14 @@ export function appliedPolicy(job: ClusterJob): { label: PolicyLabel | null; tex
 
 export type ShadowRules = { rules: LogMonitoringRule[]; policy: PolicyLabel | null };
 
-/** The job's shadow rule set; null when it has none or the annotation does not hold valid rules. */
+/**
+ * The job's shadow rule set: the annotation's rules that hold to the rule limits (a rule that does not is
+ * dropped alone, and submit warned of it: shadow-annotation.ts); null when none is left.
+ */
 export function shadowRules(job: ClusterJob): ShadowRules | null {
   const annotations = annotationsOf(job);
-  const rules = readJson(annotations[SHADOW_ANNOTATION], logMonitoringConfigurationSchema);
-  if (!rules || rules.length === 0) return null;
+  const { rules } = parseShadowAnnotation(annotations[SHADOW_ANNOTATION]);
+  if (rules.length === 0) return null;
   return { rules, policy: readJson(annotations[SHADOW_POLICY_ANNOTATION], policyLabelSchema) };
 }
 
