@@ -3,9 +3,9 @@ import { sessionCookie } from "@/server/api/routers/auth/router";
 import { clientAddressOf, isSecureRequest } from "./context";
 
 describe("request context", () => {
-  it("takes the client address from the last x-forwarded-for entry, which the client cannot choose", () => {
-    expect(clientAddressOf(new Headers({ "x-forwarded-for": "6.6.6.6, 10.1.2.3" }))).toBe("10.1.2.3");
-    expect(clientAddressOf(new Headers({ "x-forwarded-for": "10.1.2.3" }))).toBe("10.1.2.3");
+  it("believes no X-Forwarded-For without a stamped connection address or a trusted proxy", () => {
+    expect(clientAddressOf(new Headers({ "x-forwarded-for": "6.6.6.6, 10.1.2.3" }))).toBe("unknown");
+    expect(clientAddressOf(new Headers({ "x-rebound-peer": "forged 6.6.6.6" }))).toBe("unknown");
     expect(clientAddressOf(new Headers())).toBe("unknown");
   });
 

@@ -2,6 +2,12 @@ import type { Db } from "@/server/db/client";
 import type { ShareGrant } from "@/server/domain/access/share";
 import type { Logger } from "@/server/log";
 import { rootLogger } from "@/server/log";
+import {
+  NO_TRUSTED_PROXIES,
+  resolveClientAddress,
+  type TrustedProxies,
+} from "@/server/services/auth/client-address";
+import { peerAddressOf } from "@/server/services/auth/peer-address";
 import { SESSION_COOKIE, type SessionUser, userForToken } from "@/server/services/auth/sessions";
 import { getClusterSource } from "@/server/services/jobs/gateway";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
@@ -29,13 +35,16 @@ export type Context = {
 };
 
 /**
- * The address of the client: the last `x-forwarded-for` entry, which Next's server (and any proxy in front
- * of it) appends from the connection it received, so a client cannot choose it by sending the header.
+ * The address of the client, for sign-in and pairing limits: the connection's (stamped by
+ * server/services/auth/peer-address.ts), or the X-Forwarded-For entry that REBOUND_TRUSTED_PROXIES lets us
+ * believe (server/services/auth/client-address.ts); by default no forwarded address is believed.
  */
-export function clientAddressOf(headers: Headers): string {
-  const forwarded = headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").at(-1)?.trim();
-  return last || headers.get("x-real-ip") || "unknown";
+export function clientAddressOf(headers: Headers, trust: TrustedProxies = NO_TRUSTED_PROXIES): string {
+  return resolveClientAddress({
+    peer: peerAddressOf(headers),
+    forwardedFor: headers.get("x-forwarded-for"),
+    trust,
+  });
 }
 
 /** HTTPS as the browser sees it: the request URL, or `x-forwarded-proto` set by a TLS-terminating proxy. */
@@ -59,6 +68,7 @@ export async function createRequestContext(opts: {
   headers: Headers;
   resHeaders: Headers;
   url?: string;
+  trustedProxies?: TrustedProxies;
 }): Promise<Context> {
   const sessionToken = readCookie(opts.headers, SESSION_COOKIE);
   const user = await userForToken(opts.db, sessionToken);
@@ -71,7 +81,7 @@ export async function createRequestContext(opts: {
     log: rootLogger.child({ requestId: crypto.randomUUID() }),
     setCookie: (cookie) => opts.resHeaders.append("set-cookie", cookie),
     cluster: getClusterSource,
-    clientAddress: clientAddressOf(opts.headers),
+    clientAddress: clientAddressOf(opts.headers, opts.trustedProxies),
     secure: isSecureRequest({ url: opts.url, headers: opts.headers }),
   };
 }

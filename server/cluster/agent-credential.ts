@@ -24,7 +24,7 @@ export function deriveAgentCredential(key: Buffer, pod: AgentPodName): string {
 
 /**
  * The operator's key in `file` (created, 0600, with 32 random bytes on first use; read again after a
- * restart). Only the operator's user reads it: pods run as users of their own (pod-user.ts).
+ * restart). Only the operator's user reads it: a root operator runs pods as another user (pod-user.ts).
  */
 export function loadAgentKey(file: string): Buffer {
   try {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { verify } from "@node-rs/argon2";
+import { hash, verify } from "@node-rs/argon2";
 import type { Db } from "@/server/db/client";
 import type { Membership } from "@/server/domain/access/roles";
 
@@ -33,6 +33,17 @@ function toSessionUser(row: UserRow): SessionUser {
   };
 }
 
+/**
+ * A hash of a random password, made as real ones are (first-admin.ts, seed.ts: argon2's defaults), once per
+ * process. An unknown email's password is checked against it, so a sign-in takes as long whether or not the
+ * email exists (skipping the hash made unknown emails answer in half the time).
+ */
+let dummyHash: Promise<string> | undefined;
+const dummyPasswordHash = () => {
+  dummyHash ??= hash(randomBytes(32).toString("base64url"));
+  return dummyHash;
+};
+
 /** Checks the password; on success creates a session and returns its cookie token (shown once). */
 export async function signIn(
   db: Db,
@@ -42,7 +53,7 @@ export async function signIn(
     where: { email: credentials.email.toLowerCase() },
     select: { ...userSelect, passwordHash: true },
   });
-  const valid = user ? await verify(user.passwordHash, credentials.password) : false;
+  const valid = await verify(user?.passwordHash ?? (await dummyPasswordHash()), credentials.password);
   if (!user || !valid) return { ok: false, reason: "wrong email or password" };
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);

@@ -4,9 +4,10 @@ import { AppError } from "@/server/errors";
 import { type SessionUser, signIn } from "./sessions";
 
 /**
- * Sign-in with attempt limiting (server/domain/access/sign-in-limiter.ts) per account and per client
- * address. The console's one process keeps the counts in memory: a restart forgets them, and several console
- * replicas each count their own (a team running more than one puts a limit in front, at the ingress).
+ * Sign-in with growing delays (server/domain/access/sign-in-limiter.ts) per (account, client address) and per
+ * client address, never a lock on the account: another address's failures cannot keep a user out. The
+ * address is the one REBOUND_TRUSTED_PROXIES lets us believe (client-address.ts). The console's one process
+ * keeps the counts in memory: a restart forgets them, and several console replicas each count their own.
  */
 const processLimiter = createSignInLimiter();
 
@@ -21,7 +22,7 @@ export async function limitedSignIn(
     const seconds = Math.ceil(check.retryAfterMs / 1000);
     throw new AppError(
       "TOO_MANY_REQUESTS",
-      `too many failed sign-ins ${check.by === "account" ? "for this account" : "from this address"}: try again in ${seconds} s`,
+      `too many failed sign-ins ${check.by === "address" ? "from this address" : "for this account from this address"}: try again in ${seconds} s`,
     );
   }
   const result = await signIn(db, { email: attempt.email, password: attempt.password });

@@ -1,16 +1,29 @@
 import type { Db } from "@/server/db/client";
 import { isTvView, type TvView } from "@/server/domain/access/share";
-import { createSignInLimiter, type SignInLimiter } from "@/server/domain/access/sign-in-limiter";
+import {
+  createSignInLimiter,
+  type SignInLimiter,
+  type SignInLimits,
+} from "@/server/domain/access/sign-in-limiter";
 import { AppError } from "@/server/errors";
 import { writeAudit } from "@/server/services/audit/mutations";
 import { hashShareSecret } from "./grants";
 import { hashPairingCode, newShareSecret } from "./mutations";
 
 /**
- * Wrong codes allowed per client address in the window, as sign-in counts them (the console's one process
- * keeps the counts in memory, like sign-in's). 40-bit codes living 10 minutes stay out of reach.
+ * Wrong codes per client address, with sign-in's growing delays (server/domain/access/sign-in-limiter.ts):
+ * 10 free, then 1 s doubling up to 5 min, so one address gets about a dozen tries an hour and 40-bit codes
+ * living 10 minutes stay out of reach; only the failing address waits, so a flood from one address does not
+ * keep another's TV from pairing. The address is the one REBOUND_TRUSTED_PROXIES lets us believe. The
+ * console's one process keeps the counts in memory, like sign-in's.
  */
-export const PAIRING_LIMITS = { perAccount: 10, perAddress: 10, windowMs: 15 * 60 * 1000, maxKeys: 10_000 };
+const PAIRING_BACKOFF = { free: 10, baseMs: 1000, maxMs: 5 * 60 * 1000 };
+export const PAIRING_LIMITS: SignInLimits = {
+  perAccountAddress: PAIRING_BACKOFF,
+  perAddress: PAIRING_BACKOFF,
+  forgetAfterMs: 60 * 60 * 1000,
+  maxKeys: 10_000,
+};
 const processLimiter = createSignInLimiter(PAIRING_LIMITS);
 
 export const WRONG_CODE_MESSAGE =
@@ -26,7 +39,7 @@ export async function pairWithCode(
   attempt: { code: string; address: string },
   limiter: SignInLimiter = processLimiter,
 ): Promise<{ secret: string; view: TvView }> {
-  const key = { account: `pairing@${attempt.address}`, address: attempt.address };
+  const key = { account: "pairing", address: attempt.address };
   const check = limiter.check(key, Date.now());
   if (!check.allowed) {
     const seconds = Math.ceil(check.retryAfterMs / 1000);

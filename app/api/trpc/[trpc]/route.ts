@@ -19,7 +19,13 @@ function handler(request: Request) {
     req,
     router: appRouter,
     createContext: ({ resHeaders }) =>
-      createRequestContext({ db: getDb(), headers: req.headers, resHeaders, url: req.url }),
+      createRequestContext({
+        db: getDb(),
+        headers: req.headers,
+        resHeaders,
+        url: req.url,
+        trustedProxies: env.REBOUND_TRUSTED_PROXIES,
+      }),
   });
 }
 

@@ -51,6 +51,12 @@ async function callerFor(email: string): Promise<Caller> {
   return createCaller(contextOf({ user: session.user }));
 }
 
+/** `wrong` codes per address are answered, then the address waits a minute (longer than a test). */
+const pairingLimits = (wrong: number) => {
+  const backoff = { free: wrong - 1, baseMs: 60_000, maxMs: 60_000 };
+  return { perAccountAddress: backoff, perAddress: backoff, forgetAfterMs: 600_000, maxKeys: 100 };
+};
+
 /** A refusal as a client reads it: the code, and the formatter's message (bad fields named, `path: message`). */
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
@@ -287,7 +293,7 @@ describe("pairing", () => {
       "pairing-expired",
     );
     const before = await state();
-    const limiter = createSignInLimiter({ perAccount: 10, perAddress: 10, windowMs: 60_000, maxKeys: 100 });
+    const limiter = createSignInLimiter(pairingLimits(10));
     for (const code of [expired.code, revoked.code]) {
       expect(
         await pairWithCode(db, { code: code.replace("-", ""), address: "10.0.0.8" }, limiter).catch(String),
@@ -299,7 +305,7 @@ describe("pairing", () => {
   });
 
   it("limits wrong codes per client address, as sign-in does", async () => {
-    const limiter = createSignInLimiter({ perAccount: 3, perAddress: 3, windowMs: 60_000, maxKeys: 100 });
+    const limiter = createSignInLimiter(pairingLimits(3));
     const good = await pairingToken("Patient TV");
     const attempt = (code: string, address: string) =>
       pairWithCode(db, { code, address }, limiter).then(
