@@ -45,18 +45,74 @@ function RoleCell(props: {
   );
 }
 
-/** A team's members and their roles; its team admins (and cluster admins) change roles here. */
+/** "Remove", then "Confirm removal" or "Cancel": a removal takes the member's access to the team away. */
+function RemoveCell(props: {
+  member: MemberView;
+  confirming: boolean;
+  busy: boolean;
+  onAsk: () => void;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  const { member } = props;
+  if (!member.canRemove) return null;
+  if (!props.confirming)
+    return (
+      <button
+        type="button"
+        className="button button-secondary"
+        aria-label={`Remove ${member.name}`}
+        disabled={props.busy}
+        onClick={props.onAsk}
+      >
+        Remove
+      </button>
+    );
+  return (
+    <span className={styles.toolbar}>
+      <button
+        type="button"
+        className="button"
+        aria-label={`Confirm removal of ${member.name}`}
+        disabled={props.busy}
+        onClick={props.onConfirm}
+      >
+        Confirm removal
+      </button>
+      <button type="button" className="button button-secondary" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+/**
+ * A team's members and their roles; its team admins (and cluster admins) change roles and remove members
+ * here (the server keeps a team's last team admin and the last cluster admin).
+ */
 export function MembersTable({ team }: { team: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const members = useQuery(trpc.governance.members.list.queryOptions({ team }));
-  const [refusal, setRefusal] = useState<ServerRefusal | null>(null);
+  const [refusal, setRefusal] = useState<{ what: string; refusal: ServerRefusal } | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const settled = () =>
+    queryClient.invalidateQueries({ queryKey: trpc.governance.members.list.queryKey({ team }) });
   const setRole = useMutation(
     trpc.governance.members.setRole.mutationOptions({
       onSuccess: () => setRefusal(null),
-      onError: (error) => setRefusal(serverRefusal(error)),
-      onSettled: () =>
-        queryClient.invalidateQueries({ queryKey: trpc.governance.members.list.queryKey({ team }) }),
+      onError: (error) => setRefusal({ what: "Role not changed", refusal: serverRefusal(error) }),
+      onSettled: settled,
+    }),
+  );
+  const remove = useMutation(
+    trpc.governance.members.remove.mutationOptions({
+      onSuccess: () => setRefusal(null),
+      onError: (error) => setRefusal({ what: "Member not removed", refusal: serverRefusal(error) }),
+      onSettled: () => {
+        setConfirming(null);
+        return settled();
+      },
     }),
   );
   if (members.isPending) return <LoadingState label="members" />;
@@ -86,12 +142,26 @@ export function MembersTable({ team }: { team: string }) {
         />
       ),
     },
+    {
+      id: "remove",
+      header: "Remove",
+      cell: (member) => (
+        <RemoveCell
+          member={member}
+          confirming={confirming === member.userId}
+          busy={remove.isPending}
+          onAsk={() => setConfirming(member.userId)}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => remove.mutate({ team, userId: member.userId, previousRole: member.role })}
+        />
+      ),
+    },
   ];
   return (
     <>
       {refusal ? (
         <p role="alert" className="form-error">
-          Role not changed: {refusal.message}
+          {refusal.what}: {refusal.refusal.message}
         </p>
       ) : null}
       <DataTable
@@ -100,7 +170,12 @@ export function MembersTable({ team }: { team: string }) {
         rows={members.data.members}
         rowKey={(member) => member.userId}
       />
-      {members.data.canEdit ? null : <p className="muted">Read only: the team's admins change roles.</p>}
+      {members.data.canEdit ? null : (
+        <p className="muted">Read only: the team's admins change roles and remove members.</p>
+      )}
+      {members.data.canEdit && !members.data.canAdd ? (
+        <p className="muted">Only a cluster admin adds users to a team.</p>
+      ) : null}
     </>
   );
 }

@@ -51,7 +51,9 @@ export function QuotaForm(props: {
         canReview={form.check.ok}
         saving={save.isPending}
         saveLabel="Save quota"
-        onSave={() => review && save.mutate(review)}
+        onSave={(allowOvercommit) =>
+          review && save.mutate(allowOvercommit ? { ...review, allowOvercommit } : review)
+        }
         onKeepEditing={form.keepEditing}
       />
     </form>

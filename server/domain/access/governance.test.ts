@@ -2,10 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   assignableRoles,
   auditableTeams,
+  canAddMembers,
   canEditMembers,
   canEditQuota,
   canEditScheduler,
   canReadGovernance,
+  canRemoveMember,
   canSetRole,
 } from "./governance";
 import type { Membership } from "./roles";
@@ -46,12 +48,24 @@ describe("governance rules", () => {
   it("never lets a team admin make or unmake a cluster admin", () => {
     expect(assignableRoles([leadOfA], "a")).toEqual(["viewer", "engineer", "team_admin"]);
     expect(canSetRole([leadOfA], { teamId: "a", from: "viewer", to: "team_admin" })).toBe(true);
-    expect(canSetRole([leadOfA], { teamId: "a", from: null, to: "engineer" })).toBe(true);
     expect(canSetRole([leadOfA], { teamId: "a", from: "engineer", to: "cluster_admin" })).toBe(false);
     expect(canSetRole([leadOfA], { teamId: "a", from: "cluster_admin", to: "viewer" })).toBe(false);
     expect(canSetRole([leadOfA], { teamId: "b", from: "viewer", to: "engineer" })).toBe(false);
     expect(canSetRole([clusterAdmin], { teamId: "a", from: "viewer", to: "cluster_admin" })).toBe(true);
     expect(canSetRole([clusterAdmin], { teamId: "a", from: "cluster_admin", to: "viewer" })).toBe(true);
+  });
+
+  it("lets only a cluster admin add a non-member; team admins remove their own team's members, not a cluster admin", () => {
+    expect(canSetRole([leadOfA], { teamId: "a", from: null, to: "engineer" })).toBe(false);
+    expect(canSetRole([leadOfA], { teamId: "a", from: null, to: "viewer" })).toBe(false);
+    expect(canSetRole([clusterAdmin], { teamId: "a", from: null, to: "engineer" })).toBe(true);
+    expect([canAddMembers([leadOfA]), canAddMembers([clusterAdmin])]).toEqual([false, true]);
+    expect(canRemoveMember([leadOfA], { teamId: "a", role: "viewer" })).toBe(true);
+    expect(canRemoveMember([leadOfA], { teamId: "a", role: "team_admin" })).toBe(true);
+    expect(canRemoveMember([leadOfA], { teamId: "a", role: "cluster_admin" })).toBe(false);
+    expect(canRemoveMember([leadOfB], { teamId: "a", role: "viewer" })).toBe(false);
+    expect(canRemoveMember([engineerOfA], { teamId: "a", role: "viewer" })).toBe(false);
+    expect(canRemoveMember([clusterAdmin], { teamId: "a", role: "cluster_admin" })).toBe(true);
   });
 
   it("shows a cluster admin every team's audit, a team admin their teams', others none", () => {

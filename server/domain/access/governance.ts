@@ -40,11 +40,31 @@ export type RoleChange = { teamId: string; from: Role | null; to: Role };
 
 /**
  * Whether the user may change a member's role in a team: the new role must be one they may give, and only a
- * cluster admin changes the role of a cluster admin (a team admin cannot demote one).
+ * cluster admin changes the role of a cluster admin (a team admin cannot demote one). Only a cluster admin
+ * adds someone who is not a member yet (`from` null): a team admin adding any user they can name would
+ * pull another team's people (and their sign-in) into their team without anyone's consent (issue 34).
  */
 export function canSetRole(memberships: readonly Membership[], change: RoleChange): boolean {
   if (!assignableRoles(memberships, change.teamId).includes(change.to)) return false;
+  if (change.from === null) return isClusterAdmin(memberships);
   return change.from !== "cluster_admin" || isClusterAdmin(memberships);
+}
+
+/** Whether the user may add users who are not members of the team yet: cluster admins only. */
+export function canAddMembers(memberships: readonly Membership[]): boolean {
+  return isClusterAdmin(memberships);
+}
+
+/**
+ * Whether the user may remove a member with this role from a team: its team admins or a cluster admin, and
+ * only a cluster admin removes a cluster admin. (The last team admin is kept by the service, which counts.)
+ */
+export function canRemoveMember(
+  memberships: readonly Membership[],
+  member: { teamId: string; role: Role },
+): boolean {
+  if (!canEditMembers(memberships, member.teamId)) return false;
+  return member.role !== "cluster_admin" || isClusterAdmin(memberships);
 }
 
 /** The teams whose governance audit the user reads: all for a cluster admin (null), else those they admin. */

@@ -9,6 +9,7 @@ export const GOVERNANCE_ACTIONS = [
   "quota.update",
   "scheduler.update",
   "member.setRole",
+  "member.remove",
   // TV share tokens (cluster admins only: their targets are `shareToken/<id>`, no team's).
   "shareToken.create",
   "shareToken.revoke",

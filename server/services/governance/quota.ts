@@ -4,6 +4,7 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { writeAudit } from "@/server/services/audit/mutations";
 import { staleWriteError } from "./conflict";
+import { assertFits, type CapacityReading, GUARANTEE_LOCK_KEY, guaranteedGpus } from "./overcommit";
 
 /** A team's compute quota (HyperPod ComputeQuota): read, and changed under optimistic concurrency. */
 
@@ -69,17 +70,38 @@ function auditedOf(state: QuotaState) {
   return rest;
 }
 
+/** Every other team's guaranteed GPUs together (enabled quotas only), read inside the caller's transaction. */
+export async function othersGuaranteedGpus(tx: Prisma.TransactionClient, teamId: string | null) {
+  const quotas = await tx.computeQuota.findMany({
+    where: teamId === null ? {} : { teamId: { not: teamId } },
+    select: { activation: true, resources: { select: { resource: true, guaranteed: true } } },
+  });
+  return quotas.reduce(
+    (sum, quota) =>
+      sum +
+      guaranteedGpus({
+        active: quota.activation === "Enabled",
+        resources: quota.resources.map((row) => ({ ...row, guaranteed: row.guaranteed.toNumber() })),
+      }),
+    0,
+  );
+}
+
 /**
  * Replaces the team's quota with `input` when `input.version` is the current version: the version goes up by
  * one, `updatedById` is the actor, and one audit row holds before and after. A stale version is refused
- * (CONFLICT) naming who changed it, and nothing changes.
+ * (CONFLICT) naming who changed it, and nothing changes. A raise of the team's guaranteed GPUs that would
+ * over-commit the cluster (`capacity`) is refused (INVALID, naming the team, the value and the capacity)
+ * unless `input.allowOvercommit`; the audit row records that choice.
  */
 export async function updateQuota(
   db: Db,
-  args: { input: QuotaUpdate; actorId: string },
+  args: { input: QuotaUpdate; actorId: string; capacity: CapacityReading },
 ): Promise<QuotaState> {
   const { input, actorId } = args;
   return db.$transaction(async (tx) => {
+    // One guarantee change at a time: two teams raising at once must not both fit the same spare GPUs.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GUARANTEE_LOCK_KEY})`;
     const team = await teamByName(tx, input.team);
     const existing =
       (await tx.computeQuota.findUnique({ where: { teamId: team.id }, include: quotaInclude })) ??
@@ -110,6 +132,16 @@ export async function updateQuota(
         updatedBy: current.updatedBy?.name ?? null,
       });
     }
+    // After the version check (a stale read is told so first); a refusal here rolls the write above back.
+    const allowOvercommit = input.allowOvercommit === true;
+    assertFits({
+      team: team.name,
+      before: guaranteedGpus({ active: before.activation === "Enabled", resources: before.resources }),
+      asked: guaranteedGpus({ active: input.activation === "Enabled", resources: input.resources }),
+      others: await othersGuaranteedGpus(tx, team.id),
+      capacity: args.capacity,
+      allowOvercommit,
+    });
     await tx.computeQuotaResource.deleteMany({ where: { quotaId: existing.id } });
     await tx.computeQuotaResource.createMany({
       data: input.resources.map((row) => ({
@@ -128,7 +160,11 @@ export async function updateQuota(
       userId: actorId,
       action: "quota.update",
       target: `team/${team.name}`,
-      details: { before: auditedOf(before), after: auditedOf(after) } as Prisma.InputJsonValue,
+      details: {
+        before: auditedOf(before),
+        after: auditedOf(after),
+        ...(allowOvercommit ? { allowOvercommit } : {}),
+      } as Prisma.InputJsonValue,
     });
     return after;
   });

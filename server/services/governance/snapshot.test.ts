@@ -192,11 +192,14 @@ describe("the console's governance snapshot", () => {
         resources: [{ instanceType: "default", resource: "nvidia.com/gpu", guaranteed: gpus }],
       },
     });
-    expect(whatIfView({ snapshot: snap.snapshot, change: llmQuota(2) })).toEqual({
+    const capacity = { ok: true as const, gpus: 4 };
+    expect(whatIfView({ snapshot: snap.snapshot, change: llmQuota(2), capacity })).toEqual({
+      overcommit: { state: "fits" },
       preempted: [],
       admitted: [],
     });
-    const raised = whatIfView({ snapshot: snap.snapshot, change: llmQuota(3) });
+    const raised = whatIfView({ snapshot: snap.snapshot, change: llmQuota(3), capacity });
+    expect(raised.overcommit).toEqual({ state: "fits" });
     expect(raised.preempted).toEqual([
       expect.objectContaining({
         key: "hyperpod-ns-vision/v1",
@@ -208,6 +211,31 @@ describe("the console's governance snapshot", () => {
     expect(raised.admitted.map((row) => [row.key, row.preempts])).toEqual([
       ["hyperpod-ns-llm-research/l2", ["hyperpod-ns-vision/v1"]],
     ]);
+    // 4 on a 4-GPU cluster where vision is guaranteed 1: the what-if says saving needs an over-commit choice.
+    expect(whatIfView({ snapshot: snap.snapshot, change: llmQuota(4), capacity }).overcommit).toEqual({
+      state: "over",
+      asked: 4,
+      others: 1,
+      capacity: 4,
+      atMost: 3,
+      message:
+        "llm-research: guaranteed nvidia.com/gpu 4 would over-commit the cluster: the other teams are guaranteed 1 " +
+        "and the cluster has 4, so at most 3 fits; lower it, or allow over-commit (guarantees then promise more " +
+        "than the cluster can give at once)",
+    });
+    const unread = { ok: false as const, reason: "connect ECONNREFUSED" };
+    expect(whatIfView({ snapshot: snap.snapshot, change: llmQuota(4), capacity: unread }).overcommit).toEqual(
+      {
+        state: "unknown",
+        reason: "connect ECONNREFUSED",
+      },
+    );
+    // Lowering never needs the choice, whatever the cluster.
+    expect(whatIfView({ snapshot: snap.snapshot, change: llmQuota(1), capacity: unread }).overcommit).toEqual(
+      {
+        state: "fits",
+      },
+    );
   });
 
   it("shows what turning on task ranking would do: the higher class preempts within its team", () => {
@@ -223,6 +251,7 @@ describe("the console's governance snapshot", () => {
     const snap = situation([urgent], fcfs);
     const view = whatIfView({
       snapshot: snap.snapshot,
+      capacity: { ok: true, gpus: 4 },
       change: {
         kind: "scheduler",
         scheduler: {

@@ -5,7 +5,13 @@ import type {
   WhyPendingView,
 } from "@/server/api/routers/governance/governance.schema";
 import { whatIf, whyPending } from "@/server/domain/governance";
-import type { GovernanceConfig, GovernanceSnapshot, TeamQuota } from "@/server/domain/governance/types";
+import {
+  type GovernanceConfig,
+  type GovernanceSnapshot,
+  GPU,
+  type TeamQuota,
+} from "@/server/domain/governance/types";
+import { type CapacityReading, overcommitOf } from "./overcommit";
 
 /**
  * "What would this change do" and "why is this job pending", answered by the domain's own admission logic
@@ -62,9 +68,41 @@ export function configWith(config: GovernanceConfig, change: ProposedChange): Go
   return { ...config, teams: [...others, next].sort((a, b) => a.team.localeCompare(b.team)) };
 }
 
-export function whatIfView(args: { snapshot: GovernanceSnapshot; change: ProposedChange }): WhatIfView {
+/** A team's guaranteed GPUs over every instance type (0 when its quota is disabled). */
+function gpusOf(quota: TeamQuota | undefined): number {
+  if (!quota?.active) return 0;
+  return Object.values(quota.guaranteed).reduce((sum, flavor) => sum + (flavor[GPU] ?? 0), 0);
+}
+
+/** Whether saving the change would over-commit the cluster's GPUs, as updateQuota judges it. */
+export function overcommitView(
+  config: GovernanceConfig,
+  change: ProposedChange,
+  capacity: CapacityReading,
+): WhatIfView["overcommit"] {
+  if (change.kind === "scheduler") return { state: "fits" };
+  const next = teamQuotaOf(change.quota);
+  const before = gpusOf(config.teams.find((team) => team.team === next.team));
+  const asked = gpusOf(next);
+  if (asked <= before) return { state: "fits" };
+  if (!capacity.ok) return { state: "unknown", reason: capacity.reason };
+  const others = config.teams
+    .filter((team) => team.team !== next.team)
+    .reduce((sum, team) => sum + gpusOf(team), 0);
+  const found = overcommitOf({ team: next.team, before, asked, others, capacity: capacity.gpus });
+  if (!found) return { state: "fits" };
+  const { message, atMost } = found;
+  return { state: "over", asked, others, capacity: capacity.gpus, atMost, message };
+}
+
+export function whatIfView(args: {
+  snapshot: GovernanceSnapshot;
+  change: ProposedChange;
+  capacity: CapacityReading;
+}): WhatIfView {
   const result = whatIf(args.snapshot, configWith(args.snapshot.config, args.change));
   return {
+    overcommit: overcommitView(args.snapshot.config, args.change, args.capacity),
     preempted: result.preempted.map((preemption) => ({
       key: preemption.victim.key,
       team: preemption.victim.team,

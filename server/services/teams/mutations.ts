@@ -1,18 +1,37 @@
 import type { CreateTeamInput } from "@/server/api/routers/teams/teams.schema";
 import type { Db } from "@/server/db/client";
 import { writeAudit } from "@/server/services/audit/mutations";
+import {
+  assertFits,
+  type CapacityReading,
+  GUARANTEE_LOCK_KEY,
+} from "@/server/services/governance/overcommit";
+import { othersGuaranteedGpus } from "@/server/services/governance/quota";
 
 export type CreateTeamResult = { ok: true; teamId: string } | { ok: false; reason: string };
 
-/** Creates a team with its namespace (hyperpod-ns-<name>) and GPU quota, audited, in one transaction. */
+/**
+ * Creates a team with its namespace (hyperpod-ns-<name>) and GPU quota, audited, in one transaction. Guaranteed
+ * GPUs that would over-commit the cluster (`capacity`) are refused unless `input.allowOvercommit`, as a quota
+ * raise is (server/services/governance/overcommit.ts).
+ */
 export async function createTeam(
   db: Db,
-  args: { input: CreateTeamInput; actorId: string },
+  args: { input: CreateTeamInput; actorId: string; capacity: CapacityReading },
 ): Promise<CreateTeamResult> {
   const { input, actorId } = args;
   return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GUARANTEE_LOCK_KEY})`;
     const existing = await tx.team.findUnique({ where: { name: input.name }, select: { id: true } });
     if (existing) return { ok: false, reason: `a team named ${input.name} already exists` };
+    assertFits({
+      team: input.name,
+      before: 0,
+      asked: input.guaranteedGpus,
+      others: await othersGuaranteedGpus(tx, null),
+      capacity: args.capacity,
+      allowOvercommit: input.allowOvercommit === true,
+    });
     const team = await tx.team.create({
       data: {
         name: input.name,

@@ -82,6 +82,11 @@ const quotaFields = z.strictObject({
     .max(100, { message: "expected a weight between 0 and 100" }),
   description: z.string().max(250, { message: "at most 250 characters" }).optional(),
   resources: z.array(quotaResourceSchema).max(15, { message: "at most 15 resources" }),
+  /**
+   * Save a raise of guaranteed GPUs even though the teams' guarantees then exceed the cluster's GPUs
+   * (server/services/governance/overcommit.ts); without it such a raise is refused. Audited when given.
+   */
+  allowOvercommit: z.boolean({ error: "expected true or false" }).optional(),
 });
 
 type QuotaShape = z.output<typeof quotaFields>;
@@ -174,6 +179,14 @@ export const setRoleInputSchema = z.strictObject({
   previousRole: roleSchema.nullable().optional(),
 });
 export type SetRoleInput = z.input<typeof setRoleInputSchema>;
+
+export const removeMemberInputSchema = z.strictObject({
+  team: teamNameSchema,
+  userId: z.uuid({ message: "expected a user id" }),
+  /** The role you read; when the member's role has changed since, the removal is refused (CONFLICT). */
+  previousRole: roleSchema.optional(),
+});
+export type RemoveMemberInput = z.input<typeof removeMemberInputSchema>;
 
 // ── queue, why pending, what-if, history, audit ────────────────────────────────────────────────────────
 export const jobKeyInputSchema = z.strictObject({
@@ -281,8 +294,23 @@ export type Overview = {
   clusterError: string | null;
 };
 
-export type MemberView = { userId: string; name: string; email: string; role: Role; canChange: boolean };
-export type MembersView = { team: string; members: MemberView[]; canEdit: boolean; assignable: Role[] };
+export type MemberView = {
+  userId: string;
+  name: string;
+  email: string;
+  role: Role;
+  canChange: boolean;
+  /** Whether the reader may remove this member (the last team admin never). */
+  canRemove: boolean;
+};
+export type MembersView = {
+  team: string;
+  members: MemberView[];
+  canEdit: boolean;
+  /** Whether the reader may add users who are not members yet (cluster admins only). */
+  canAdd: boolean;
+  assignable: Role[];
+};
 
 export type QueueJob = {
   key: string;
@@ -321,6 +349,14 @@ export type WhyPendingView = {
 };
 
 export type WhatIfView = {
+  /**
+   * For a quota change: whether it raises the team's guaranteed GPUs past what the cluster has (then saving
+   * needs allowOvercommit); `fits` when it does not (or it is a scheduler change), `unknown` with the reason when the cluster cannot be read.
+   */
+  overcommit:
+    | { state: "fits" }
+    | { state: "over"; asked: number; others: number; capacity: number; atMost: number; message: string }
+    | { state: "unknown"; reason: string };
   preempted: Array<{ key: string; team: string; by: string; reason: string; message: string }>;
   admitted: Array<{ key: string; team: string; flavor: string; preempts: string[]; message: string }>;
 };

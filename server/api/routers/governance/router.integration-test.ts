@@ -161,14 +161,15 @@ describe("who may change governance", () => {
     const lead = await caller("lead@rebound.local");
     const admin = await caller("admin@rebound.local");
     const { version } = await lead.governance.quota.get({ team: LLM });
+    // Both lower the guarantee (3 → 2 or 1), so neither meets the over-commit check on this 2-GPU cluster.
     const results = await Promise.all([
-      codeOf(lead.governance.quota.update(quotaInput(version, 4))),
-      codeOf(admin.governance.quota.update(quotaInput(version, 5))),
+      codeOf(lead.governance.quota.update(quotaInput(version, 2))),
+      codeOf(admin.governance.quota.update(quotaInput(version, 1))),
     ]);
     expect([...results].sort()).toEqual(["CONFLICT", "allowed"]);
     const after = await lead.governance.quota.get({ team: LLM });
     expect(after.version).toBe(version + 1);
-    const winner = results[0] === "allowed" ? 4 : 5;
+    const winner = results[0] === "allowed" ? 2 : 1;
     expect(after.resources[0]?.guaranteed).toBe(winner);
   });
 

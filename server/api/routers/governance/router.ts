@@ -9,6 +9,7 @@ import {
 import { AppError } from "@/server/errors";
 import { listGovernanceAudit } from "@/server/services/governance/audit";
 import { capacityHistory } from "@/server/services/governance/capacity-history";
+import { readClusterCapacity } from "@/server/services/governance/overcommit";
 import { governanceOverview, liveSnapshot } from "@/server/services/governance/overview";
 import { queueOf } from "@/server/services/governance/queue";
 import { jobKey } from "@/server/services/governance/snapshot";
@@ -80,7 +81,8 @@ export const governanceRouter = createTRPCRouter({
 
   /**
    * What a quota or scheduler change would do before it is saved: which running jobs it would preempt and
-   * which pending jobs it would admit. Asked by whoever may make the change.
+   * which pending jobs it would admit, and whether a quota change over-commits the cluster's GPUs (saving it
+   * then needs allowOvercommit). Asked by whoever may make the change.
    */
   whatIf: governanceProcedure.input(whatIfInputSchema).query(async ({ ctx, input }) => {
     const { memberships } = ctx.user;
@@ -92,7 +94,8 @@ export const governanceRouter = createTRPCRouter({
     } else if (!canEditScheduler(memberships)) {
       forbidden("only a cluster admin may change the scheduler config and priority classes");
     }
-    return whatIfView({ snapshot: (await liveSnapshot(ctx)).snapshot, change: input });
+    const [snap, capacity] = await Promise.all([liveSnapshot(ctx), readClusterCapacity(ctx.cluster)]);
+    return whatIfView({ snapshot: snap.snapshot, change: input, capacity });
   }),
 
   /** A team's guaranteed, used, borrowed and lent capacity of one resource over a range: its members. */

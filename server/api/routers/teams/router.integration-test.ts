@@ -84,8 +84,23 @@ describe("teams router (real Postgres)", () => {
     expect(await db.auditLog.count()).toBe(auditBefore);
   });
 
+  it("refuses guaranteed GPUs it cannot check against the cluster (unreadable here), and writes nothing", async () => {
+    const admin = await signedIn("admin@rebound.local");
+    const [teamsBefore, auditBefore] = [await db.team.count(), await db.auditLog.count()];
+    await expect(
+      callerAs(admin).teams.create({ name: "speech", displayName: "Speech", guaranteedGpus: 4 }),
+    ).rejects.toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+      message: expect.stringMatching(
+        /^speech: guaranteed nvidia.com\/gpu 4 cannot be checked against the cluster's capacity \(the cluster cannot be read: the teams router reads no cluster\)/,
+      ),
+    });
+    expect([await db.team.count(), await db.auditLog.count()]).toEqual([teamsBefore, auditBefore]);
+  });
+
   it("lets only a cluster admin create a team, audits it, and refuses a duplicate", async () => {
-    const input = { name: "speech", displayName: "Speech", guaranteedGpus: 4 };
+    // No guaranteed GPUs: nothing to check against the cluster (quota-overcommit.integration-test.ts checks).
+    const input = { name: "speech", displayName: "Speech", guaranteedGpus: 0 };
     await expect(callerAs(null).teams.create(input)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     const engineer = await signedIn("engineer@rebound.local");
     await expect(callerAs(engineer).teams.create(input)).rejects.toMatchObject({ code: "FORBIDDEN" });

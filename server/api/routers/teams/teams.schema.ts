@@ -13,6 +13,8 @@ export const createTeamInputSchema = z.strictObject({
   name: teamNameSchema,
   displayName: z.string().trim().min(1, { message: "a display name is required" }).max(80),
   guaranteedGpus: z.number().int({ message: "expected a whole number of GPUs" }).min(0).max(100_000),
+  /** Create the team even though its guaranteed GPUs over-commit the cluster (as governance.quota.update). */
+  allowOvercommit: z.boolean({ error: "expected true or false" }).optional(),
 });
 export type CreateTeamInput = z.infer<typeof createTeamInputSchema>;
 
