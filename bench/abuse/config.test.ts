@@ -9,15 +9,43 @@ describe("bench:abuse's arguments", () => {
   it("runs every part with the defaults when given none", () => {
     expect(parseAbuseArgs([])).toEqual({
       help: false,
-      config: { parts: [...ABUSE_PARTS], seconds: 10, bodies: 3, bodyMb: 200 },
+      config: {
+        parts: [...ABUSE_PARTS],
+        seconds: 10,
+        bodies: 3,
+        bodyMb: 200,
+        attempts: 50,
+        signIns: 20,
+      },
     });
+  });
+
+  it("names the signin part and its flags in the usage", () => {
+    expect(ABUSE_PARTS).toEqual(["bodies", "rules", "signin"]);
+    expect(ABUSE_USAGE).toContain("--part NAME[,NAME...]  run only these parts: bodies, rules, signin");
+    expect(ABUSE_USAGE).toMatch(/--attempts N .*\(default 50\)/);
+    expect(ABUSE_USAGE).toMatch(/--sign-ins N .*\(default 20\)/);
   });
 
   it("reads each flag, parts in the bench's order", () => {
     expect(
-      parseAbuseArgs(["--part", "rules,bodies", "--seconds=3", "--bodies", "2", "--body-mb", "50"]),
-    ).toEqual({ help: false, config: { parts: ["bodies", "rules"], seconds: 3, bodies: 2, bodyMb: 50 } });
+      parseAbuseArgs([
+        ...["--part", "signin,rules,bodies", "--seconds=3", "--bodies", "2", "--body-mb", "50"],
+        ...["--attempts", "7", "--sign-ins=4"],
+      ]),
+    ).toEqual({
+      help: false,
+      config: {
+        parts: ["bodies", "rules", "signin"],
+        seconds: 3,
+        bodies: 2,
+        bodyMb: 50,
+        attempts: 7,
+        signIns: 4,
+      },
+    });
     expect(parseAbuseArgs(["--part", "rules"])).toMatchObject({ config: { parts: ["rules"] } });
+    expect(parseAbuseArgs(["--part", "signin,signin"])).toMatchObject({ config: { parts: ["signin"] } });
   });
 
   it.each([["--help"], ["-h"], ["--seconds", "3", "--help"]])("asks for the usage with %s", (...argv) => {
@@ -30,7 +58,10 @@ describe("bench:abuse's arguments", () => {
     [["--seconds"], "Option '--seconds <value>' argument missing"],
     [["--seconds", "0"], "--seconds: expected an integer >= 1, got 0"],
     [["--body-mb", "1"], "--body-mb: expected an integer >= 2, got 1"],
-    [["--part", "shadows"], "--part: expected one or more of bodies, rules, got shadows"],
+    [["--attempts", "0"], "--attempts: expected an integer >= 1, got 0"],
+    [["--sign-ins", "2.5"], "--sign-ins: expected an integer >= 1, got 2.5"],
+    [["--part", "shadows"], "--part: expected one or more of bodies, rules, signin, got shadows"],
+    [["--part", "signin,login"], "--part: expected one or more of bodies, rules, signin, got signin,login"],
   ])("refuses %j naming it", (argv, message) => {
     expect(() => parseAbuseArgs(argv)).toThrow(new Error(message));
   });

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { integerReader, stringOptions } from "../lib/flags";
 
 /** The parts of `npm run bench:abuse`, in the order they run (main.ts maps each to its code). */
-export const ABUSE_PARTS = ["bodies", "rules"] as const;
+export const ABUSE_PARTS = ["bodies", "rules", "signin"] as const;
 export type AbusePart = (typeof ABUSE_PARTS)[number];
 
 export type AbuseConfig = {
@@ -12,6 +12,9 @@ export type AbuseConfig = {
   /** bodies: concurrent oversized bodies, and each one's size. */
   bodies: number;
   bodyMb: number;
+  /** signin: the attacker's wrong passwords for the victim's account, and the victim's own sign-ins. */
+  attempts: number;
+  signIns: number;
 };
 
 export const ABUSE_USAGE = `Usage: npm run bench:abuse [-- options]
@@ -24,10 +27,12 @@ Options:
   --seconds N            rules: each latency measurement's length in seconds (default 10)
   --bodies N             bodies: concurrent oversized request bodies (default 3)
   --body-mb N            bodies: each body's size in MB (default 200)
+  --attempts N           signin: the attacker's wrong passwords for the victim's account (default 50)
+  --sign-ins N           signin: the victim's sign-ins from its own address, during and after (default 20)
   -h, --help             print this and exit
 `;
 
-const DEFAULTS = { seconds: "10", bodies: "3", "body-mb": "200" } as const;
+const DEFAULTS = { seconds: "10", bodies: "3", "body-mb": "200", attempts: "50", "sign-ins": "20" } as const;
 type Flag = keyof typeof DEFAULTS;
 
 function partsOf(value: string | undefined): AbusePart[] {
@@ -52,6 +57,8 @@ export function parseAbuseArgs(argv: string[]): { help: true } | { help: false; 
       seconds: int("seconds", 1),
       bodies: int("bodies", 1),
       bodyMb: int("body-mb", 2),
+      attempts: int("attempts", 1),
+      signIns: int("sign-ins", 1),
     },
   };
 }

@@ -2,13 +2,15 @@ import { createLifecycle, type Lifecycle } from "../k8s/environment";
 import { runBodyAbuse } from "./bodies";
 import { ABUSE_USAGE, type AbuseConfig, type AbusePart, parseAbuseArgs } from "./config";
 import { runRuleAbuse } from "./rules";
+import { runSignInAbuse } from "./signin";
 
 /**
  * `npm run bench:abuse` (issue 16, "What it must show"): each part attacks the stack as the issue did and
  * returns its figures; all are printed together as one `BENCH abuse <json>` line, keyed by part. A part is
- * one entry in PARTS (named in config.ts, where `--part` picks some): the console's body limit (bodies.ts)
- * and the cost of the worst rule set the validator accepts, in the agent and the console's logs view
- * (rules.ts).
+ * one entry in PARTS (named in config.ts, where `--part` picks some): the console's body limit (bodies.ts),
+ * the cost of the worst rule set the validator accepts, in the agent and the console's logs view
+ * (rules.ts), and sign-in throttling an attacker at one address cannot turn against a user at another
+ * (signin.ts, issue 34).
  */
 type PartContext = { life: Lifecycle; log: (line: string) => void; config: AbuseConfig };
 type Part = (context: PartContext) => Promise<Record<string, number>>;
@@ -17,6 +19,8 @@ const PARTS: Readonly<Record<AbusePart, Part>> = {
   bodies: ({ life, log, config }) =>
     runBodyAbuse({ life, log, bodies: config.bodies, bodyMb: config.bodyMb }),
   rules: ({ log, config }) => runRuleAbuse({ log, seconds: config.seconds }),
+  signin: ({ life, log, config }) =>
+    runSignInAbuse({ life, log, attempts: config.attempts, signIns: config.signIns }),
 };
 
 const began = Date.now();

@@ -172,6 +172,8 @@ describe("a production start without a supplied password", () => {
       name: "llm-research",
       displayName: "LLM Research",
       guaranteedGpus: 8,
+      // No cluster in this test to check the guarantee against: the admin allows over-commit explicitly.
+      allowOvercommit: true,
     });
     expect(await db.team.count()).toBe(2);
   });

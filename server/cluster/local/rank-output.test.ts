@@ -97,7 +97,8 @@ describe("readRankOutput (local back end)", () => {
   it("sends at most 20,000 lines and says where the output went on", async () => {
     const count = 20_005;
     const stdout = Array.from({ length: count }, (_, line) => `step=${line}`).join("\n");
-    const arrivals = Array.from({ length: count }, (_, line) => `o${T0 + line * 200}`).join("\n");
+    // 2 ms apart: all of them arrived before the read (NOW).
+    const arrivals = Array.from({ length: count }, (_, line) => `o${T0 + line * 2}`).join("\n");
     rankFiles({
       pod: "train-workers-2",
       attempt: 3,
@@ -105,8 +106,19 @@ describe("readRankOutput (local back end)", () => {
     });
     const output = await read("train-workers-2");
     expect(output.lines).toHaveLength(20_000);
-    expect(output.lines.at(-1)).toEqual({ text: "step=19999", at: T0 + 19_999 * 200 });
-    expect(output).toMatchObject({ overLimit: true, completeUntil: T0 + 20_000 * 200 });
+    expect(output.lines.at(-1)).toEqual({ text: "step=19999", at: T0 + 19_999 * 2 });
+    expect(output).toMatchObject({ overLimit: true, completeUntil: T0 + 20_000 * 2 });
+  });
+
+  it("leaves out a line that arrived after the read began: no line is later than readAt", async () => {
+    rankFiles({
+      pod: "train-workers-4",
+      attempt: 0,
+      files: { "stdout.log": "a\nb\n", "arrivals.log": `s${T0} 0 0\no${T0 + 10}\no${NOW + 5}\n` },
+    });
+    const output = await read("train-workers-4");
+    expect(output.lines).toEqual([{ text: "a", at: T0 + 10 }]);
+    expect(output.readAt).toBe(NOW);
   });
 
   it("reads stdout.log undated from an agent that records no arrival times (HyperPod's hyperpodrun)", async () => {

@@ -47,7 +47,9 @@ const empty = (readAt: number, attempt: number | null): RankOutput => ({
 
 /** Lines of both files in the order they arrived, each with its time; stops where a file has no more. */
 async function timedLines(files: RankFiles, segment: ArrivalSegment, readAt: number) {
-  const entries = segment.lines.slice(0, RANK_OUTPUT_LIMITS.lines + 1);
+  // Lines that arrived while this read went on are past `readAt`: left for the next read, so that no line
+  // is later than the time the output is read up to.
+  const entries = segment.lines.filter((entry) => entry.at <= readAt).slice(0, RANK_OUTPUT_LIMITS.lines + 1);
   const wanted = (stream: "stdout" | "stderr") => entries.filter((entry) => entry.stream === stream).length;
   const read = (stream: "stdout" | "stderr") => {
     const handle = files[stream];

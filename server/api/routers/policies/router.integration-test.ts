@@ -325,10 +325,18 @@ describe("dry-run", () => {
   it("reads a running rank's whole attempt, each line when it arrived: the job's own rules predict no fault", async () => {
     const engineer = await caller("engineer@rebound.local");
     const restarts = stack.operator.live(job)?.restartCount;
-    const result = await engineer.policies.dryRun({
-      yaml: JOB_OWN,
-      source: { kind: "rank", ...job, rank: 0 },
-    });
+    const dryRun = () =>
+      engineer.policies.dryRun({ yaml: JOB_OWN, source: { kind: "rank", ...job, rank: 0 } });
+    // Once the attempt has stepped for a while (it may have begun just before this test).
+    let result = await dryRun();
+    for (
+      let tries = 0;
+      tries < 50 && (result.rank?.readAt ?? 0) - (result.rank?.startedAt ?? 0) < 2000;
+      tries++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      result = await dryRun();
+    }
     const rank = result.rank;
     if (!rank?.startedAt) throw new Error(`no live rank in the answer: ${JSON.stringify(result.notes)}`);
     expect(result.fault).toBeNull();
