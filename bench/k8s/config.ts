@@ -4,7 +4,7 @@ import { BENCH_SIGNAL_SOURCES, type BenchSignalSource } from "./node-signal";
 import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
 
 /**
- * The benchmark's knobs (defaults are the set-up DESIGN.md's target names):
+ * The benchmark's knobs (defaults are the set-up the targets name):
  *   --nodes 256 --gpus-per-node 8   the job: 256 pods × 8 ranks = 2,048 ranks, one pod per KWOK node
  *   --spare-nodes 2                 more KWOK nodes, free, where a failed node's pod can go
  *   --faults 5                      node failures measured (fewer when --budget-s runs out)

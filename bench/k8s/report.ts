@@ -38,12 +38,12 @@ export type ReportInput = {
 type Row = { key: string; label: string; summary: Summary; target?: { text: string; met: boolean } };
 
 const ADMIN_USER = "rebound-admin";
-/** Issue 18's targets at 16,384 ranks (DESIGN.md's 2 s for a replacement and 400 MB at 2,048 ranks are looser). */
+/** Issue 18's targets at 16,384 ranks (the design's 2 s for a replacement and 400 MB at 2,048 ranks are looser). */
 const REPLACEMENT_TARGET_MS = 500;
 const DETECTION_TARGET_MS = 200;
 const SILENCE_TARGET_MS = 1000;
 const QUIET_CPU_TARGET_CORES = 0.5;
-/** DESIGN.md's operator RSS at 2,048 ranks (256 pods); issue 18's peak for larger jobs. */
+/** The design target's operator RSS at 2,048 ranks (256 pods); issue 18's peak for larger jobs. */
 const rssTargetMb = (pods: number) => (pods <= 256 ? 400 : 600);
 
 /** The fault's node-label patch, as the apiserver logged it. */

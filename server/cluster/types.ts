@@ -4,8 +4,8 @@ import type { NodeVerdict } from "@/server/domain/node-health/evaluate";
 import type { RankOutput, RankOutputRead } from "@/server/domain/operator-api/rank-output";
 
 /**
- * What the operator and the console need from a cluster, whichever back end provides it (DESIGN.md:
- * "Two cluster back ends, one interface"). The operator never learns which one it drives.
+ * What the operator and the console need from a cluster, whichever back end provides it (two
+ * cluster back ends, one interface). The operator never learns which one it drives.
  */
 export type JobRef = { namespace: string; name: string };
 

@@ -1,7 +1,7 @@
 import { canReadTeam, hasTeamRole, isClusterAdmin, type Membership, type Role } from "./roles";
 
 /**
- * Who may do what in task governance (DESIGN.md, Roles; issue 11): the one place the governance router
+ * Who may do what in task governance (roles; issue 11): the one place the governance router
  * asks. Team admins change their own team's quota and members; cluster admins every team's quota, the
  * scheduler config and priority classes; engineers and viewers change nothing here. Members of a team read
  * its queue and capacity; cluster admins read all.

@@ -1,7 +1,7 @@
 import { canActOnTeam, canReadTeam, hasTeamRole, isClusterAdmin, type Membership } from "./roles";
 
 /**
- * Who may do what with recovery and log-rule policies (issue 12; DESIGN.md, Roles): the one place the
+ * Who may do what with recovery and log-rule policies (issue 12; roles): the one place the
  * policies router asks. A team's members read its policies; its engineers and team admins write them;
  * cluster admins read and write all. Applying a policy to a job, or attaching or promoting a shadow rule
  * set, is an action on the job: the job's team's engineers (and team admins) and cluster admins, the rule

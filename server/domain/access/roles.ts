@@ -1,5 +1,5 @@
 /**
- * Who may do what (DESIGN.md, Reliability and security). Pure: the tRPC procedures call these with the
+ * Who may do what (reliability and security). Pure: the tRPC procedures call these with the
  * signed-in user's memberships.
  */
 export type Role = "viewer" | "engineer" | "team_admin" | "cluster_admin";

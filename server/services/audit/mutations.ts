@@ -1,6 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 
-/** Every mutation writes one audit row inside its own transaction (DESIGN.md: authorised and audited). */
+/** Every mutation writes one audit row inside its own transaction (authorised and audited). */
 export async function writeAudit(
   tx: Prisma.TransactionClient,
   entry: { userId: string | null; action: string; target: string; details?: Prisma.InputJsonValue },
