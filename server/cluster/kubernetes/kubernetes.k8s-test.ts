@@ -123,7 +123,22 @@ async function restartEvent(operator: KubeOperator, ref: JobRef, count: number) 
       return event && event.outcome !== "pending" ? event : null;
     },
     45_000,
+    () => explainJob(operator, ref),
   );
+}
+
+/** The job as the operator and the apiserver see it, for a timed-out wait's error. */
+async function explainJob(operator: KubeOperator, ref: JobRef): Promise<string> {
+  const events = await listRestartEvents(operator.db, { namespace: ref.namespace, jobName: ref.name });
+  const live = operator.live(ref);
+  const pods = (await jobPods(ref)).map(
+    (pod) => `${pod.metadata?.name}@${pod.spec?.nodeName}:${pod.status?.phase}`,
+  );
+  return [
+    `restart events ${events.map((event) => `${event.action}/${event.faultReason}/${event.outcome}`).join(", ")}`,
+    `live ${live?.phase} ranks ${live?.ranksRunning} recovery ${JSON.stringify(live?.recovery ?? null)}`,
+    `pods ${pods.join(", ")}`,
+  ].join("; ");
 }
 
 function rankPid(operator: KubeOperator, ref: JobRef, rank: number): number {
@@ -223,7 +238,9 @@ describe("operator on the kubernetes back end", () => {
     process.kill(rankPid(operator, ref, 5), "SIGKILL");
     const event = await restartEvent(operator, ref, 1);
     expect(event).toMatchObject({ action: "PLR", outcome: "recovered", faultReason: "WorkerCrash" });
-    await waitUntil("all ranks running again", allRunning(operator, ref, 8));
+    await waitUntil("all ranks running again", allRunning(operator, ref, 8), 30_000, () =>
+      explainJob(operator, ref),
+    );
     expect(uids(await jobPods(ref))).toEqual(before);
     const job = await getJob(ref);
     expect(job.status?.restartCount).toBe(1);
@@ -248,7 +265,9 @@ describe("operator on the kubernetes back end", () => {
       node: badNode,
       faultReason: "NodeFault",
     });
-    await waitUntil("all ranks running again", allRunning(operator, ref, 8));
+    await waitUntil("all ranks running again", allRunning(operator, ref, 8), 30_000, () =>
+      explainJob(operator, ref),
+    );
     const [firstAfter, secondAfter] = await jobPods(ref);
     expect(firstAfter?.metadata?.uid).toBe(first?.metadata?.uid);
     expect(secondAfter?.metadata?.name).toBe(second?.metadata?.name);
@@ -275,7 +294,9 @@ describe("operator on the kubernetes back end", () => {
     operator = await startOperator("operator-b");
     const event = await restartEvent(operator, ref, 3);
     expect(event).toMatchObject({ action: "PLR", outcome: "recovered" });
-    await waitUntil("all ranks running again", allRunning(operator, ref, 8));
+    await waitUntil("all ranks running again", allRunning(operator, ref, 8), 30_000, () =>
+      explainJob(operator, ref),
+    );
     const events = await listRestartEvents(operator.db, { namespace: ref.namespace, jobName: ref.name });
     expect(events).toHaveLength(3);
     expect(uids(await jobPods(ref))).toEqual(before);

@@ -41,6 +41,8 @@ export async function waitUntil<T>(
   what: string,
   probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
   timeoutMs = 30_000,
+  /** On timeout, what the state was (added to the error, so a failure in CI's summary says why). */
+  explain?: () => Promise<string> | string,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -53,7 +55,12 @@ export async function waitUntil<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ""}`);
+  const state = explain
+    ? await Promise.resolve(explain()).catch((error: unknown) => `(unexplained: ${error})`)
+    : "";
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ""}${state ? `; ${state}` : ""}`,
+  );
 }
 
 export async function installCrd(kubeConfig: KubeConfig, crd = readCrd()): Promise<void> {
