@@ -1,7 +1,7 @@
 # The console image: the same launcher as `npm start` (migrate, seed an empty database, serve the console,
 # run the local operator), pointed at the PostgreSQL in DATABASE_URL. Build: docker build -t rebound-console .
 # NODE_ENV=production: no demo users; the first cluster admin comes from REBOUND_ADMIN_EMAIL +
-# REBOUND_ADMIN_PASSWORD, or from the one-time setup link printed in the log at start (README, Security).
+# REBOUND_ADMIN_PASSWORD, or from the one-time setup link printed in the log at start (docs/security.md).
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

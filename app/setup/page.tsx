@@ -2,7 +2,7 @@ import { SetupForm } from "./_components/setup-form";
 
 /**
  * The first cluster admin, from the one-time link the console's log prints at start when no admin was
- * supplied (README, Security). The link's token is checked on the server; this page only carries it.
+ * supplied (docs/security.md). The link's token is checked on the server; this page only carries it.
  */
 export default async function SetupPage({
   searchParams,

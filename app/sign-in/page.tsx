@@ -4,7 +4,7 @@ import { demoUsersSeeded } from "@/server/services/setup/queries";
 import { SignInForm } from "./_components/sign-in-form";
 
 export default async function SignInPage() {
-  // The demo's users and password are named only where they exist (never in production: README, Security).
+  // The demo's users and password are named only where they exist (never in production: docs/security.md).
   const demo = await demoUsersSeeded(getDb());
   return (
     <section className="card narrow" aria-labelledby="sign-in-heading">

@@ -11,7 +11,7 @@ import { startConsoleProcess } from "./console-process";
 import { installProbe, type PageProbe } from "./page-probe";
 
 /**
- * The console with a 2,048-rank job (its targets are in the README), run by `npm run bench:console`: the
+ * The console with a 2,048-rank job (its targets are in docs/benchmarks.md), run by `npm run bench:console`: the
  * bench:k8s environment (real apiserver + KWOK, the operator, stand-in agents whose ranks report a new step
  * every second), the console as `npm start` serves it, and Debian's Chromium driven by Playwright.
  * Measures, from navigation start: when the page shows all ranks, and when a click on a rank has opened its

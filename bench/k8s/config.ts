@@ -18,7 +18,7 @@ import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
  *                                  10 s and time the operator's "agent silent" line for each (0 = off;
  *                                  bench/k8s/silence.ts)
  *   --agent-processes N             the stand-in agents' processes, each serving its part of the pods
- *                                  (default 1; see the README's bench:k8s section for what 4 did)
+ *                                  (default 1; see docs/benchmarks.md, bench:k8s, for what 4 did)
  *   --operator-node-args="--max-old-space-size=256"   node flags for the operator: by default the same heap
  *                                  cap as deploy/operator/deployment.yaml's NODE_OPTIONS ("" for none;
  *                                  bench/k8s/operator-sizing.ts derives it)
@@ -94,7 +94,7 @@ export function parseConfig(argv: string[]): BenchConfig {
   if (!(silentPercent >= 0 && silentPercent <= 100))
     throw new Error(`--silent-percent: expected a number from 0 to 100, got ${values["silent-percent"]}`);
   const nodes = int("nodes", 1);
-  // One by default: four at 2,048 pods missed the silence target more often than one did (README, bench:k8s).
+  // One by default: four at 2,048 pods missed the silence target more often than one did (docs/benchmarks.md, bench:k8s).
   const agentProcesses = values["agent-processes"] ?? "1";
   if (!/^\d+$/.test(agentProcesses) || Number(agentProcesses) < 1)
     throw new Error(`--agent-processes: expected an integer >= 1, got ${agentProcesses}`);

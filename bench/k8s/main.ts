@@ -13,7 +13,7 @@ import { report, type Snapshot } from "./report";
 import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./silence";
 
 /**
- * Kubernetes back end at scale (its targets are in the README), run by `npm run bench:k8s`
+ * Kubernetes back end at scale (its targets are in docs/benchmarks.md), run by `npm run bench:k8s`
  * (bench/k8s-scale.ts): a real kube-apiserver + etcd + KWOK with an audit log, 256 KWOK nodes × 8 GPUs
  * (+2 spare), the operator as its own process on the kubernetes back end, stand-in agents (the real
  * protocol, no workers; in --agent-processes child processes) for the pods, and one 2,048-rank job

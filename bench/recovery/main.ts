@@ -8,7 +8,7 @@ import { log, runSeries, startJob } from "./phases";
 import { report } from "./report";
 
 /**
- * Recovery benchmark (its targets are in the README), run by `npm run bench:recovery` (bench/recovery.ts):
+ * Recovery benchmark (its targets are in docs/benchmarks.md), run by `npm run bench:recovery` (bench/recovery.ts):
  * a 64-rank local job run by a real operator, real agents and real demo-trainer processes on this machine.
  * Faults are injected one at a time from the steady state (every rank stepping) and timed from the restart
  * timeline (RestartEvent): crash and hang detection, node failures as far as the time budget allows,

@@ -19,13 +19,13 @@ function banner(log: Log, lines: string[]): void {
 export async function seedDemo(db: Db, opts: { production: boolean; log: Log }): Promise<void> {
   const seeded = await seedIfEmpty(db);
   opts.log(
-    `demo users ${seeded ? "seeded" : "kept"}: ${DEMO_EMAILS} (admin@ is cluster admin), password ${DEMO_PASSWORD} — for this machine only; see README Security for production`,
+    `demo users ${seeded ? "seeded" : "kept"}: ${DEMO_EMAILS} (admin@ is cluster admin), password ${DEMO_PASSWORD} — for this machine only; see docs/security.md for production`,
   );
   if (!opts.production) return;
   banner(opts.log, [
     "REBOUND_SEED=demo with NODE_ENV=production: the demo users exist with the published password",
     `${DEMO_PASSWORD}, and admin@rebound.local is CLUSTER ADMIN. Anyone who reaches this console can sign in`,
-    "as them. Unset REBOUND_SEED for a production start (README, Security).",
+    "as them. Unset REBOUND_SEED for a production start (docs/security.md).",
   ]);
 }
 

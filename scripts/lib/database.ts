@@ -2,7 +2,7 @@ import type { EmbeddedDatabase } from "@/server/db/embedded";
 import type { SeedChoice } from "@/server/db/seed";
 
 /**
- * What an empty database gets at start, from the environment (README, Configuration and Security): the
+ * What an empty database gets at start, from the environment (docs/configuration.md and docs/security.md): the
  * demo (teams + demo users) or the settings only, then the first admin from the installer's password or a
  * setup link printed once. `consoleUrl` prefixes the printed link when the launcher knows it.
  */

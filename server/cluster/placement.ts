@@ -1,7 +1,7 @@
 import { type ClusterNode, isNodeHealthy } from "@/server/cluster/types";
 
 /**
- * Where a pod goes (both back ends place pods themselves, see README "Choices"): a healthy node with room
+ * Where a pod goes (both back ends place pods themselves, see docs/hyperpod-compatibility.md): a healthy node with room
  * for the pod's GPUs, never an avoided one; the preferred node when it fits, else the node with the most
  * free GPUs (spreading pods, so one node failure takes down as few pods as possible). Under task governance
  * only nodes of the instance type the job was admitted on (its Kueue flavor). null: nothing fits.

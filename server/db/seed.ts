@@ -3,7 +3,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import type { Role } from "@/generated/prisma/enums";
 import type { Db } from "@/server/db/client";
 
-/** The demo's password for every seeded user (README says so): the one-machine demo only, never production. */
+/** The demo's password for every seeded user (docs/security.md says so): the one-machine demo only, never production. */
 export const DEMO_PASSWORD = "rebound-demo";
 
 /** What an empty database gets: `demo` teams and users (password above), or `none` (settings only). */

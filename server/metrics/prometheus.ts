@@ -15,7 +15,7 @@ import { alignWindow, chooseStepSeconds } from "./step";
 /**
  * The metrics source on a real Prometheus that scrapes the agents' and the operator's /metrics
  * (deploy/prometheus/scrape-config.yaml on Kubernetes; on one machine the local back end's file_sd targets
- * file and the operator's port: README, Metrics). Range queries with a step chosen from the window
+ * file and the operator's port: docs/metrics.md). Range queries with a step chosen from the window
  * (step.ts); every answer validated (prometheus-api.ts); any failure is `unavailable` with the reason.
  */
 export { jobSelector, quote } from "./promql";

@@ -5,7 +5,7 @@ import { POLICY_TEMPLATES } from "./templates";
 
 /**
  * Every shipped template measured on the corpus of real log lines (log-corpus/): precision 1.00 and
- * recall at least 0.95 each. The table is printed (the README shows it); a miss or false fire is named
+ * recall at least 0.95 each. The table is printed (docs/policies.md shows it); a miss or false fire is named
  * with its line and URL.
  */
 

@@ -6,7 +6,7 @@ import { setupStatus } from "@/server/services/setup/queries";
 import { createAdminInputSchema, setupStatusInputSchema, setupStatusSchema } from "./setup.schema";
 
 /**
- * The first cluster admin, from the one-time link the console prints at start (README, Security). Public
+ * The first cluster admin, from the one-time link the console prints at start (docs/security.md). Public
  * by necessity (nobody can sign in yet); the link's token is the credential, and it stops working once
  * used, expired, or once any cluster admin exists.
  */

@@ -168,7 +168,7 @@ export function scoreTemplate(template: PolicyTemplate, lines: readonly CorpusLi
 
 const percent = (value: number) => value.toFixed(2);
 
-/** The table log-corpus.test.ts prints (and the README shows). */
+/** The table log-corpus.test.ts prints (and docs/policies.md shows). */
 export function scoreTable(scores: readonly TemplateScore[]): string {
   const rows = scores.map((s) => {
     const leftOut = s.leftOut.length === 0 ? "" : ` (+${s.leftOut.length} left out)`;
