@@ -1,6 +1,9 @@
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 
-/** Every error the app raises on purpose carries one of these codes (STYLE.md, Errors). */
+/**
+ * Every error the app raises on purpose carries one of these codes
+ * (docs/architecture.md, "Errors and inputs").
+ */
 export type AppErrorCode =
   | "NOT_FOUND"
   | "FORBIDDEN"

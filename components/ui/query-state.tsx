@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 
-/** The loading, error and empty states every data view renders explicitly (STYLE.md, Components). */
+/** The loading, error and empty states every data view renders explicitly, so none is ever a blank area. */
 export function LoadingState({ label }: { label: string }) {
   return (
     <div className="state" role="status" aria-live="polite">

@@ -47,7 +47,7 @@ function prunedPaths(value: unknown, node: SchemaNode, path = ""): string[] {
 }
 
 describe("the HyperPodPyTorchJob CRD", () => {
-  it("has the identity of reference 1.1 and marks Rebound as its owner", () => {
+  it("has HyperPod's identity and marks Rebound as its owner", () => {
     expect(crd.metadata.name).toBe("hyperpodpytorchjobs.sagemaker.amazonaws.com");
     expect(crd.spec).toMatchObject({
       group: "sagemaker.amazonaws.com",

@@ -14,11 +14,12 @@ import { type Assignment, buildStatus, EMPTY_ASSIGNMENT } from "./status";
 import type { Rendezvous } from "./worker-env";
 
 /**
- * The agent: the state machine of reference 2.2 driven by the operator's commands, and the attempt
- * (worker group) each /start launches. Commands answer at once; work that takes time (stopping workers)
- * finishes in the background and moves the state on by itself (STOPPING → READY).
+ * The agent: the state machine of docs/hyperpod-compatibility.md, "The agent protocol", driven by the
+ * operator's commands, and the attempt (worker group) each /start launches. Commands answer at once; work
+ * that takes time (stopping workers) finishes in the background and moves the state on by itself
+ * (STOPPING → READY).
  *
- * Choices where the reference is silent: /stop while READY or STOPPING and /shutdown while SHUTDOWN are
+ * Choices where HyperPod's agent is silent: /stop while READY or STOPPING and /shutdown while SHUTDOWN are
  * accepted no-ops (the operator may repeat them); a /start with `spare: true` enters RUNNING without
  * starting workers (a hot spare idles until it is given a rank).
  */

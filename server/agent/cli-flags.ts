@@ -12,9 +12,10 @@ import {
 } from "./cli-values";
 
 /**
- * The flags `rebound-agent` understands: hyperpodrun's own (reference 2.1), the torchrun flags that matter
- * here, our `--monitor-interval-ms`, and the remaining torchrun flags accepted and ignored so an existing
- * `hyperpodrun …` / `torchrun …` command line runs unchanged. Names are matched with `_` read as `-`.
+ * The flags `rebound-agent` understands: hyperpodrun's own
+ * (docs/hyperpod-compatibility.md, "The agent's command line"), the torchrun flags that matter here, our
+ * `--monitor-interval-ms`, and the remaining torchrun flags accepted and ignored so an existing `hyperpodrun
+ * …` / `torchrun …` command line runs unchanged. Names are matched with `_` read as `-`.
  */
 
 export type AgentOptions = {

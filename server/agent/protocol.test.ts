@@ -12,7 +12,7 @@ import { parseBody } from "./validation-detail";
 const START = { rank: 1, nnodes: 2, faultCount: 0, master_addr: "10.0.0.1", master_port: 29500 };
 
 describe("startRequestSchema", () => {
-  it("parses the reference example, master_port as a numeric string", () => {
+  it("parses HyperPod's documented example, master_port as a numeric string", () => {
     const parsed = startRequestSchema.parse({
       rank: 0,
       nnodes: 2,

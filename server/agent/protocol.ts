@@ -2,10 +2,10 @@ import { z } from "zod";
 import { logMonitoringRuleSchema } from "../domain/log-rules/log-rule.schema";
 
 /**
- * The operator ⇄ agent HTTP contract (reference 2.2), shared by the agent (request bodies) and the
- * operator's client (status answers). Key names are exactly the HyperPod agent's, mixed camelCase and
- * snake_case included. Unknown request keys are ignored (as pydantic does); the status schema keeps unknown
- * keys so answers of the unmodified HyperPod agent parse too.
+ * The operator ⇄ agent HTTP contract (docs/hyperpod-compatibility.md, "The agent protocol"), shared by the
+ * agent (request bodies) and the operator's client (status answers). Key names are exactly the HyperPod
+ * agent's, mixed camelCase and snake_case included. Unknown request keys are ignored (as pydantic does); the
+ * status schema keeps unknown keys so answers of the unmodified HyperPod agent parse too.
  */
 
 export const AGENT_VERSION = "1.1.0";

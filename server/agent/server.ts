@@ -11,10 +11,11 @@ import { jsonErrorDetail, parseBody } from "./validation-detail";
 import { createStatusWatch, isWatchRequest } from "./watch";
 
 /**
- * The agent's HTTP API (reference 2.2) on node:http: POST /start /stop /update /shutdown, GET /status, plus
- * GET /metrics (Prometheus) and GET /healthz. Errors follow FastAPI: 422 `{detail: [{type, loc, msg}]}` for
- * a body that does not validate (nothing changes), 409 `{detail}` for a command the current state refuses,
- * 413 for a body over 1 MiB, 404/405 for unknown routes. Every POST answers with the /status body.
+ * The agent's HTTP API (docs/hyperpod-compatibility.md, "The agent protocol") on node:http: POST /start /stop
+ * /update /shutdown, GET /status, plus GET /metrics (Prometheus) and GET /healthz. Errors follow FastAPI: 422
+ * `{detail: [{type, loc, msg}]}` for a body that does not validate (nothing changes), 409 `{detail}` for a
+ * command the current state refuses, 413 for a body over 1 MiB, 404/405 for unknown routes. Every POST
+ * answers with the /status body.
  *
  * Rebound's own addition: GET /rebound/v1/watch pushes /status lines and heartbeats to the operator
  * (server/agent/watch.ts, server/operator/presence/README.md). REBOUND_AGENT_WATCH=0 turns it off (404, as

@@ -1,9 +1,10 @@
 /**
- * The agent's state machine (reference 2.2, process-level-restart agent). Invalid transitions are refused
- * and change nothing. `transitions` keeps, per state, when it was last entered (Python isoformat in UTC,
- * e.g. "2024-11-20T23:37:17.855000+00:00"). The reason/message pair follows the state:
- * RUNNING sets reason "Running"; FAULTED takes the fault's reason, message and time; READY and COMPLETED
- * clear them; STOPPING and SHUTDOWN keep what was there (so the fault stays visible while cleaning up).
+ * The agent's state machine (docs/hyperpod-compatibility.md, "The agent protocol"; the process-level-restart
+ * agent). Invalid transitions are refused and change nothing. `transitions` keeps, per state, when it was
+ * last entered (Python isoformat in UTC, e.g. "2024-11-20T23:37:17.855000+00:00"). The reason/message pair
+ * follows the state: RUNNING sets reason "Running"; FAULTED takes the fault's reason, message and time; READY
+ * and COMPLETED clear them; STOPPING and SHUTDOWN keep what was there (so the fault stays visible while
+ * cleaning up).
  */
 
 export const AGENT_STATES = [

@@ -16,7 +16,7 @@ describe("buildStatus", () => {
     );
   });
 
-  it("shows the fault, assignment and ranks in the reference's key order", () => {
+  it("shows the fault, assignment and ranks in HyperPod's key order", () => {
     const sm = createAgentStateMachine({ now });
     sm.transition("READY");
     sm.transition("RUNNING");

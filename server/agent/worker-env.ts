@@ -1,10 +1,10 @@
 import type { ProcessEnv } from "./env";
 
 /**
- * The environment of every worker process (reference 2.3, the agent's `_start_workers`): the agent's own
- * environment (OMP_NUM_THREADS, CUDA_VISIBLE_DEVICES, PATH, … pass through) plus the torch elastic
- * variables. HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH (the IPC unix socket) is added by the
- * in-process-restart agent (ipr/ipr-agent.ts) only.
+ * The environment of every worker process (docs/hyperpod-compatibility.md, "The agent's command line"; the
+ * agent's `_start_workers`): the agent's own environment (OMP_NUM_THREADS, CUDA_VISIBLE_DEVICES, PATH, … pass
+ * through) plus the torch elastic variables. HYPERPOD_ELASTICAGENT_SOCKET_SERVER_PATH (the IPC unix socket)
+ * is added by the in-process-restart agent (ipr/ipr-agent.ts) only.
  */
 
 /** What the operator sent in /start, as the launcher needs it. */

@@ -3,11 +3,12 @@ import type { ProcessExit } from "./managed-process";
 import type { Fault } from "./state";
 
 /**
- * Fault reasons and messages for processes the agent runs (reference 2.2). The crash text is the
- * agent's: "A training worker process has crashed:\n    Local Rank {r} exited with code {c} due to: {msg}",
- * where {c} is the exit code or, as torchelastic reports it, minus the signal number, and {msg} is, in
- * order: the spawn error, "Signal 9 (SIGKILL) received by PID 1234", the worker's last stderr line, or
- * torchelastic's pointer to its error docs.
+ * Fault reasons and messages for processes the agent runs
+ * (docs/hyperpod-compatibility.md, "The agent protocol"). The crash text is the agent's: "A training worker
+ * process has crashed:\n    Local Rank {r} exited with code {c} due to: {msg}", where {c} is the exit code
+ * or, as torchelastic reports it, minus the signal number, and {msg} is, in order: the spawn error, "Signal 9
+ * (SIGKILL) received by PID 1234", the worker's last stderr line, or torchelastic's pointer to its error
+ * docs.
  */
 
 export const WORKER_CRASH = "WorkerCrash";

@@ -10,7 +10,8 @@ import { jobTotals } from "@/server/domain/job-spec/job-totals";
  *   Every `/start` and `/update` replaces it with the request's `nnodes` (set_rdzv_info), and the WORLD_SIZE
  *   it gives workers is computed from that, so an elastic pod kept across a scaling needs no new value.
  * - `HYPERPOD_SIGNAL_COORDINATION=distributed`, for jobs with an `elasticPolicy` only: without it
- *   `elastic_event_detected()` never reports the graceful-stop signal (reference §5.1, §6 item 8).
+ *   `elastic_event_detected()` never reports the graceful-stop signal
+ *   (docs/hyperpod-compatibility.md, "Elastic training").
  * A value the container's own `env` sets wins: HyperPod's operator fills in, it does not override.
  */
 export type InjectedEnv = Record<string, string>;

@@ -8,9 +8,10 @@ import {
 import { type AgentRequest, type AgentTransport, createHttpTransport } from "./agent-transport";
 
 /**
- * The operator's side of the HyperPod agent protocol (reference §2.2), on the shared contract in
- * server/agent/protocol.ts (it also parses the unmodified hyperpod-elastic-agent, which has no `ranks`).
- * An answer we cannot read is reported as `invalid-response`, never thrown past the caller.
+ * The operator's side of the HyperPod agent protocol (docs/hyperpod-compatibility.md, "The agent protocol"),
+ * on the shared contract in server/agent/protocol.ts (it also parses the unmodified hyperpod-elastic-agent,
+ * which has no `ranks`). An answer we cannot read is reported as `invalid-response`, never thrown past the
+ * caller.
  */
 export type { AgentStatus, RankStatus as AgentRank } from "@/server/agent/protocol";
 export type StartRequestBody = StartRequestInput;
@@ -74,7 +75,7 @@ const post = (
     ...(req.credential ? { credential: req.credential } : {}),
   });
 
-/** The reference sends the state lower-case; accept an upper-case one from other agent builds too. */
+/** HyperPod's agent sends the state lower-case; accept an upper-case one from other agent builds too. */
 function lowerCaseState(value: unknown): unknown {
   if (typeof value !== "object" || value === null || !("status" in value) || typeof value.status !== "string")
     return value;

@@ -12,9 +12,10 @@ import { demoJobYaml } from "./testing/jobs";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";
 
 /**
- * The operator drives the agent only through HyperPod's protocol (reference §2.2): every exchange between
- * the real operator and the real agent is recorded and checked against the reference's routes and keys.
- * The same run checks both /metrics with promtool, and that a frozen agent is a fault, not a hang.
+ * The operator drives the agent only through HyperPod's protocol
+ * (docs/hyperpod-compatibility.md, "The agent protocol"): every exchange between the real operator and the
+ * real agent is recorded and checked against HyperPod's routes and keys. The same run checks both /metrics
+ * with promtool, and that a frozen agent is a fault, not a hang.
  */
 const START_KEYS = [
   "rank",
@@ -123,7 +124,7 @@ function recovered(count: number) {
   });
 }
 
-describe("operator ⇄ agent contract (reference §2.2)", () => {
+describe("operator ⇄ agent contract (HyperPod's protocol)", () => {
   it("uses only the protocol's routes and methods", () => {
     const routes = new Set(exchanges.map((exchange) => `${exchange.method} ${exchange.path}`));
     expect(
@@ -135,7 +136,7 @@ describe("operator ⇄ agent contract (reference §2.2)", () => {
     expect(routes).toContain("POST /stop");
   });
 
-  it("sends /start with the reference's keys, the required ones always present", () => {
+  it("sends /start with HyperPod's keys, the required ones always present", () => {
     const starts = exchanges.filter((exchange) => exchange.path === "/start");
     expect(starts.length).toBeGreaterThanOrEqual(2);
     for (const start of starts) {
@@ -152,13 +153,13 @@ describe("operator ⇄ agent contract (reference §2.2)", () => {
     expect(starts.map((start) => (start.body as { faultCount: number }).faultCount)).toEqual([0, 1]);
   });
 
-  it("sends /stop with only the reference's keys", () => {
+  it("sends /stop with only HyperPod's keys", () => {
     for (const stop of exchanges.filter((exchange) => exchange.path === "/stop")) {
       expect(Object.keys((stop.body ?? {}) as object).filter((key) => !STOP_KEYS.includes(key))).toEqual([]);
     }
   });
 
-  it("gets /status answers whose keys are the reference's plus Rebound's documented extensions", () => {
+  it("gets /status answers whose keys are HyperPod's plus Rebound's documented extensions", () => {
     const answers = exchanges
       .filter((exchange) => exchange.path === "/status")
       .map((exchange) => exchange.response as Record<string, unknown>);

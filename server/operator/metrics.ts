@@ -3,8 +3,8 @@ import { createRegistry, DEFAULT_LATENCY_BUCKETS_SECONDS } from "@/server/metric
 
 /**
  * The operator's /metrics (port 8081), on its own prom-client registry. The seven
- * `hyperpod_training_operator_jobs_*` series are HyperPod's documented names (reference §3.3); their labels
- * are not published, so ours are:
+ * `hyperpod_training_operator_jobs_*` series are HyperPod's documented names
+ * (docs/hyperpod-compatibility.md, "Operator metrics"); their labels are not published, so ours are:
  *   namespace            the job's namespace (every series)
  *   job_name             the job (restart and latency series)
  *   restart_type         PLR | POD_REPLACEMENT | JLR (restarts and restart latency)

@@ -134,8 +134,9 @@ describe("local job recovery, end to end", () => {
   });
 
   it("detects a hang through the log rule and restarts in place", async () => {
-    // A rule with only a recurring frequency starts counting at its first match (reference §2.4). As
-    // hyperpodrun, the agent faults on local rank 0's rules only: global rank 0 is pod 0's local rank 0.
+    // A rule with only a recurring frequency starts counting at its first match
+    // (docs/hyperpod-compatibility.md, "Log-rule evaluation"). As hyperpodrun, the agent faults on local
+    // rank 0's rules only: global rank 0 is pod 0's local rank 0.
     await operator.waitFor("ranks stepping", allRanksStepping(ref, 8));
     injectFault({
       backend: operator.backend,

@@ -29,7 +29,7 @@ import type { RankHealth, RankView } from "@/server/domain/jobs/view-model";
  * in hyperpodrun): another rank's HANGING rule (e.g. a rank that never prints steps) is shown in its rule
  * states but does not colour it; its silence shows as suspect instead.
  *
- * States are compared case-insensitively: the agent reports `running`, the reference writes `RUNNING`.
+ * States are compared case-insensitively: the agent reports `running`, HyperPod's docs write `RUNNING`.
  */
 
 export type RankHealthInput = {

@@ -1,8 +1,8 @@
 import { largestAllowedAtMost } from "./sizes";
 
 /**
- * The elastic scaling state machine (reference §1.7, §5.1), pure: given what the job remembers and what it
- * sees now, whether to scale and to what. Times are epoch ms.
+ * The elastic scaling state machine (docs/hyperpod-compatibility.md, "Elastic training"), pure: given what
+ * the job remembers and what it sees now, whether to scale and to what. Times are epoch ms.
  *
  * - Scale-down for a preemption: at once, to the largest allowed size still admitted.
  * - Scale-down for faults: failed replicas not back within `faultyScaleDownTimeoutInSeconds` of the fault ⇒

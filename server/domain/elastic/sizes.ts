@@ -1,6 +1,6 @@
 /**
- * Elastic sizes (reference §1.7): the world sizes (replica counts, i.e. pods) an elastic job may run at, and
- * how a size is spread over its replica specs. Pure.
+ * Elastic sizes (docs/hyperpod-compatibility.md, "Elastic training"): the world sizes (replica counts, i.e.
+ * pods) an elastic job may run at, and how a size is spread over its replica specs. Pure.
  */
 
 /** The parts of `spec.elasticPolicy` the sizes depend on (minReplicas filled in by the spec parser). */

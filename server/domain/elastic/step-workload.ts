@@ -5,9 +5,10 @@ import { jobAtMinimum } from "./sized-job";
 import { replicasBySpec, stepPods } from "./sizes";
 
 /**
- * What governance counts for an elastic job (reference §4.3 "Elastic + TG": "the operator first requests
- * minimum required resources with high priority, then incrementally requests additional capacity with lower
- * priority"): its base Workload at minReplicas, and one Workload per scaling step above it.
+ * What governance counts for an elastic job (docs/hyperpod-compatibility.md, "Submission rules": "the
+ * operator first requests minimum required resources with high priority, then incrementally requests
+ * additional capacity with lower priority"): its base Workload at minReplicas, and one Workload per scaling
+ * step above it.
  */
 
 type Spec = HyperPodPyTorchJob["spec"]["replicaSpecs"][number];

@@ -1,8 +1,9 @@
 import type { FlavorQuantities, GovernanceConfig, SchedulerSettings, TeamQuota } from "./types";
 
 /**
- * Quota limits per team, flavor and resource, mapped as reference §4.3 maps a ComputeQuota to a Kueue
- * ClusterQueue in one cohort (Kueue v1beta1):
+ * Quota limits per team, flavor and resource, mapped as
+ * docs/hyperpod-compatibility.md, "Task governance objects" maps a ComputeQuota to a Kueue ClusterQueue in
+ * one cohort (Kueue v1beta1):
  * - nominal N = the guarantee;
  * - borrowing limit B: LendAndBorrow → the absolute limit when given, else floor(borrowLimitPercent% × N);
  *   Lend and DontLend → 0;

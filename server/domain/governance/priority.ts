@@ -1,8 +1,9 @@
 import type { SchedulerSettings, Workload } from "./types";
 
 /**
- * Priority classes (reference §4.4): a job without a class ranks 0 ("treated as a low priority job, with a
- * task ranking value of 0"); a class the cluster policy does not define is refused, listing the defined set.
+ * Priority classes (docs/hyperpod-compatibility.md, "Submission rules"): a job without a class ranks 0
+ * ("treated as a low priority job, with a task ranking value of 0"); a class the cluster policy does not
+ * define is refused, listing the defined set.
  */
 
 function classNamed(name: string, settings: SchedulerSettings) {

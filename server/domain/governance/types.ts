@@ -1,7 +1,8 @@
 /**
- * Task governance, as HyperPod task governance (reference §4) and Kueue model it: per-team compute quotas in
- * one cohort, priority classes, fair share, borrowing and reclaiming. Pure data: the console (what-if, why
- * pending), the operator's local admission and the Kueue sync all read these shapes.
+ * Task governance, as HyperPod task governance
+ * (docs/hyperpod-compatibility.md, "Task governance configuration") and Kueue model it: per-team compute
+ * quotas in one cohort, priority classes, fair share, borrowing and reclaiming. Pure data: the console
+ * (what-if, why pending), the operator's local admission and the Kueue sync all read these shapes.
  *
  * Quantities are numbers in each resource's base unit: GPUs and other devices as counts, `cpu` in cores,
  * `memory` in bytes. A flavor is an instance type (`node.kubernetes.io/instance-type`, e.g. ml.g5.12xlarge);

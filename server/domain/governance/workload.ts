@@ -45,7 +45,10 @@ export class QuantityError extends Error {
   }
 }
 
-/** `hyperpod-ns-<team>` → team (reference §4.3); any other namespace is not a team queue. */
+/**
+ * `hyperpod-ns-<team>` → team (docs/hyperpod-compatibility.md, "Task governance objects"); any other
+ * namespace is not a team queue.
+ */
 export function teamOfNamespace(namespace: string): string | null {
   if (!namespace.startsWith(NAMESPACE_PREFIX)) return null;
   const team = namespace.slice(NAMESPACE_PREFIX.length);

@@ -2,9 +2,10 @@ import { z } from "zod";
 import { nonNegativeIntSchema, positiveIntSchema } from "./common.schema";
 
 /**
- * `spec.elasticPolicy` (reference 1.7). Cross-field rules follow the HyperPod CLI's own checks. `minReplicas`
- * is optional, as in the reference: absent, it is the job's replica count (what HyperPod's CLI writes),
- * filled in by `withDefaultMinReplicas` once the replica specs are known.
+ * `spec.elasticPolicy` (docs/hyperpod-compatibility.md, "Elastic training"). Cross-field rules follow the
+ * HyperPod CLI's own checks. `minReplicas` is optional, as in HyperPod's CLI model: absent, it is the job's
+ * replica count (what HyperPod's CLI writes), filled in by `withDefaultMinReplicas` once the replica specs
+ * are known.
  */
 export const elasticPolicySchema = z
   .strictObject({

@@ -15,7 +15,7 @@ export type {
 export type { PodTemplate, ReplicaSpec } from "./replica-spec.schema";
 export type { RestartPolicy, RunPolicy } from "./run-policy.schema";
 
-/** CRD identity (reference 1.1). */
+/** CRD identity (docs/hyperpod-compatibility.md, "The job resource"). */
 export const JOB_GROUP = "sagemaker.amazonaws.com";
 export const JOB_VERSION = "v1";
 export const JOB_API_VERSION = `${JOB_GROUP}/${JOB_VERSION}` as const;

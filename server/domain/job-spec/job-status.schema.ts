@@ -1,8 +1,9 @@
 import { z } from "zod";
 
 /**
- * `status` (reference 1.8). Lenient: other operators (AWS's, Kueue) write it, so unknown keys pass through,
- * condition types and restart types stay open-ended, and only the shapes the console reads are checked.
+ * `status` (docs/hyperpod-compatibility.md, "The job resource"). Lenient: other operators (AWS's, Kueue)
+ * write it, so unknown keys pass through, condition types and restart types stay open-ended, and only the
+ * shapes the console reads are checked.
  */
 
 const intSchema = z.int({ error: "expected an integer" });
@@ -27,7 +28,10 @@ export const jobConditionSchema = z.looseObject({
   lastProbeTime: timestampSchema.optional(),
 });
 
-/** All three counters are required when the object is present (reference 7.1). */
+/**
+ * All three counters are required when the object is present
+ * (docs/hyperpod-compatibility.md, "The job resource").
+ */
 export const restartStatusSchema = z.looseObject({
   currentEvalPeriod: intSchema,
   fullJobRestartCount: intSchema,

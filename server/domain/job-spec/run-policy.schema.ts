@@ -2,7 +2,7 @@ import { z } from "zod";
 import { logMonitoringRuleSchema } from "../log-rules/log-rule.schema";
 import { nonNegativeIntSchema, positiveIntSchema } from "./common.schema";
 
-/** `spec.runPolicy.restartPolicy` (reference 1.5). */
+/** `spec.runPolicy.restartPolicy` (docs/hyperpod-compatibility.md, "The job resource"). */
 export const restartPolicySchema = z.strictObject({
   evalPeriodSeconds: positiveIntSchema,
   numRestartBeforeFullJobRestart: nonNegativeIntSchema.optional(),
@@ -43,7 +43,7 @@ export const logMonitoringConfigurationSchema = z
     }),
   );
 
-/** `spec.runPolicy` (reference 1.4). */
+/** `spec.runPolicy` (docs/hyperpod-compatibility.md, "The job resource"). */
 export const runPolicySchema = z.strictObject({
   cleanPodPolicy: cleanPodPolicySchema.default("All"),
   jobMaxRetryCount: nonNegativeIntSchema.optional(),

@@ -2,7 +2,8 @@ import type { LogState } from "./evaluator";
 import { type FaultLogState, type LogFault, logFault, type RuleLines } from "./fault-reason";
 
 /**
- * Combining rule states, as the agent does (reference 2.4, [SRC-AGENT] log_agent.py and agent.py).
+ * Combining rule states, as the agent does (docs/hyperpod-compatibility.md, "Log-rule evaluation"; the
+ * agent's log_agent.py and agent.py).
  *
  * Per rank: FAULTED > HANGING > SLOW > HEALTHY > WAITING. The winning state comes with every rule that is
  * in it, in config order, each with its last matched line; the first of them names the fault reason.

@@ -4,8 +4,9 @@ import { prepareLine, type RegexMatch } from "./pattern";
 import { parsePythonFloat } from "./python-float";
 
 /**
- * One log rule's evaluator, a port of the HyperPod agent's LogEvaluator (reference 2.4). Pure: the clock
- * is injected (`now()` in milliseconds, e.g. Date.now) and nothing is read or written outside.
+ * One log rule's evaluator, a port of the HyperPod agent's LogEvaluator
+ * (docs/hyperpod-compatibility.md, "Log-rule evaluation"). Pure: the clock is injected (`now()` in
+ * milliseconds, e.g. Date.now) and nothing is read or written outside.
  *
  * evaluate(line):                     (line null = "no new line this tick"; the agent calls it every tick)
  *   inactive (stopPattern seen)       -> HEALTHY, forever

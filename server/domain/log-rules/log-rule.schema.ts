@@ -2,8 +2,9 @@ import { z } from "zod";
 import { compilePattern } from "./pattern";
 
 /**
- * One `spec.runPolicy.logMonitoringConfiguration[]` entry (reference 1.6), accepting what hyperpodrun's
- * LogEvaluator accepts ([SRC-AGENT] logagent/log_agent.py, read from hyperpod-elastic-agent 1.1.3):
+ * One `spec.runPolicy.logMonitoringConfiguration[]` entry
+ * (docs/hyperpod-compatibility.md, "The job resource"), accepting what hyperpodrun's LogEvaluator accepts
+ * (its logagent/log_agent.py, read from hyperpod-elastic-agent 1.1.3):
  * - `name` and `logPattern` are required; every other key is optional.
  * - The seconds, `metricThreshold` and `metricEvaluationDataPoints` go through Python `int()`: a number
  *   (a fraction is truncated towards zero) or a string of an integer (`"60"`, `" +60 "`, `"1_000"`); a

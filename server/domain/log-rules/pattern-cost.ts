@@ -9,7 +9,7 @@
  * - more than MAX_REPEAT_TOTAL counted copies in one pattern, all repetitions added up;
  * - a compiled program of more than MAX_PROGRAM_INSTRUCTIONS instructions. Any pattern of at most
  *   MAX_PATTERN_CHARS characters without counted repetition compiles to fewer (about one instruction a
- *   character); the realistic rules (reference and examples/) compile to 11-111.
+ *   character); the realistic rules (HyperPod's documented ones and examples/) compile to 11-111.
  * The scan reads the RE2 text that python-syntax.ts produced; it builds no RegExp from it.
  */
 

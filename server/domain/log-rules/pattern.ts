@@ -18,7 +18,7 @@ import { translatePythonPattern } from "./python-syntax";
  *   MATCH_WORK / its instruction count (a 1,200-instruction pattern sees the first 873), cut the same
  *   way. The engine pays every live instruction on every character, so this bounds one match (about
  *   70 ms for the costliest pattern pattern-cost.ts accepts) however the pattern is written. The
- *   reference's patterns (11-61 instructions) see the whole 16 KiB;
+ *   HyperPod's documented patterns (11-61 instructions) see the whole 16 KiB;
  * - one trailing "\n" is dropped. The agent reads lines with Python's readline() (terminator kept) and
  *   Python's `$` also matches just before a final "\n"; RE2's `$` does not, so we strip it instead.
  *

@@ -1,8 +1,9 @@
 import type { FieldDoc } from "./types";
 
 /**
- * Hover and completion docs for every runPolicy field (reference §1.4, §1.5, §1.10, §2.4), by path:
- * `restartPolicy.evalPeriodSeconds`, `logMonitoringConfiguration[].logPattern`.
+ * Hover and completion docs for every runPolicy field (docs/hyperpod-compatibility.md, "The job resource",
+ * and docs/hyperpod-compatibility.md, "Log-rule evaluation"), by path: `restartPolicy.evalPeriodSeconds`,
+ * `logMonitoringConfiguration[].logPattern`.
  */
 export const FIELD_DOCS: Record<string, FieldDoc> = {
   cleanPodPolicy: {

@@ -18,7 +18,9 @@ function timed<T>(label: string, run: () => T): T {
   return value;
 }
 
-/** reference §1.10: HyperPod's documented runPolicy, as a user pastes it. */
+/**
+ * HyperPod's documented runPolicy (docs/hyperpod-compatibility.md, "The job resource"), as a user pastes it.
+ */
 const HYPERPOD_RUN_POLICY = `jobMaxRetryCount: 50
 restartPolicy:
   numRestartBeforeFullJobRestart: 3

@@ -1,4 +1,5 @@
-// runPolicy deadlines (reference §1.4): startup, fault and active time limits that fail the job.
+// runPolicy deadlines (docs/hyperpod-compatibility.md, "The job resource"): startup, fault and active time
+// limits that fail the job.
 import type { RunPolicyInput } from "./types";
 
 /** The job's phase as the deadlines see it (condition types plus the operator's Starting and Fault states). */

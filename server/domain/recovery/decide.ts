@@ -1,4 +1,5 @@
-// The recovery decision for one fault (reference §3.2): PLR → pod replacement → full job restart → fail.
+// The recovery decision for one fault (docs/hyperpod-compatibility.md, "Recovery"): PLR → pod replacement →
+// full job restart → fail.
 import { faultyPodInstanceList, remedyFor } from "./faults";
 import { nodesToAvoid, placeReplacement } from "./placement";
 import type {

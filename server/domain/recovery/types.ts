@@ -1,5 +1,6 @@
-// Recovery-policy types. Field names follow the HyperPodPyTorchJob CRD (reference §1.4, §1.5, §1.8) so that
-// `spec.runPolicy` and `status` of a job can be passed in as they are.
+// Recovery-policy types. Field names follow the HyperPodPyTorchJob CRD
+// (docs/hyperpod-compatibility.md, "The job resource") so that `spec.runPolicy` and `status` of a job can be
+// passed in as they are.
 
 /** `spec.runPolicy.restartPolicy`. */
 export type RestartPolicyInput = {

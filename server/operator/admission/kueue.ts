@@ -103,7 +103,8 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
 
   /**
    * The WorkloadPriorityClass named by the job's label (an elastic job's: its label, else its first
-   * replica spec's, elastic-workloads.ts); an unknown one is refused (reference §4.4).
+   * replica spec's, elastic-workloads.ts); an unknown one is refused
+   * (docs/hyperpod-compatibility.md, "Submission rules").
    */
   const priorityOf = (job: ClusterJob) => {
     const className = job.job.spec.elasticPolicy ? basePriorityClass(job) : priorityClassLabelOf(job);

@@ -43,8 +43,9 @@ export type AdmissionGate = {
 };
 
 /**
- * Elastic capacity (reference §5.1, §4.3 "Elastic + TG"). An elastic job's own admission (verdict above)
- * covers its minimum size: the pods of `replicasBySpec(specs, minReplicas)` (server/domain/elastic/sizes).
+ * Elastic capacity (docs/hyperpod-compatibility.md, "Elastic training";
+ * docs/hyperpod-compatibility.md, "Submission rules"). An elastic job's own admission (verdict above) covers
+ * its minimum size: the pods of `replicasBySpec(specs, minReplicas)` (server/domain/elastic/sizes).
  * Everything above it is held in steps, one per allowed size (`allowedSizes(policy)`): the step of size `s`
  * holds the pods `stepPods({ from: previous allowed size, to: s })`, each pod at the priority class of the
  * replica spec it belongs to (its template's `kueue.x-k8s.io/priority-class` label, else its

@@ -227,7 +227,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * A pushed line, read only as far as urgency and settling need: JSON with a string `status` and, if any,
- * an array of rank objects. The reference sends the state lower-case; an upper-case one is accepted too (as
+ * an array of rank objects. The agent sends the state lower-case; an upper-case one is accepted too (as
  * agent-client.ts does), and the text passed on is the lower-cased one. The rest is validated where the
  * status is read (readView): on the operator's thread, not the presence thread, and only if read.
  */

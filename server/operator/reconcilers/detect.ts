@@ -22,7 +22,10 @@ const parseTime = (value: string | undefined): number | null => {
   return Number.isNaN(time) ? null : time;
 };
 
-/** Maps an agent's fault reason (current and older spellings, reference §2.2) to our fault kinds. */
+/**
+ * Maps an agent's fault reason (current and older spellings,
+ * docs/hyperpod-compatibility.md, "The agent protocol") to our fault kinds.
+ */
 export function faultFromAgent(status: AgentStatus, base: Omit<Fault, "kind" | "reason">): Fault {
   const reason = status.reason ?? "WorkerFault";
   const rule = (prefix: string) => reason.slice(prefix.length);

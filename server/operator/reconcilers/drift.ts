@@ -13,7 +13,10 @@ import { podRanks, reportedRanks } from "./ranks";
  */
 export const AGENT_STATE_DRIFT = "AgentStateDrift";
 
-/** States an agent reaches only once told to stop (reference 2.2: RUNNING→STOPPING→READY). */
+/**
+ * States an agent reaches only once told to stop (RUNNING→STOPPING→READY,
+ * docs/hyperpod-compatibility.md, "The agent protocol").
+ */
 const STOPPED_STATES: ReadonlySet<string> = new Set(["ready", "stopping"]);
 
 const failed = (rank: AgentRank) =>

@@ -9,8 +9,8 @@ import { endScalingFault } from "./record";
 import { ensurePods, startAgents, stopAgents } from "./steps";
 
 /**
- * Carrying out one scaling of an elastic job (reference §5.1), a stage per reconcile, every stage on record
- * in status.rebound.elastic.scaling so a restarted operator continues it:
+ * Carrying out one scaling of an elastic job (docs/hyperpod-compatibility.md, "Elastic training"), a stage
+ * per reconcile, every stage on record in status.rebound.elastic.scaling so a restarted operator goes on:
  * - "pods" (scale-up only): the new pods are created and their agents come up READY while the old ranks
  *   keep training; not READY within the pod start grace ⇒ the scaling failed (new pods deleted, steps given
  *   back, back-off);

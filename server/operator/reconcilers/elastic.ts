@@ -16,11 +16,11 @@ import type { ElasticState, ReboundState } from "./job-state";
 import { DEFAULT_GRACEFUL_TIMEOUT_SECONDS } from "./preemption";
 
 /**
- * Elastic training (reference §1.7, §5.1): an elastic job runs at one of its allowed sizes; the state machine
- * (server/domain/elastic/scaling.ts) decides when to grow into capacity governance admits, and when to
- * shrink (a preemption of one of its steps, or failed replicas not back in time); elastic-scaling.ts carries
- * a scaling out: new pods up READY, graceful stop (SIGUSR1, SIGKILL only after the graceful timeout),
- * re-rank, restart at the new world size.
+ * Elastic training (docs/hyperpod-compatibility.md, "Elastic training"): an elastic job runs at one of its
+ * allowed sizes; the state machine (server/domain/elastic/scaling.ts) decides when to grow into capacity
+ * governance admits, and when to shrink (a preemption of one of its steps, or failed replicas not back in
+ * time); elastic-scaling.ts carries a scaling out: new pods up READY, graceful stop (SIGUSR1, SIGKILL only
+ * after the graceful timeout), re-rank, restart at the new world size.
  */
 
 type ElasticPolicy = NonNullable<ClusterJob["job"]["spec"]["elasticPolicy"]>;

@@ -3,8 +3,9 @@ import type { JobCondition, JobStatus } from "@/server/domain/job-spec/job-statu
 import { jobPhaseSchema, liveAdmissionSchema } from "@/server/domain/operator-api/contract";
 
 /**
- * Our bookkeeping in `status.rebound` (HyperPod's own fields stay as the reference defines them). It is the
- * only state the operator keeps between reconciles, so a restarted operator continues where it stopped.
+ * Our bookkeeping in `status.rebound` (HyperPod's own fields stay as HyperPod defines them,
+ * docs/hyperpod-compatibility.md, "The job resource"). It is the only state the operator keeps between
+ * reconciles, so a restarted operator continues where it stopped.
  */
 const recoverySchema = z.object({
   eventId: z.string(),

@@ -5,16 +5,17 @@ import { deleteAllPods } from "./steps";
 
 /**
  * A preempted job stops gracefully, as HyperPod's operator stops an elastic job for a scale-down or a Kueue
- * preemption (reference §5.1): every agent gets `/stop {is_graceful: true, timeout}`, so its workers get
- * SIGUSR1 (save a checkpoint and exit) and SIGKILL only once the timeout has passed; then the pods go and
- * the job waits in its queue again. A preemption is not a fault: no restart is counted, no retry budget
- * used, no restart-timeline row written.
+ * preemption (docs/hyperpod-compatibility.md, "Elastic training"): every agent gets `/stop {is_graceful:
+ * true, timeout}`, so its workers get SIGUSR1 (save a checkpoint and exit) and SIGKILL only once the timeout
+ * has passed; then the pods go and the job waits in its queue again. A preemption is not a fault: no restart
+ * is counted, no retry budget used, no restart-timeline row written.
  */
 
 /**
  * The graceful timeout when the job sets no spec.elasticPolicy.gracefulShutdownTimeoutInSeconds: 30 s, the
  * `--shutdown-timeout` AWS's install guide gives hyperpodrun (the agent's own default between its shutdown
- * signal and SIGKILL; reference §2.1). The operator sends it with every graceful `/stop`.
+ * signal and SIGKILL; docs/hyperpod-compatibility.md, "The agent's command line"). The operator sends it with
+ * every graceful `/stop`.
  */
 export const DEFAULT_GRACEFUL_TIMEOUT_SECONDS = 30;
 /** After the timeout the agent has SIGKILLed what was left; the operator waits this much more before deleting. */

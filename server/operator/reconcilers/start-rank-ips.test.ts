@@ -7,7 +7,10 @@ import { readState } from "./job-state";
 import { expectedPods } from "./observe";
 import { startAgents } from "./steps";
 
-/** `/start`'s rankIps carry each pod's own address (reference §2.2), not rank 0's. */
+/**
+ * `/start`'s rankIps carry each pod's own address (docs/hyperpod-compatibility.md, "The agent protocol"), not
+ * rank 0's.
+ */
 const parsed = parseJobYaml(`apiVersion: sagemaker.amazonaws.com/v1
 kind: HyperPodPyTorchJob
 metadata:

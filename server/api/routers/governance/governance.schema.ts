@@ -2,9 +2,10 @@ import { z } from "zod";
 import { teamNameSchema } from "@/server/api/routers/teams/teams.schema";
 
 /**
- * The governance router's inputs (HyperPod task governance, reference §4.2) with field-level messages, and
- * the shapes it answers. The console's forms validate as you type with these same schemas; the server runs
- * them again and adds the checks that need the database or the live jobs.
+ * The governance router's inputs (HyperPod task governance,
+ * docs/hyperpod-compatibility.md, "Task governance configuration") with field-level messages, and the shapes
+ * it answers. The console's forms validate as you type with these same schemas; the server runs them again
+ * and adds the checks that need the database or the live jobs.
  */
 
 // ── building blocks ────────────────────────────────────────────────────────────────────────────────────
@@ -124,7 +125,10 @@ export type QuotaUpdateInput = z.input<typeof quotaUpdateInputSchema>;
 export type QuotaUpdate = z.output<typeof quotaUpdateInputSchema>;
 
 // ── scheduler ──────────────────────────────────────────────────────────────────────────────────────────
-/** Priority class names follow the team name pattern (reference §4.2); weights 0..100, higher runs first. */
+/**
+ * Priority class names follow the team name pattern
+ * (docs/hyperpod-compatibility.md, "Task governance configuration"); weights 0..100, higher runs first.
+ */
 export const priorityClassSchema = z.strictObject({
   name: teamNameSchema,
   weight: z

@@ -13,11 +13,12 @@ import { assignedFlavor, conditionOf, isTrue, queueOf, type WorkloadObject, work
 import type { KueueWorkloads } from "./workload-client";
 
 /**
- * ElasticCapacity through Kueue (reference §5.1): each allowed size above an elastic job's minimum is one
- * extra Workload (elastic-workloads.ts), created when the operator asks for that size and deleted when it
- * gives it back. Kueue admits each step on its own, and preempts each on its own: an evicted step is the
- * job's new, smaller admitted size (its base and the steps below stay admitted). Everything is read from
- * the Workload cache on each call, keyed by the job's uid, so the operator may ask again after a restart.
+ * ElasticCapacity through Kueue (docs/hyperpod-compatibility.md, "Elastic training"): each allowed size above
+ * an elastic job's minimum is one extra Workload (elastic-workloads.ts), created when the operator asks for
+ * that size and deleted when it gives it back. Kueue admits each step on its own, and preempts each on its
+ * own: an evicted step is the job's new, smaller admitted size (its base and the steps below stay admitted).
+ * Everything is read from the Workload cache on each call, keyed by the job's uid, so the operator may ask
+ * again after a restart.
  */
 export type KueueElastic = ElasticCapacity & {
   /** Deletes every step the job holds (the job finished, was deleted, or was evicted as a whole). */

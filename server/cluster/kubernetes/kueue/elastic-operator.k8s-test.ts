@@ -167,8 +167,9 @@ type Spec = { name: string; replicas: number; maxReplicas?: number; template: Re
 type Parsed = JobBody & { spec: { replicaSpecs: Spec[]; elasticPolicy?: unknown } };
 
 /**
- * The partial-preemption shape (reference §5.1): a `base` spec of 1 pod at inference priority and an
- * `elastic` spec of 0 to 3 pods at low priority (their templates' priority-class labels), 1 to 4 in all.
+ * The partial-preemption shape (docs/hyperpod-compatibility.md, "Elastic training"): a `base` spec of 1 pod
+ * at inference priority and an `elastic` spec of 0 to 3 pods at low priority (their templates' priority-class
+ * labels), 1 to 4 in all.
  */
 function partialJob(): Parsed {
   const body = parse(demoJobYaml({ ...P, nodes: 1, ranks: 1, gpusPerPod: 4 })) as Parsed;

@@ -42,7 +42,10 @@ function job(spec: Record<string, unknown>, labels: Record<string, string> = {})
   };
 }
 
-/** The reference's elastic example (§5.1): one `worker` spec, 2 to 8 in steps of 2. */
+/**
+ * AWS's elastic example (docs/hyperpod-compatibility.md, "Elastic training"): one `worker` spec, 2 to 8 in
+ * steps of 2.
+ */
 const single = job(
   {
     elasticPolicy: { minReplicas: 2, maxReplicas: 8, replicaIncrementStep: 2 },

@@ -7,14 +7,15 @@ import { KUEUE_API_VERSION, LABEL_PRIORITY_CLASS } from "./names";
 import { LABEL_JOB_UID, WORKLOAD_FINALIZER, type WorkloadObject, workloadName } from "./workload";
 
 /**
- * An elastic job's Kueue Workloads (reference §5.1): the job's own Workload (Kueue's name) holds its minimum
- * size, and each allowed size above it is one more Workload (a step: the pods that size adds to the one
- * below), created when the operator asks to grow and deleted when it shrinks. Kueue admits and preempts
- * each on its own, so a preempted step is the job's next smaller size while its base stays admitted. Each
- * Workload carries the priority class of the replica spec its pods belong to, so with the partial-preemption
- * shape (a `base` and an `elastic` spec, "the operator first requests minimum required resources with high
- * priority, then incrementally requests additional capacity with lower priority", §4.4) Kueue takes the
- * elastic steps first. Pure: no I/O.
+ * An elastic job's Kueue Workloads (docs/hyperpod-compatibility.md, "Elastic training"): the job's own
+ * Workload (Kueue's name) holds its minimum size, and each allowed size above it is one more Workload (a
+ * step: the pods that size adds to the one below), created when the operator asks to grow and deleted when it
+ * shrinks. Kueue admits and preempts each on its own, so a preempted step is the job's next smaller size
+ * while its base stays admitted. Each Workload carries the priority class of the replica spec its pods belong
+ * to, so with the partial-preemption shape (a `base` and an `elastic` spec, "the operator first requests
+ * minimum required resources with high priority, then incrementally requests additional capacity with lower
+ * priority", docs/hyperpod-compatibility.md, "Submission rules") Kueue takes the elastic steps first. Pure:
+ * no I/O.
  */
 export const LABEL_ELASTIC_SIZE = "rebound.dev/elastic-size";
 const PRIORITY_SOURCE = "kueue.x-k8s.io/workloadpriorityclass";
@@ -86,10 +87,10 @@ export function stepPriorityClass(job: ElasticJob, step: ElasticStep): string | 
 /**
  * A step's Workload priority: one below its class's value ("the operator first requests minimum required
  * resources with high priority, then incrementally requests additional capacity with lower priority",
- * reference §4.4). So Kueue takes a job's steps before its own Workload whatever their admission times
- * (it orders preemption candidates by priority, then by most recently admitted, then by UID), and a job of
- * the same class waiting for its minimum may take them back (withinClusterQueue: LowerPriority), as it may
- * not take any job's minimum. The class's name is kept.
+ * docs/hyperpod-compatibility.md, "Submission rules"). So Kueue takes a job's steps before its own Workload
+ * whatever their admission times (it orders preemption candidates by priority, then by most recently
+ * admitted, then by UID), and a job of the same class waiting for its minimum may take them back
+ * (withinClusterQueue: LowerPriority), as it may not take any job's minimum. The class's name is kept.
  */
 export const STEP_PRIORITY_BELOW_CLASS = 1;
 

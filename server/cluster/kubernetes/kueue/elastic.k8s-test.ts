@@ -15,14 +15,15 @@ import { workloadName } from "./workload";
 import { createKueueWorkloads } from "./workload-client";
 
 /**
- * Elastic capacity through the real Kueue controller (reference §5.1), through the operator's Kueue gate and
- * its ElasticCapacity: an elastic job runs at its minimum on its team's guarantee; asking for more creates
- * one Workload per step, which waits while another team's job holds the GPUs and is admitted when that job
- * ends; when the other team reclaims its guarantee Kueue preempts the steps, not the job's own Workload,
- * and once the job gives the steps back the other team's job is admitted. Then the partial-preemption shape
- * (a high-priority `base` spec, a low-priority `elastic` spec): a mid-priority job of the same team takes
- * the elastic steps and never the base. With two instance types, a step waits for room on its job's flavor
- * rather than being admitted on another. As the operator's service account (deploy/rbac/operator).
+ * Elastic capacity through the real Kueue controller (docs/hyperpod-compatibility.md, "Elastic training"),
+ * through the operator's Kueue gate and its ElasticCapacity: an elastic job runs at its minimum on its team's
+ * guarantee; asking for more creates one Workload per step, which waits while another team's job holds the
+ * GPUs and is admitted when that job ends; when the other team reclaims its guarantee Kueue preempts the
+ * steps, not the job's own Workload, and once the job gives the steps back the other team's job is admitted.
+ * Then the partial-preemption shape (a high-priority `base` spec, a low-priority `elastic` spec): a
+ * mid-priority job of the same team takes the elastic steps and never the base. With two instance types, a
+ * step waits for room on its job's flavor rather than being admitted on another. As the operator's service
+ * account (deploy/rbac/operator).
  */
 const FLAVOR = "ml.g5.12xlarge";
 const FLAVOR_2 = "ml.p5.48xlarge";

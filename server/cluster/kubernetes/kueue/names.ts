@@ -1,6 +1,7 @@
 /**
- * Names and labels of the Kueue objects HyperPod task governance produces (reference §4.3), and the label that
- * marks the ones Rebound manages (it never changes or deletes any other).
+ * Names and labels of the Kueue objects HyperPod task governance produces
+ * (docs/hyperpod-compatibility.md, "Task governance objects"), and the label that marks the ones Rebound
+ * manages (it never changes or deletes any other).
  */
 export const KUEUE_GROUP = "kueue.x-k8s.io";
 export const KUEUE_VERSION = "v1beta1";

@@ -28,7 +28,7 @@ const config = (teams: TeamQuota[], fairShare = true): GovernanceConfig => ({
 const cq = (objects: ReturnType<typeof kueueObjectsOf>, name: string) =>
   objects.clusterQueues.find((q) => q.metadata.name === `hyperpod-ns-${name}-clusterqueue`);
 
-describe("kueueObjectsOf (reference §4.3)", () => {
+describe("kueueObjectsOf (HyperPod task governance's objects)", () => {
   it("covers every flavor and resource any team names, in one resource group, 0 where a team has none", () => {
     const objects = kueueObjectsOf(
       config([

@@ -21,8 +21,9 @@ import {
 } from "./names";
 
 /**
- * The Kueue objects (v1beta1) a governance configuration becomes, per reference §4.3: pure, so the mapping is
- * unit-tested and the sync only compares and applies. Every object carries the managed-by label.
+ * The Kueue objects (v1beta1) a governance configuration becomes, per
+ * docs/hyperpod-compatibility.md, "Task governance objects": pure, so the mapping is unit-tested and the sync
+ * only compares and applies. Every object carries the managed-by label.
  */
 export type ObjectMeta = {
   name: string;

@@ -7,7 +7,8 @@ export type ResolvedPriority =
 
 /**
  * The WorkloadPriorityClass `className` among those Kueue holds; an unknown one is refused with the defined
- * ones listed (reference §4.4: "the submission fails and an error message provides the defined set").
+ * ones listed (docs/hyperpod-compatibility.md, "Submission rules": "the submission fails and an error message
+ * provides the defined set").
  */
 export function resolvePriority(classes: PriorityClassObject[], className: string | null): ResolvedPriority {
   if (!className) return { ok: true, priority: null };

@@ -14,9 +14,10 @@ import { startKueueSync, syncKueue } from "./sync";
 
 /**
  * Postgres → Kueue on the real apiserver with the real Kueue controller: a seeded configuration (two teams
- * with different strategies, two priority classes) becomes the objects of reference §4.3, Kueue accepts them
- * (its ClusterQueues and LocalQueues turn Active), a second sync changes nothing, drift is repaired, a
- * removed team's objects go and objects Rebound did not create stay.
+ * with different strategies, two priority classes) becomes the objects of
+ * docs/hyperpod-compatibility.md, "Task governance objects", Kueue accepts them (its ClusterQueues and
+ * LocalQueues turn Active), a second sync changes nothing, drift is repaired, a removed team's objects go and
+ * objects Rebound did not create stay.
  */
 let env: KueueEnv;
 let database: { url: string; drop: () => Promise<void> };
@@ -122,7 +123,7 @@ async function waitActive(plural: string, name: string, namespace?: string) {
 }
 
 describe("syncKueue", () => {
-  it("creates the objects of reference §4.3 from Postgres, and Kueue accepts them", async () => {
+  it("creates HyperPod task governance's objects from Postgres, and Kueue accepts them", async () => {
     const result = await syncKueue(await loadGovernanceConfig(db), api);
     expect(result.removed).toEqual([]);
     expect(result.applied).toHaveLength(2 + 2 + 2 + 2 + 2); // namespaces, flavors, classes, CQs, LQs

@@ -33,11 +33,12 @@ import { checkPartition, ownsPod, type StandInPartition } from "./stand-in-parti
  * 2-core machine, where a real agent per pod would not fit; with `partition`, a few processes share the pods,
  * each serving its own part: stand-in-partition.ts). Each job pod (label HPJob) bound to a node gets
  * an HTTP server on a free loopback port that speaks the real agent protocol (server/agent/protocol.ts,
- * reference §2.2): GET /status, POST /start, /stop, /update, /shutdown, with the real agent's state machine
- * (READY → RUNNING on /start; RUNNING/FAULTED → STOPPING → READY on /stop) but no worker processes: every
- * local rank (one per GPU the pod asks for) simply "runs". The pod is annotated with the server's address
- * (rebound.dev/agent-url), which the operator honours; a deleted pod's server is closed. bench/k8s/stand-in-check.ts
- * drives one through every state with the operator's own agent client before each bench:k8s run.
+ * docs/hyperpod-compatibility.md, "The agent protocol"): GET /status, POST /start, /stop, /update, /shutdown,
+ * with the real agent's state machine (READY → RUNNING on /start; RUNNING/FAULTED → STOPPING → READY on
+ * /stop) but no worker processes: every local rank (one per GPU the pod asks for) simply "runs". The pod is
+ * annotated with the server's address (rebound.dev/agent-url), which the operator honours; a deleted pod's
+ * server is closed. bench/k8s/stand-in-check.ts drives one through every state with the operator's own agent
+ * client before each bench:k8s run.
  *
  * They push as our agent does (GET /rebound/v1/watch, server/agent/watch.ts): a line at once on a state
  * change, progress coalesced to one line a second, and a heartbeat from ONE timer shared by every stream of
