@@ -13,6 +13,8 @@ import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
 import type { ClusterSource, JobPolicyView } from "@/server/services/jobs/gateway/types";
 import { SourceError } from "@/server/services/jobs/gateway/types";
+import { liveHub } from "@/server/services/live/hub";
+import { sourceId } from "@/server/services/live/scope";
 import { listRestartEvents } from "@/server/services/restart-events/queries";
 import { listScalingEvents } from "@/server/services/scaling-events/queries";
 import type { ScalingEventRow } from "@/server/services/scaling-events/store";
@@ -147,19 +149,17 @@ export async function listJobRows(
 
 /**
  * One page built per job per 200 ms however many viewers watch it (TVs, several tabs): the operator's
- * detail, the nodes, the teams and the restart rows are read once for all of them.
+ * detail, the nodes, the teams and the restart rows are read once for all of them, through the live hub's
+ * one cache (which also drops pages nobody asks for any more).
  */
 const PAGE_TTL_MS = 200;
-const pageCache = new Map<string, { at: number; value: Promise<JobPage> }>();
 
 export function jobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
-  const key = `${ref.namespace}/${ref.name}`;
-  const hit = pageCache.get(key);
-  if (hit && Date.now() - hit.at < PAGE_TTL_MS) return hit.value;
-  const value = buildJobPage(db, source, ref);
-  pageCache.set(key, { at: Date.now(), value });
-  value.catch(() => pageCache.delete(key));
-  return value;
+  return liveHub().cached(
+    `jobs.page-read:${sourceId(source)}:${ref.namespace}/${ref.name}`,
+    PAGE_TTL_MS,
+    () => buildJobPage(db, source, ref),
+  );
 }
 
 async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise<JobPage> {
@@ -173,8 +173,10 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
   if (!detail) throw new AppError("NOT_FOUND", `job ${ref.namespace}/${ref.name} not found`);
   const { live } = detail;
   // This run's records only (a resubmitted name starts clean); every run's from an operator sending no uid.
+  // The operator's answer carries them already: read them here only for a source that sends none.
   const [rows, scaling] = await Promise.all([
-    listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid }),
+    detail.restarts ??
+      listRestartEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid }),
     live.elastic && live.uid
       ? listScalingEvents(db, { namespace: ref.namespace, jobName: ref.name, jobUid: live.uid })
       : Promise.resolve([]),

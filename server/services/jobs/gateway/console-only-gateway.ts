@@ -60,7 +60,7 @@ export function createConsoleOnlySource(
     async job(ref) {
       const job = view.job(ref);
       return job
-        ? { live: toLiveJob(job), events: await view.events(ref), logRules: [], policy: null }
+        ? { live: toLiveJob(job), events: await view.events(ref), logRules: [], policy: null, restarts: null }
         : null;
     },
     nodes: async () =>

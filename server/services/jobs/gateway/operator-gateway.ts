@@ -20,6 +20,7 @@ import {
   shadowPolicyUpdateResponseSchema,
 } from "@/server/domain/operator-api/contract";
 import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
+import type { RestartEventRow } from "@/server/services/restart-events/queries";
 import {
   type ClusterSource,
   type HistoryQuery,
@@ -121,6 +122,7 @@ export function createOperatorSource(opts: {
           events: detail.events,
           logRules: detail.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
           policy: policyOf(detail),
+          restarts: detail.restarts.map(restartRowOf),
         };
       } catch (error) {
         if (error instanceof SourceError && error.status === 404) return null;
@@ -160,5 +162,15 @@ export function createOperatorSource(opts: {
       const query = by ? `?by=${encodeURIComponent(by)}` : "";
       await call(deleteResponseSchema, `${jobPath(ref)}${query}`, { method: "DELETE" });
     },
+  };
+}
+
+/** A restart row as the operator sent it (ISO dates), as the database read gives it. */
+function restartRowOf(row: JobDetailResponse["restarts"][number]): RestartEventRow {
+  return {
+    ...row,
+    faultAt: new Date(row.faultAt),
+    detectedAt: new Date(row.detectedAt),
+    recoveredAt: row.recoveredAt === null ? null : new Date(row.recoveredAt),
   };
 }

@@ -12,6 +12,7 @@ import type {
   PolicyLabel,
 } from "@/server/domain/operator-api/contract";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
+import type { RestartEventRow } from "@/server/services/restart-events/queries";
 
 /**
  * Where the console reads a cluster from, whichever it is: the operator's live-state API (the local back
@@ -31,6 +32,11 @@ export type JobDetail = {
    * operator runs the job (console-only mode) or the operator is older than policies.
    */
   policy: JobPolicyView | null;
+  /**
+   * This run's restart rows as the operator read them for this answer; null where the source sends none
+   * (console-only mode): the page reads them from the database then.
+   */
+  restarts: RestartEventRow[] | null;
 };
 
 export type JobPolicyView = JobPolicyState & { runPolicy: RunPolicy };
