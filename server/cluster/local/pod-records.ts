@@ -21,6 +21,19 @@ export const podRecordSchema = z.object({
   log: z.string().optional(),
   /** Killed by the operator's clean stop (not a fault): the pod resumes at the next start. */
   stoppedOnPurpose: z.boolean().optional(),
+  /**
+   * Who its processes run as under a root operator (pod-identity.ts): a restarted operator holds these
+   * again for the pods it adopts. Absent: as the operator.
+   */
+  runAs: z
+    .object({
+      user: z.string(),
+      uid: z.number().int(),
+      group: z.string(),
+      gid: z.number().int(),
+      jobUid: z.string(),
+    })
+    .optional(),
 });
 export type PodRecord = z.infer<typeof podRecordSchema>;
 

@@ -18,8 +18,7 @@ import {
   openPathFor,
   type PodUser,
   preparePodFiles,
-  type RunCommand,
-  resolvePodUser,
+  shareDirWith,
 } from "./pod-user";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rebound-pod-user-"));
@@ -29,50 +28,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const stranger: PodUser = { name: "stranger", uid: 54321, gid: 54321 };
 const self: PodUser = { name: "self", uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 const owner = self.uid === 0 ? stranger : self;
-
-/** `id` and `useradd` as a table: which users exist, and whether useradd works here. */
-function commands(users: Record<string, [number, number]>, useradd: "works" | "fails"): RunCommand {
-  return (command, args) => {
-    if (command === "useradd") {
-      if (useradd === "fails") throw new Error("useradd: cannot lock /etc/passwd");
-      users[args.at(-1) as string] = [999, 995];
-      return "";
-    }
-    const entry = users[args[1] as string];
-    if (!entry) throw new Error(`id: '${args[1]}': no such user`);
-    return `${args[0] === "-u" ? entry[0] : entry[1]}\n`;
-  };
-}
-
-describe("resolvePodUser", () => {
-  it("uses rebound-pod when it exists", () => {
-    expect(resolvePodUser(commands({ "rebound-pod": [998, 994] }, "fails"))).toEqual({
-      name: "rebound-pod",
-      uid: 998,
-      gid: 994,
-    });
-  });
-
-  it("creates rebound-pod with useradd when missing", () => {
-    expect(resolvePodUser(commands({ nobody: [65534, 65534] }, "works"))).toMatchObject({
-      name: "rebound-pod",
-      uid: 999,
-    });
-  });
-
-  it("falls back to nobody where useradd fails", () => {
-    expect(resolvePodUser(commands({ nobody: [65534, 65533] }, "fails"))).toEqual({
-      name: "nobody",
-      uid: 65534,
-      gid: 65533,
-    });
-  });
-
-  it("never takes a user holding uid or gid 0", () => {
-    const run = commands({ "rebound-pod": [0, 0], nobody: [65534, 65534] }, "fails");
-    expect(resolvePodUser(run).name).toBe("nobody");
-  });
-});
 
 describe("deniedTo", () => {
   it("names the directory the user cannot enter, or the file it cannot read", () => {
@@ -112,7 +67,7 @@ describe("giveDirTo and preparePodFiles", () => {
     const root = path.join(dir, "data");
     mkdirSync(root, { mode: 0o700 });
     const logs = path.join(root, "pods", "ns", "pod", "logs");
-    preparePodFiles(owner, { root, owned: [logs], runs: [process.execPath], reads: [] });
+    preparePodFiles(owner, { root, owned: [logs], job: null, runs: [process.execPath], reads: [] });
     expect(lstatSync(logs)).toMatchObject({ uid: owner.uid, gid: owner.gid });
     expect(lstatSync(logs).mode & 0o777).toBe(0o700);
     expect(deniedTo(stranger, path.dirname(logs), ACCESS.execute)).toBeNull();
@@ -132,8 +87,16 @@ describe("giveDirTo and preparePodFiles", () => {
     writeFileSync(secret, "x", { mode: 0o600 });
     const logs = path.join(root, "logs");
     expect(() =>
-      preparePodFiles(stranger, { root, owned: [logs], runs: [process.execPath], reads: [secret] }),
-    ).toThrow(/local pods run as stranger .* cannot read .*secret: give it read access/);
+      preparePodFiles(stranger, {
+        root,
+        owned: [logs],
+        job: null,
+        runs: [process.execPath],
+        reads: [secret],
+      }),
+    ).toThrow(
+      /local pods run as users of their own \(stranger here\) .* cannot read .*secret: give them read access/,
+    );
     expect(() => lstatSync(logs)).toThrow(/ENOENT/);
   });
 
@@ -145,9 +108,47 @@ describe("giveDirTo and preparePodFiles", () => {
     preparePodFiles(owner, {
       root,
       owned: [path.join(root, "pods", "p", "logs")],
+      job: null,
       runs: [process.execPath],
       reads: [],
     });
     expect(statSync(data).mode & 0o777).toBe(0o701);
+  });
+});
+
+describe("giveDirTo hands on what an earlier user of the pod left", () => {
+  it("gives the whole tree to the new user, links themselves and not what they point at", () => {
+    const logs = path.join(dir, "handed-on", "logs");
+    mkdirSync(path.join(logs, "run-1", "attempt_0"), { recursive: true });
+    writeFileSync(path.join(logs, "run-1", "attempt_0", "stdout.log"), "step=1\n");
+    symlinkSync("/etc/hostname", path.join(logs, "run-1", "planted"));
+    // As the earlier incarnation's lease left it (pod-reclaim.ts handBack): root's, 0700.
+    chmodSync(logs, 0o700);
+    giveDirTo(owner, logs);
+    for (const each of ["", "run-1", "run-1/attempt_0", "run-1/attempt_0/stdout.log", "run-1/planted"]) {
+      expect(lstatSync(path.join(logs, each))).toMatchObject({ uid: owner.uid, gid: owner.gid });
+    }
+    expect(lstatSync("/etc/hostname").uid).toBe(0);
+    expect(lstatSync(logs).mode & 0o7777).toBe(0o700);
+  });
+});
+
+describe("shareDirWith", () => {
+  it("makes a job's directory root's and its group's: checkpoints 2770 with their files moved to the group", () => {
+    const checkpoints = path.join(dir, "job", "checkpoints");
+    mkdirSync(checkpoints, { recursive: true });
+    writeFileSync(path.join(checkpoints, "checkpoint.json"), '{"step":1100}');
+    if (process.getuid?.() !== 0) {
+      // Only a root operator shares directories with a job's group (pod-identity.ts); anyone else may not.
+      expect(() => shareDirWith(stranger.gid, checkpoints, 0o2770)).toThrow(/EPERM/);
+      return;
+    }
+    shareDirWith(stranger.gid, path.dirname(checkpoints), 0o750);
+    shareDirWith(stranger.gid, checkpoints, 0o2770);
+    expect(lstatSync(path.dirname(checkpoints))).toMatchObject({ uid: 0, gid: stranger.gid });
+    expect(lstatSync(path.dirname(checkpoints)).mode & 0o7777).toBe(0o750);
+    expect(lstatSync(checkpoints)).toMatchObject({ uid: 0, gid: stranger.gid });
+    expect(lstatSync(checkpoints).mode & 0o7777).toBe(0o2770);
+    expect(lstatSync(path.join(checkpoints, "checkpoint.json"))).toMatchObject({ uid: 0, gid: stranger.gid });
   });
 });

@@ -1,71 +1,27 @@
-import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, lstatSync, mkdirSync, type Stats, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 
 /**
  * Who local pods run as. An operator started as root (`npm start` in a container, a root shell) does not
- * hand root to every job: its agents and their workers run as an unprivileged system user, created on
- * first need, which owns only the pod's working directories and reads nothing of the operator's (the
- * `<data dir>/operator-token` is 0600 root; the embedded PostgreSQL's data dir is 0700 `postgres`). An
- * operator started as anyone else runs pods as itself, as before: it has nothing to drop.
+ * hand root to every job, nor one user to all of them: each pod's agent and workers run as a user of their
+ * own and its job's group (pod-user-pool.ts), and own only the pod's working directories; they read
+ * nothing of the operator's (the `<data dir>/operator-token` is 0600 root; the embedded PostgreSQL's data
+ * dir is 0700 `postgres`) nor of another pod's. An operator started as anyone else runs pods as itself, as
+ * before: it has nothing to drop.
  */
-export const POD_USER_NAME = "rebound-pod";
-
 export type PodUser = { name: string; uid: number; gid: number };
 
-/** `nobody`'s usual ids, when even `id nobody` cannot tell. */
-const NOBODY: PodUser = { name: "nobody", uid: 65534, gid: 65534 };
-
-/** Runs a command, returning its stdout; throws when it cannot start or exits non-zero. */
-export type RunCommand = (command: string, args: string[]) => string;
-
-const runCommand: RunCommand = (command, args) =>
-  execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 10_000 });
-
-function lookup(run: RunCommand, name: string): PodUser | null {
-  try {
-    const uid = Number(run("id", ["-u", name]).trim());
-    const gid = Number(run("id", ["-g", name]).trim());
-    // A user named so but holding uid 0 (or group 0) would drop nothing.
-    if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0 || gid === 0) return null;
-    return { name, uid, gid };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * `rebound-pod`, made by `useradd --system` (its own group, no home, no login shell) when missing; where
- * useradd is unavailable or fails (no shadow utilities, a read-only /etc), `nobody`.
- */
-export function resolvePodUser(run: RunCommand = runCommand): PodUser {
-  const existing = lookup(run, POD_USER_NAME);
-  if (existing) return existing;
-  try {
-    run("useradd", [
-      "--system",
-      "--user-group",
-      "--no-create-home",
-      "--home-dir",
-      "/nonexistent",
-      "--shell",
-      "/usr/sbin/nologin",
-      POD_USER_NAME,
-    ]);
-  } catch {
-    // Below: another operator may have made it meanwhile; else nobody.
-  }
-  return lookup(run, POD_USER_NAME) ?? lookup(run, "nobody") ?? NOBODY;
-}
-
-let resolved: PodUser | undefined;
-
-/** The user local pods run as: null when this process is not root (pods then run as this process does). */
-export function podUser(): PodUser | null {
-  if (process.getuid?.() !== 0) return null;
-  resolved ??= resolvePodUser();
-  return resolved;
-}
+/** Whether pods get users of their own: only root can run a process as another user. */
+export const podUsersEnabled = (): boolean => process.getuid?.() === 0;
 
 const SEARCH = 1;
 
@@ -110,25 +66,65 @@ export function openPathFor(root: string, dir: string): void {
   }
 }
 
-/**
- * A directory the pod writes (its log dir, its home, its job's checkpoints), made if missing and given to
- * the user, mode 0700. Refused when it is not a plain directory: a symlink planted there would hand the
- * user whatever it points at.
- */
-export function giveDirTo(user: PodUser, dir: string): void {
+/** Every entry under `dir` (not `dir`), links themselves rather than what they point at. */
+function lchownTree(dir: string, ids: (stat: Stats) => { uid: number; gid: number }): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    const stat = lstatSync(full);
+    const next = ids(stat);
+    if (stat.uid !== next.uid || stat.gid !== next.gid) lchownSync(full, next.uid, next.gid);
+    if (stat.isDirectory()) lchownTree(full, ids);
+  }
+}
+
+/** Made if missing; refused when not a plain directory (a planted link would hand over what it points at). */
+function plainDirectory(dir: string): Stats {
   mkdirSync(dir, { recursive: true });
   const stat = lstatSync(dir);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
-  if (stat.uid !== user.uid || stat.gid !== user.gid) chownSync(dir, user.uid, user.gid);
-  if ((stat.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  return stat;
+}
+
+/**
+ * A directory the pod writes (its log dir, its home), made if missing and given to the user, mode 0700.
+ * One the pod's earlier incarnation had (the same pod name recreated, as another user) is handed on whole:
+ * the agent prunes and appends its earlier runs' logs. What is inside was out of every other account's
+ * reach since that incarnation's lease ended (pod-reclaim.ts handBack: root's, 0700), so it holds still
+ * while it is walked.
+ */
+export function giveDirTo(user: PodUser, dir: string): void {
+  const stat = plainDirectory(dir);
+  if (stat.uid !== user.uid || stat.gid !== user.gid) {
+    chmodSync(dir, 0o700);
+    lchownTree(dir, () => ({ uid: user.uid, gid: user.gid }));
+    chownSync(dir, user.uid, user.gid);
+  }
+  if ((stat.mode & 0o7777) !== 0o700) chmodSync(dir, 0o700);
+}
+
+/**
+ * A directory of the job's, root's and the job's group's: `mode` 0750 (the job's directory: its pods
+ * read the fault file there) or 02770 (its checkpoints: every pod of the job writes them, new files
+ * keep the group). Files left from an earlier group of the job's move to this one.
+ */
+export function shareDirWith(gid: number, dir: string, mode: number): void {
+  const stat = plainDirectory(dir);
+  if (stat.uid !== 0 || stat.gid !== gid) {
+    chmodSync(dir, 0o700);
+    chownSync(dir, 0, gid);
+    if (mode & 0o2000) lchownTree(dir, (entry) => ({ uid: entry.uid, gid }));
+  }
+  if ((stat.mode & 0o7777) !== mode || stat.gid !== gid) chmodSync(dir, mode);
 }
 
 /** What a pod's process touches on disk, for preparePodFiles. */
 export type PodFiles = {
   /** The pod manager's own directory: opened for the user (o+x) from here down, never above. */
   root: string;
-  /** Directories the pod writes (its log dir, home, checkpoints), all inside `root`. */
+  /** Directories the pod writes alone (its log dir, home), all inside `root`. */
   owned: readonly string[];
+  /** Its job's directory (the pods read the fault file there) and those its pods write together (checkpoints). */
+  job: { dir: string; shared: readonly string[] } | null;
   /** Programs it runs (node) and files it reads (the agent, in the repo checkout). */
   runs: readonly string[];
   reads: readonly string[];
@@ -149,7 +145,7 @@ export function preparePodFiles(user: PodUser, files: PodFiles): void {
   ].find((reason) => reason !== null);
   if (denied) {
     throw new Error(
-      `local pods run as ${user.name} when the operator runs as root, and ${denied}: give it read access ` +
+      `local pods run as users of their own (${user.name} here) when the operator runs as root, and ${denied}: give them read access ` +
         "(directories: search) to the checkout and the data dir's parents, or start Rebound as a non-root user",
     );
   }
@@ -157,5 +153,11 @@ export function preparePodFiles(user: PodUser, files: PodFiles): void {
     mkdirSync(path.dirname(dir), { recursive: true });
     openPathFor(files.root, path.dirname(dir));
     giveDirTo(user, dir);
+  }
+  if (files.job) {
+    mkdirSync(path.dirname(files.job.dir), { recursive: true });
+    openPathFor(files.root, path.dirname(files.job.dir));
+    shareDirWith(user.gid, files.job.dir, 0o750);
+    for (const dir of files.job.shared) shareDirWith(user.gid, dir, 0o2770);
   }
 }

@@ -11,6 +11,7 @@ import { type AgentCommand, containerArgv, localAgentCommand, localPodEnv } from
 import { hostEnvironment } from "./host-env";
 import { podDir as podDirOf } from "./pod-dirs";
 import { lastLines, type PodExit } from "./pod-exit";
+import { createPodIdentities, type PodIdentity } from "./pod-identity";
 import {
   loadPodRecords,
   type PodRecord,
@@ -18,7 +19,6 @@ import {
   savePrometheusTargets,
   toClusterPod,
 } from "./pod-records";
-import { podUser, preparePodFiles } from "./pod-user";
 import { isAlive, killTree } from "./process-tree";
 
 /** Pods of the local back end: each is an agent process started from the pod template's container command. */
@@ -30,7 +30,13 @@ export type PodManager = {
     node: string;
     gpus: number;
     env: Record<string, string>;
+    /** The job's directory (its fault file) and those its pods write together (checkpoints). */
+    jobFiles: { dir: string; shared: readonly string[] };
   }): Promise<ClusterPod>;
+  /** Who the pod's processes run as (a root operator's pods: a user of its own, its job's group); null: as the operator. */
+  runAsOf(namespace: string, podName: string): PodIdentity | null;
+  /** The job is deleted: its group goes back to the pool (its pods' users went when they were removed). */
+  releaseJob(job: { namespace: string; name: string; uid: string }): void;
   /** The agent process of a pod (null when unknown). */
   pidOf(namespace: string, podName: string): number | null;
   /** The credential of the pod whose agent listens at `agentUrl` (agent-credential.ts); null: no such pod. */
@@ -61,41 +67,6 @@ function templateContainers(job: ClusterJob, replicaSpec: string): unknown[] {
  */
 const POD_NICE = 5;
 
-/** The back end's variables that name a directory the pod writes (backend.ts sets them). */
-const POD_WRITABLE_DIRS = ["REBOUND_CHECKPOINT_DIR"] as const;
-
-/**
- * Who a pod's process runs as, and what of the host's environment that changes: as the operator's own
- * user when it is not root (nothing to do); as the pod user (pod-user.ts) when it is, with its log dir,
- * home and checkpoints its own and HOME its own home.
- */
-function podProcess(input: {
-  root: string;
-  podDir: string;
-  command: AgentCommand;
-  env: Record<string, string>;
-}): {
-  ids: { uid?: number; gid?: number };
-  host: Record<string, string>;
-} {
-  const user = podUser();
-  if (!user) return { ids: {}, host: {} };
-  const home = path.join(input.podDir, "home");
-  const writable = POD_WRITABLE_DIRS.flatMap((name) => input.env[name] ?? []);
-  try {
-    preparePodFiles(user, {
-      root: input.root,
-      owned: [path.join(input.podDir, "logs"), home, ...writable],
-      // The program (node, or hyperpodrun where installed) and the script our agent is.
-      runs: [input.command.command].filter((file) => path.isAbsolute(file)),
-      reads: input.command.args.slice(0, 1).filter((file) => file.endsWith("rebound-agent.mjs")),
-    });
-  } catch (error) {
-    throw new AppError("UNAVAILABLE", (error as Error).message);
-  }
-  return { ids: { uid: user.uid, gid: user.gid }, host: { HOME: home } };
-}
-
 export function createPodManager(opts: {
   dataDir: string;
   repoRoot: string;
@@ -104,7 +75,10 @@ export function createPodManager(opts: {
   onExit?: (exit: PodExit) => void;
   /** Also keep a Prometheus file_sd targets file of the running agents here. */
   prometheusTargetsFile?: string;
+  /** A pod account could not be handed back (its lease then ends when the next taker finds it stale). */
+  onReleaseError?: (error: Error) => void;
 }): PodManager {
+  const identities = createPodIdentities({ dataDir: opts.dataDir, onError: opts.onReleaseError });
   const file = path.join(opts.dataDir, "pods.json");
   const records = new Map<string, PodRecord>();
   const handles = new Map<string, ChildProcess>();
@@ -138,6 +112,8 @@ export function createPodManager(opts: {
     if (record.phase !== "Running" && record.phase !== "Pending") return;
     record.phase = exit?.code === 0 ? "Succeeded" : "Failed";
     record.finishedAt = Date.now();
+    // Whatever of it is left (workers the agent did not take with it) ends with its user's lease.
+    identities.releasePod(record);
     save();
     if (exit && exit.code !== 0 && record.log) {
       const tail = lastLines(record.log);
@@ -155,7 +131,13 @@ export function createPodManager(opts: {
     }
     records.set(key(record.namespace, record.name), record);
     remember(record);
-    if (record.phase === "Running" && !isAlive(record.pid)) finish(record, null);
+    if (record.phase !== "Running") continue;
+    if (!isAlive(record.pid)) finish(record, null);
+    else if (!identities.adopt(record)) {
+      // Its user was taken over meanwhile (the lease looked abandoned), so it is not this pod's any more.
+      killTree(record.pid, "SIGKILL");
+      finish(record, null);
+    }
   }
   const watcher = setInterval(() => {
     for (const record of records.values()) {
@@ -175,6 +157,37 @@ export function createPodManager(opts: {
     handles.delete(key(record.namespace, record.name));
   };
 
+  /** The pod's user and its job's group leased and its files theirs; released again if the operator stopped meanwhile. */
+  const launchAs = async (input: {
+    job: Parameters<PodManager["create"]>[0];
+    podName: string;
+    podDir: string;
+    command: AgentCommand;
+  }) => {
+    const { job } = input.job;
+    const runAs = await identities.launch({
+      root: opts.dataDir,
+      podDir: input.podDir,
+      namespace: job.ref.namespace,
+      pod: input.podName,
+      job: { name: job.ref.name, uid: job.uid, ...input.job.jobFiles },
+      command: input.command,
+    });
+    if (closed) {
+      identities.releasePod({ namespace: job.ref.namespace, name: input.podName, runAs: runAs.identity });
+      throw new AppError("UNAVAILABLE", "the operator is stopping: no pod is started");
+    }
+    return runAs;
+  };
+
+  // Our agent asks every caller for the pod's credential, given here in its environment: a command line
+  // is readable by every user of the machine (`ps`), a process's environment only by its own user.
+  // hyperpodrun has no such check, and its workers would only inherit it.
+  const credentialEnv = (command: AgentCommand, namespace: string, name: string): Record<string, string> =>
+    command.command === process.execPath
+      ? { [AGENT_CREDENTIAL_ENV]: credentials.credentialFor({ namespace, name }) }
+      : {};
+
   return {
     async create(input) {
       if (closed) throw new AppError("UNAVAILABLE", "the operator is stopping: no pod is started");
@@ -190,23 +203,11 @@ export function createPodManager(opts: {
       const agentBin = await localAgentScript(opts.repoRoot);
       const built = localAgentCommand({ argv, agentBin, port, logDir: path.join(podDir, "logs") });
       if (!built.ok) throw new AppError("INVALID", built.reason);
-      const runAs = podProcess({ root: opts.dataDir, podDir, command: built.command, env: input.env });
-      // Our agent asks every caller for the pod's credential, given here in its environment: a command line
-      // is readable by every user of the machine (`ps`), a process's environment only by its own user.
-      // hyperpodrun has no such check, and its workers would only inherit it.
-      const credential: Record<string, string> =
-        built.command.command === process.execPath
-          ? {
-              [AGENT_CREDENTIAL_ENV]: credentials.credentialFor({
-                namespace: input.job.ref.namespace,
-                name: podName,
-              }),
-            }
-          : {};
+      const runAs = await launchAs({ job: input, podName, podDir, command: built.command });
       // Root's own file (0600): the pod writes it through the descriptor it inherits, and cannot read or
       // replace it (its directory is root's), so the operator reading it back never follows a pod's link.
       const log = openSync(path.join(podDir, "agent.log"), "a", 0o600);
-      const child = spawn(built.command.command, built.command.args, {
+      const child = spawn(runAs.command.command, runAs.command.args, {
         cwd: opts.repoRoot,
         detached: true,
         stdio: ["ignore", log, log],
@@ -215,11 +216,13 @@ export function createPodManager(opts: {
           host: { ...hostEnvironment(), ...runAs.host },
           job: input.job.job,
           containers: templateContainers(input.job, input.replicaSpec),
-          extra: { ...input.env, ...credential },
+          extra: { ...input.env, ...credentialEnv(built.command, input.job.ref.namespace, podName) },
         }),
       });
-      if (child.pid === undefined)
+      if (child.pid === undefined) {
+        identities.releasePod({ namespace: input.job.ref.namespace, name: podName, runAs: runAs.identity });
         throw new AppError("UNAVAILABLE", `could not start the agent of pod ${podName}`);
+      }
       lowerPriority(child.pid, POD_NICE);
       const record: PodRecord = {
         name: podName,
@@ -235,6 +238,7 @@ export function createPodManager(opts: {
         finishedAt: null,
         phase: "Running",
         log: path.join(podDir, "agent.log"),
+        ...(runAs.identity ? { runAs: runAs.identity } : {}),
       };
       records.set(key(record.namespace, podName), record);
       remember(record);
@@ -249,6 +253,7 @@ export function createPodManager(opts: {
       const record = records.get(key(ref.namespace, podName));
       if (!record) return;
       kill(record);
+      identities.releasePod(record);
       records.delete(key(ref.namespace, podName));
       forget(record);
       save();
@@ -261,6 +266,8 @@ export function createPodManager(opts: {
     },
     all: () => [...records.values()].map(toClusterPod),
     pidOf: (namespace, podName) => records.get(key(namespace, podName))?.pid ?? null,
+    runAsOf: (namespace, podName) => records.get(key(namespace, podName))?.runAs ?? null,
+    releaseJob: (job) => identities.releaseJob(job),
     credentialFor: (agentUrl) => credentialByUrl.get(agentUrl) ?? null,
     gpusInUse() {
       const used = new Map<string, number>();
@@ -286,6 +293,7 @@ export function createPodManager(opts: {
       closed = true;
       for (const record of records.values()) {
         kill(record);
+        identities.releasePod(record);
         if (record.phase === "Running" || record.phase === "Pending") {
           stopped.set(key(record.namespace, record.name), { ...record, stoppedOnPurpose: true });
         }
