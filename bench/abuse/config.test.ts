@@ -16,13 +16,17 @@ describe("bench:abuse's arguments", () => {
         bodyMb: 200,
         attempts: 50,
         signIns: 20,
+        crashes: 20,
       },
     });
   });
 
   it("names the signin part and its flags in the usage", () => {
-    expect(ABUSE_PARTS).toEqual(["bodies", "rules", "signin"]);
-    expect(ABUSE_USAGE).toContain("--part NAME[,NAME...]  run only these parts: bodies, rules, signin");
+    expect(ABUSE_PARTS).toEqual(["bodies", "rules", "signin", "shadow"]);
+    expect(ABUSE_USAGE).toContain(
+      "--part NAME[,NAME...]  run only these parts: bodies, rules, signin, shadow",
+    );
+    expect(ABUSE_USAGE).toMatch(/--crashes N .*\(default 20\)/);
     expect(ABUSE_USAGE).toMatch(/--attempts N .*\(default 50\)/);
     expect(ABUSE_USAGE).toMatch(/--sign-ins N .*\(default 20\)/);
   });
@@ -31,7 +35,7 @@ describe("bench:abuse's arguments", () => {
     expect(
       parseAbuseArgs([
         ...["--part", "signin,rules,bodies", "--seconds=3", "--bodies", "2", "--body-mb", "50"],
-        ...["--attempts", "7", "--sign-ins=4"],
+        ...["--attempts", "7", "--sign-ins=4", "--crashes", "5"],
       ]),
     ).toEqual({
       help: false,
@@ -42,10 +46,12 @@ describe("bench:abuse's arguments", () => {
         bodyMb: 50,
         attempts: 7,
         signIns: 4,
+        crashes: 5,
       },
     });
     expect(parseAbuseArgs(["--part", "rules"])).toMatchObject({ config: { parts: ["rules"] } });
     expect(parseAbuseArgs(["--part", "signin,signin"])).toMatchObject({ config: { parts: ["signin"] } });
+    expect(parseAbuseArgs(["--part", "shadow"])).toMatchObject({ config: { parts: ["shadow"] } });
   });
 
   it.each([["--help"], ["-h"], ["--seconds", "3", "--help"]])("asks for the usage with %s", (...argv) => {
@@ -60,8 +66,12 @@ describe("bench:abuse's arguments", () => {
     [["--body-mb", "1"], "--body-mb: expected an integer >= 2, got 1"],
     [["--attempts", "0"], "--attempts: expected an integer >= 1, got 0"],
     [["--sign-ins", "2.5"], "--sign-ins: expected an integer >= 1, got 2.5"],
-    [["--part", "shadows"], "--part: expected one or more of bodies, rules, signin, got shadows"],
-    [["--part", "signin,login"], "--part: expected one or more of bodies, rules, signin, got signin,login"],
+    [["--crashes", "0"], "--crashes: expected an integer >= 1, got 0"],
+    [["--part", "shadows"], "--part: expected one or more of bodies, rules, signin, shadow, got shadows"],
+    [
+      ["--part", "signin,login"],
+      "--part: expected one or more of bodies, rules, signin, shadow, got signin,login",
+    ],
   ])("refuses %j naming it", (argv, message) => {
     expect(() => parseAbuseArgs(argv)).toThrow(new Error(message));
   });

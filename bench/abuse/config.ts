@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { integerReader, stringOptions } from "../lib/flags";
 
 /** The parts of `npm run bench:abuse`, in the order they run (main.ts maps each to its code). */
-export const ABUSE_PARTS = ["bodies", "rules", "signin"] as const;
+export const ABUSE_PARTS = ["bodies", "rules", "signin", "shadow"] as const;
 export type AbusePart = (typeof ABUSE_PARTS)[number];
 
 export type AbuseConfig = {
@@ -15,6 +15,8 @@ export type AbuseConfig = {
   /** signin: the attacker's wrong passwords for the victim's account, and the victim's own sign-ins. */
   attempts: number;
   signIns: number;
+  /** shadow: crashes of another job's rank in each phase (alone, beside the flood job, with its shadow). */
+  crashes: number;
 };
 
 export const ABUSE_USAGE = `Usage: npm run bench:abuse [-- options]
@@ -29,10 +31,18 @@ Options:
   --body-mb N            bodies: each body's size in MB (default 200)
   --attempts N           signin: the attacker's wrong passwords for the victim's account (default 50)
   --sign-ins N           signin: the victim's sign-ins from its own address, during and after (default 20)
+  --crashes N            shadow: another job's rank crashes in each of its three phases (default 20)
   -h, --help             print this and exit
 `;
 
-const DEFAULTS = { seconds: "10", bodies: "3", "body-mb": "200", attempts: "50", "sign-ins": "20" } as const;
+const DEFAULTS = {
+  seconds: "10",
+  bodies: "3",
+  "body-mb": "200",
+  attempts: "50",
+  "sign-ins": "20",
+  crashes: "20",
+} as const;
 type Flag = keyof typeof DEFAULTS;
 
 function partsOf(value: string | undefined): AbusePart[] {
@@ -59,6 +69,7 @@ export function parseAbuseArgs(argv: string[]): { help: true } | { help: false; 
       bodyMb: int("body-mb", 2),
       attempts: int("attempts", 1),
       signIns: int("sign-ins", 1),
+      crashes: int("crashes", 1),
     },
   };
 }

@@ -2,6 +2,7 @@ import { createLifecycle, type Lifecycle } from "../k8s/environment";
 import { runBodyAbuse } from "./bodies";
 import { ABUSE_USAGE, type AbuseConfig, type AbusePart, parseAbuseArgs } from "./config";
 import { runRuleAbuse } from "./rules";
+import { runShadowAbuse } from "./shadow";
 import { runSignInAbuse } from "./signin";
 
 /**
@@ -9,8 +10,8 @@ import { runSignInAbuse } from "./signin";
  * returns its figures; all are printed together as one `BENCH abuse <json>` line, keyed by part. A part is
  * one entry in PARTS (named in config.ts, where `--part` picks some): the console's body limit (bodies.ts),
  * the cost of the worst rule set the validator accepts, in the agent and the console's logs view
- * (rules.ts), and sign-in throttling an attacker at one address cannot turn against a user at another
- * (signin.ts, issue 34).
+ * (rules.ts), sign-in throttling an attacker at one address cannot turn against a user at another
+ * (signin.ts, issue 34), and the worst shadow rule set's cost to the operator (shadow.ts, issue 34).
  */
 type PartContext = { life: Lifecycle; log: (line: string) => void; config: AbuseConfig };
 type Part = (context: PartContext) => Promise<Record<string, number>>;
@@ -21,6 +22,7 @@ const PARTS: Readonly<Record<AbusePart, Part>> = {
   rules: ({ log, config }) => runRuleAbuse({ log, seconds: config.seconds }),
   signin: ({ life, log, config }) =>
     runSignInAbuse({ life, log, attempts: config.attempts, signIns: config.signIns }),
+  shadow: ({ life, log, config }) => runShadowAbuse({ life, log, crashes: config.crashes }),
 };
 
 const began = Date.now();

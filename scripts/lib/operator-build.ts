@@ -8,7 +8,7 @@ export const OPERATOR_DIST = path.join(ROOT, "dist/operator");
 export const OPERATOR_BUNDLE = path.join(OPERATOR_DIST, "main.mjs");
 
 /**
- * The operator as plain JavaScript: server/operator/main.ts and its presence thread bundled into
+ * The operator as plain JavaScript: server/operator/main.ts and its presence and shadow threads bundled into
  * dist/operator (git-ignored), what deploy/, `npm start` and bench:k8s run. Under `--import tsx` the
  * operator held every module's TypeScript source and source map as strings: loading it cost ~218 MB of RSS
  * against ~113 MB bundled (measured on this machine, 2026-11-28), most of the operator's base at any job
@@ -22,10 +22,11 @@ export async function buildOperator(): Promise<string> {
     entryPoints: {
       main: "server/operator/main.ts",
       "presence-thread": "server/operator/presence/thread-main.ts",
+      "shadow-thread": "server/operator/shadow/thread-main.ts",
     },
     outdir: OPERATOR_DIST,
     outExtension: { ".js": ".mjs" },
-    // One flat folder: the presence thread is found beside whichever chunk holds thread.ts.
+    // One flat folder: each thread is found beside whichever chunk holds its thread.ts.
     chunkNames: "[name]-[hash]",
     bundle: true,
     splitting: true,

@@ -48,13 +48,31 @@ export function appliedPolicy(job: ClusterJob): { label: PolicyLabel | null; tex
 
 export type ShadowRules = { rules: LogMonitoringRule[]; policy: PolicyLabel | null };
 
+/** Annotation texts whose rules are kept parsed (the most recent; a job's text changes only on apply). */
+const PARSED_KEPT = 64;
+const parsed = new Map<string, LogMonitoringRule[]>();
+
+/**
+ * The annotation's rules within the limits, parsed once per text: checking them compiles every pattern
+ * (17 ms for the worst set the limits accept), and the watcher asks at every reconcile of a shadowed job.
+ */
+function rulesOf(text: string | undefined): LogMonitoringRule[] {
+  if (text === undefined) return [];
+  const known = parsed.get(text);
+  if (known) return known;
+  const { rules } = parseShadowAnnotation(text);
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(text, rules);
+  return rules;
+}
+
 /**
  * The job's shadow rule set: the annotation's rules that hold to the rule limits (a rule that does not is
  * dropped alone, and submit warned of it: shadow-annotation.ts); null when none is left.
  */
 export function shadowRules(job: ClusterJob): ShadowRules | null {
   const annotations = annotationsOf(job);
-  const { rules } = parseShadowAnnotation(annotations[SHADOW_ANNOTATION]);
+  const rules = rulesOf(annotations[SHADOW_ANNOTATION]);
   if (rules.length === 0) return null;
   return { rules, policy: readJson(annotations[SHADOW_POLICY_ANNOTATION], policyLabelSchema) };
 }

@@ -4,6 +4,7 @@ import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { createLogger } from "@/server/log";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { SHADOW_ANNOTATION } from "./marks";
+import { createInThreadEvaluator } from "./thread";
 import type { NewShadowVerdict } from "./verdict-store";
 import { createShadowWatcher, type ShadowObservation, type ShadowWatcher } from "./watcher";
 
@@ -43,6 +44,8 @@ function setUp(annotations: Record<string, string> = { [SHADOW_ANNOTATION]: JSON
     log: createLogger({ test: "shadow-watcher" }),
     clock: () => now,
     tickMs: 3_600_000,
+    // The shadow thread's engine, on this thread and the test's clock.
+    evaluator: createInThreadEvaluator({ clock: () => now }),
   });
   const observation = (attempt: string, running = true): ShadowObservation => ({
     job: clusterJob(annotations),

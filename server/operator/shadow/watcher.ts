@@ -1,12 +1,14 @@
+import { RULE_LINE_BUDGET_MS, RULE_MAX_QUEUED } from "@/server/agent/rule-queue";
 import type { ClusterBackend, ClusterJob, JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
-import { aggregateRanks, isFaultState, type RankLogState } from "@/server/domain/log-rules/aggregate";
-import { createRankLogMonitor, type RankLogMonitor } from "@/server/domain/log-rules/rank-monitor";
 import type { ClusterView, RestartRecord } from "@/server/domain/recovery/types";
 import type { Logger } from "@/server/log";
+import type { FromShadowEngine, ToShadowEngine } from "./engine";
+import { SILENT_MS } from "./engine";
 import { policyLabelText, rulesFingerprint, type ShadowRules, shadowRules } from "./marks";
-import { isWatched, lastLines, linesAfter, parseRankLine, watchesAllRanks } from "./output";
+import { watchesAllRanks } from "./output";
+import { createShadowThread, type ShadowEvaluator } from "./thread";
 import type { VerdictStore } from "./verdict-store";
 import { type ShadowFault, verdictMessage, wouldDo } from "./would-do";
 
@@ -16,6 +18,12 @@ import { type ShadowFault, verdictMessage, wouldDo } from "./would-do";
  * HANGING/SLOW/FAULTED, records what the restart policy would have done (a ShadowVerdict row and a Normal
  * `ShadowWouldRestart` event). It never acts. Monitors start afresh at each attempt. Reconciles tell it
  * which jobs run (observe); its own timer reads their output.
+ *
+ * The rules run in the shadow thread (engine.ts, thread.ts: issue 34), within the budget of enforced rules;
+ * this thread only reads the pods' output, hands it over and records what comes back. When the rules cannot
+ * keep up, the job says so (Warning events `ShadowRulesOverBudget`, `ShadowRulesBehind`) instead of the
+ * operator waiting for them. While the thread has not answered the previous pass, a pass reads nothing, and
+ * a job whose lines wait in the thread (engine.ts BUSY_LINES) is not read until they are judged.
  */
 export type ShadowObservation = {
   job: ClusterJob;
@@ -41,35 +49,26 @@ export type ShadowWatcher = {
 const LINE_CHARS = 1000;
 /** Lines of a pod's output read per pass (the back ends give a tail). */
 const TAIL_LINES = 2000;
+/** At most this much of a pod's output goes to the thread per pass (the local back end reads 1 MiB). */
+const TAIL_CHARS = 1024 * 1024;
 const TICK_MS = 1000;
-/** How long a watch may read no watched rank line before it says so. */
-const SILENT_MS = 60_000;
-
-type PodWatch = {
-  name: string;
-  groupRank: number;
-  node: string | null;
-  monitors: Map<number, RankLogMonitor>;
-  seen: string[] | null;
-  faulted: boolean;
-};
+/** A pass unanswered this long is logged once, and the next pass no longer waits for it. */
+const LATE_PASS_MS = 10_000;
 
 type JobWatch = {
   identity: string;
   shadow: ShadowRules;
   observation: ShadowObservation;
-  pods: Map<string, PodWatch>;
-  /** Epoch ms the watch began; whether any watched rank line was read since, and whether that was told. */
-  since: number;
-  heard: boolean;
-  toldSilent: boolean;
+  /** The pods last sent to the thread, by name. */
+  sent: string;
+  told: Set<"overBudget" | "behind">;
 };
 
-const splitLines = (text: string) => {
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  return lines;
-};
+/** The end of a pod's output, cut at a line start. */
+function tailOf(text: string): string {
+  if (text.length <= TAIL_CHARS) return text;
+  return text.slice(text.indexOf("\n", text.length - TAIL_CHARS) + 1);
+}
 
 export function createShadowWatcher(deps: {
   backend: Pick<ClusterBackend, "podLogs" | "recordEvent">;
@@ -77,27 +76,22 @@ export function createShadowWatcher(deps: {
   log: Logger;
   clock?: () => number;
   tickMs?: number;
+  /** Where the rules run: the shadow thread (default), or this thread (tests). */
+  evaluator?: ShadowEvaluator;
 }): ShadowWatcher {
   const clock = deps.clock ?? Date.now;
+  const log = deps.log.child({ component: "shadow" });
+  const evaluator = deps.evaluator ?? createShadowThread({ log });
   const jobs = new Map<string, JobWatch>();
+  const recording = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
+  let passes = 0;
+  let waiting: { pass: number; since: number; told: boolean } | null = null;
+  /** Jobs whose lines wait in the thread: their output is not read (what it read would be dropped). */
+  let busy: ReadonlySet<string> = new Set();
 
-  const monitorFor = (job: JobWatch, pod: PodWatch, localRank: number): RankLogMonitor | null => {
-    const existing = pod.monitors.get(localRank);
-    if (existing) return existing;
-    const created = createRankLogMonitor({ rules: job.shadow.rules, now: clock });
-    if (!created.ok) return null;
-    pod.monitors.set(localRank, created.monitor);
-    return created.monitor;
-  };
-
-  const podWatch = (pod: ShadowObservation["pods"][number]): PodWatch => ({
-    ...pod,
-    monitors: new Map(),
-    seen: null,
-    faulted: false,
-  });
+  const send = (message: ToShadowEngine) => evaluator.send(message);
 
   /** The job's watch for this observation: kept while run, attempt and rules stay, else started afresh. */
   const watchFor = (observation: ShadowObservation, shadow: ShadowRules): JobWatch => {
@@ -107,28 +101,32 @@ export function createShadowWatcher(deps: {
       current.observation = observation;
       return current;
     }
-    return {
-      identity,
-      shadow,
-      observation,
-      pods: new Map(),
-      since: clock(),
-      heard: false,
-      toldSilent: false,
-    };
+    return { identity, shadow, observation, sent: "", told: new Set() };
   };
 
   const observe = (observation: ShadowObservation) => {
     const key = jobKey(observation.job.ref);
     const shadow = observation.running ? shadowRules(observation.job) : null;
     if (!shadow) {
-      jobs.delete(key);
+      if (jobs.delete(key)) send({ type: "forget", key });
       return;
     }
     const watch = watchFor(observation, shadow);
-    for (const pod of observation.pods)
-      if (!watch.pods.has(pod.name)) watch.pods.set(pod.name, podWatch(pod));
     jobs.set(key, watch);
+    const pods = observation.pods.map((pod) => ({ ...pod }));
+    const sent = `${watch.identity}|${pods.map((pod) => pod.name).join(",")}`;
+    if (sent !== watch.sent) {
+      watch.sent = sent;
+      send({
+        type: "watch",
+        key,
+        identity: watch.identity,
+        rules: shadow.rules,
+        allRanks: watchesAllRanks(observation.job.job),
+        ranksPerNode: observation.ranksPerNode,
+        pods,
+      });
+    }
     timer ??= setInterval(() => void tick(), deps.tickMs ?? TICK_MS);
     timer.unref?.();
   };
@@ -165,92 +163,129 @@ export function createShadowWatcher(deps: {
     await deps.backend.recordEvent(ref, { type: "Normal", reason: "ShadowWouldRestart", message });
   };
 
-  /** Feeds the pod's new watched lines to its monitors; the pod's combined state after them. */
-  const readPod = async (job: JobWatch, pod: PodWatch): Promise<{ state: RankLogState; rank: number }> => {
-    const text = await deps.backend.podLogs(job.observation.job.ref, pod.name, TAIL_LINES);
-    const lines = splitLines(text);
-    // The first read of an attempt starts at its end: what the pod wrote before is an earlier attempt's.
-    const fresh = pod.seen === null ? [] : linesAfter(pod.seen, lines);
-    pod.seen = lastLines(lines);
-    const allRanks = watchesAllRanks(job.observation.job.job);
-    monitorFor(job, pod, 0);
-    for (const line of fresh) {
-      const parsed = parseRankLine(line);
-      if (!parsed || !isWatched(parsed.localRank, allRanks)) continue;
-      job.heard = true;
-      monitorFor(job, pod, parsed.localRank)?.onLine(parsed.text);
-    }
-    const states = [...pod.monitors.entries()].map(([localRank, monitor]) => ({
-      localRank,
-      state: monitor.tick(),
-    }));
-    const state = aggregateRanks(states.map((entry) => entry.state));
-    const worst = states.find((entry) => entry.state.state === state.state) ?? states[0];
-    return { state, rank: pod.groupRank * job.observation.ranksPerNode + (worst?.localRank ?? 0) };
+  const warn = (job: JobWatch, reason: string, message: string) =>
+    deps.backend.recordEvent(job.observation.job.ref, { type: "Warning", reason, message });
+
+  /** Said once per attempt as an event (a user sees it on the job); every occurrence is logged. */
+  const tellOnce = (job: JobWatch, what: "overBudget" | "behind", reason: string, message: string) => {
+    if (job.told.has(what)) return;
+    job.told.add(what);
+    return warn(job, reason, message);
   };
 
-  const watchPod = async (job: JobWatch, pod: PodWatch) => {
-    const { state, rank } = await readPod(job, pod);
-    const faulted = isFaultState(state.state);
-    if (!pod.faulted && isFaultState(state.state)) {
-      await record(job, {
-        pod: pod.name,
-        node: pod.node,
-        rank,
-        state: state.state,
-        rules: state.rules,
-        at: clock(),
-      });
-    }
-    pod.faulted = faulted;
-  };
-
-  /**
-   * The agent puts its ranks' lines in the pod's output only when it tees them (`--tee 3`); without them a
-   * shadow has nothing to judge, which is said once per attempt rather than left to look like a quiet job.
-   */
-  const tellIfSilent = async (job: JobWatch) => {
-    if (job.heard || job.toldSilent || clock() - job.since < SILENT_MS) return;
-    job.toldSilent = true;
-    await deps.backend.recordEvent(job.observation.job.ref, {
-      type: "Warning",
-      reason: "ShadowNoRankOutput",
-      message: `the shadow rules read no rank output in ${SILENT_MS / 1000}s: the pods' output carries the ranks' lines only when the agent tees them (--tee 3)`,
-    });
-  };
-
-  const pass = async () => {
-    for (const job of [...jobs.values()]) {
-      await tellIfSilent(job).catch(() => undefined);
-      for (const pod of job.pods.values()) {
-        await watchPod(job, pod).catch((error: unknown) =>
-          deps.log.warn("shadow rules: reading a pod failed", {
-            job: jobKey(job.observation.job.ref),
-            pod: pod.name,
-            error: String(error),
-          }),
+  /** What the thread found, for the job's current watch only (an earlier attempt's is dropped). */
+  const handle = async (message: Exclude<FromShadowEngine, { type: "ticked" }>) => {
+    const job = jobs.get(message.key);
+    if (!job || job.identity !== message.identity) return;
+    const where = { job: message.key };
+    switch (message.type) {
+      case "fault":
+        return record(job, message.fault);
+      case "silent":
+        return warn(
+          job,
+          "ShadowNoRankOutput",
+          `the shadow rules read no rank output in ${SILENT_MS / 1000}s: the pods' output carries the ranks' lines only when the agent tees them (--tee 3)`,
         );
-      }
+      case "overBudget":
+        log.warn(`shadow rule ${message.rule} exceeded the per-line budget`, {
+          ...where,
+          spentMs: message.spentMs,
+          skippedRules: message.skipped,
+        });
+        return tellOnce(
+          job,
+          "overBudget",
+          "ShadowRulesOverBudget",
+          `shadow rule ${message.rule} exceeded the per-line budget (${RULE_LINE_BUDGET_MS} ms of rule time, as enforced rules have): the ${message.skipped} rules after it count that line as not matched; further rules past the budget are in the operator's log`,
+        );
+      case "behind":
+        log.warn("shadow rules are behind: newer lines are not judged", {
+          ...where,
+          queued: message.queued,
+        });
+        return tellOnce(
+          job,
+          "behind",
+          "ShadowRulesBehind",
+          `the shadow rules fell behind the ranks' output (${message.queued} lines waiting to be judged, at most ${RULE_MAX_QUEUED}): newer lines are not judged until they catch up, so a verdict may come late or not at all`,
+        );
+      case "invalid":
+        return log.warn("shadow rules do not compile: not judged", { ...where, reason: message.reason });
     }
+  };
+
+  evaluator.onMessage((message) => {
+    if (message.type === "ticked") {
+      if (waiting && (message.pass === waiting.pass || message.pass === -1)) waiting = null;
+      busy = new Set(message.busy);
+      return;
+    }
+    const done = handle(message)
+      .catch((error: unknown) =>
+        log.warn("shadow rules: recording failed", { job: message.key, error: String(error) }),
+      )
+      .finally(() => recording.delete(done));
+    recording.add(done);
+  });
+
+  /** Hands the pod's output to the thread. */
+  const readPod = async (key: string, job: JobWatch, pod: string) => {
+    try {
+      const text = await deps.backend.podLogs(job.observation.job.ref, pod, TAIL_LINES);
+      send({ type: "read", key, identity: job.identity, pod, text: tailOf(text) });
+    } catch (error) {
+      log.warn("shadow rules: reading a pod failed", { job: key, pod, error: String(error) });
+    }
+  };
+
+  /** Whether the pass may go on: the thread answered the previous one, or has not for LATE_PASS_MS. */
+  const answered = (): boolean => {
+    if (!waiting) return true;
+    const waited = clock() - waiting.since;
+    if (waited < LATE_PASS_MS) return false;
+    if (!waiting.told)
+      log.warn("shadow thread has not answered a pass: passes go on without waiting", { waited });
+    waiting.told = true;
+    return true;
+  };
+
+  /** Hands each watched pod's output to the thread, then ends the pass there. */
+  const pass = async () => {
+    if (!answered()) return;
+    for (const [key, job] of [...jobs]) {
+      if (busy.has(key)) continue;
+      for (const pod of job.observation.pods) await readPod(key, job, pod.name);
+    }
+    passes += 1;
+    waiting = { pass: passes, since: clock(), told: false };
+    send({ type: "tick", pass: passes });
   };
 
   const tick = (): Promise<void> => {
-    running ??= pass().finally(() => {
-      running = null;
-    });
+    running ??= pass()
+      .then(async () => {
+        // What the thread answered so far is recorded before the pass ends (in this thread: all of it).
+        await Promise.all([...recording]);
+      })
+      .finally(() => {
+        running = null;
+      });
     return running;
   };
 
   return {
     observe,
     forget: (ref) => {
-      jobs.delete(jobKey(ref));
+      const key = jobKey(ref);
+      if (jobs.delete(key)) send({ type: "forget", key });
     },
     tick,
     stop: () => {
       if (timer) clearInterval(timer);
       timer = null;
       jobs.clear();
+      evaluator.stop();
     },
   };
 }

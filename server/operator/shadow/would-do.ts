@@ -53,7 +53,7 @@ export function wouldDo(input: {
   switch (decision.action) {
     case "PLR":
       return { action: `restarted rank ${fault.rank} in place`, reason };
-    case "REPLACE_PODS":
+    case "POD_REPLACEMENT":
       return { action: `replaced pod ${decision.pods.join(", ")}`, reason };
     case "JLR":
       return { action: "restarted the whole job", reason };
