@@ -2,7 +2,7 @@ import { cp } from "node:fs/promises";
 import path from "node:path";
 import { type FaultFacts, jobGoodput } from "@/server/domain/goodput";
 import { injectFault } from "@/server/operator/api/faults";
-import { entryProgress, listRestartEvents } from "@/server/services/restart-events/queries";
+import { entryProgress, listRestartEvents } from "@/server/store/restart-events/queries";
 import { type BenchJob, deleteJob, NAMESPACE, waitStepping } from "../recovery/job";
 import type { BenchOperator } from "../recovery/operator";
 import { log } from "../recovery/phases";

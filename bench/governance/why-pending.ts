@@ -1,7 +1,7 @@
 import type { Db } from "@/server/db/client";
-import { loadGovernanceConfig } from "@/server/services/governance/config";
 import { snapshotOf, teamNamespaces } from "@/server/services/governance/snapshot";
 import { whyPendingView } from "@/server/services/governance/what-if";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
 import type { OperatorApi } from "./api";
 import { percentile } from "./stats";
 

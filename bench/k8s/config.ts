@@ -1,7 +1,10 @@
 import { parseArgs } from "node:util";
 import { integerReader, stringOptions } from "../lib/flags";
-import { BENCH_SIGNAL_SOURCES, type BenchSignalSource } from "./node-signal";
 import { OPERATOR_HEAP_FLAG } from "./operator-sizing";
+
+/** The node-signal sources `--node-signal` takes (bench/k8s/node-signal.ts sets each). */
+export const BENCH_SIGNAL_SOURCES = ["hyperpod", "kubernetes", "nvsentinel", "npd", "eks", "dcgm"] as const;
+export type BenchSignalSource = (typeof BENCH_SIGNAL_SOURCES)[number];
 
 /**
  * The benchmark's knobs (defaults are the set-up the targets name):

@@ -10,10 +10,14 @@ import { createLogger } from "@/server/log";
 import { type AgentsProcesses, startAgentsProcesses } from "./agents";
 import { type AuditedCluster, startAuditedCluster } from "./cluster";
 import type { BenchConfig } from "./config";
+import { type BenchDcgm, startBenchDcgm } from "./dcgm";
 import { type BenchKube, benchKube, type PodWatch } from "./kube";
-import { type BenchDcgm, startBenchDcgm } from "./node-signal";
+import type { Lifecycle } from "./lifecycle";
 import { type OperatorProcess, startOperatorProcess } from "./operator";
 import { type ProcWatch, watchProc } from "./proc";
+
+// Other benches (bench/abuse, bench/tv, bench/console) take the lifecycle from here.
+export { createLifecycle, type Lifecycle } from "./lifecycle";
 
 /**
  * Everything the benchmark runs against, started in order: the audited cluster, CRD, namespaces and KWOK
@@ -41,42 +45,6 @@ export type BenchEnvironment = {
   /** Set-up steps and how long each took (ms). */
   steps: [string, number][];
 };
-
-export type Lifecycle = {
-  /** Registers an undo step; after close() it runs at once. */
-  defer(what: string, undo: () => Promise<unknown> | unknown): void;
-  close(): Promise<void>;
-};
-
-export function createLifecycle(log: (line: string) => void): Lifecycle {
-  const undo: [string, () => Promise<unknown> | unknown][] = [];
-  let closing: Promise<void> | null = null;
-  const runOne = async ([what, fn]: [string, () => Promise<unknown> | unknown]) => {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error("took over 30 s")), 30_000);
-    });
-    try {
-      await Promise.race([Promise.resolve().then(fn), limit]);
-    } catch (error) {
-      log(`clean-up: ${what}: ${String(error)}`);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  return {
-    defer(what, fn) {
-      if (closing) void runOne([what, fn]);
-      else undo.push([what, fn]);
-    },
-    close() {
-      closing ??= (async () => {
-        while (undo.length > 0) await runOne(undo.pop() as [string, () => unknown]);
-      })();
-      return closing;
-    },
-  };
-}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 

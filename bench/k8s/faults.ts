@@ -1,10 +1,22 @@
 import { LABEL_JOB } from "@/server/cluster/kubernetes/objects";
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import type { JobRef } from "@/server/cluster/types";
-import { listRestartEvents, type RestartEventRow } from "@/server/services/restart-events/queries";
+import { listRestartEvents, type RestartEventRow } from "@/server/store/restart-events/queries";
+import type { BenchSignalSource } from "./config";
 import type { BenchEnvironment } from "./environment";
 import { runningSince } from "./job";
-import type { NodeSignalSetter } from "./node-signal";
+
+/**
+ * Sets and clears one source's signal on a node; `settleMs`: how long the operator takes to see a clear;
+ * `jitterMs`: a random wait up to this long more before the next set (a scrape interval for dcgm).
+ */
+export type NodeSignalSetter = {
+  source: BenchSignalSource;
+  jitterMs: number;
+  set(node: string): Promise<unknown>;
+  clear(node: string): Promise<unknown>;
+  settleMs: number;
+};
 
 /**
  * One node failure: a node that hosts one of the job's pods is labelled UnschedulablePendingReboot (the

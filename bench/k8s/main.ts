@@ -1,13 +1,14 @@
 import { buildKubeTestCluster } from "@/e2e/kube/cluster";
 import { waitUntil } from "@/server/cluster/kubernetes/testing/kube-env";
 import type { JobRef } from "@/server/cluster/types";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { readAuditLog } from "./audit";
 import { type BenchConfig, parseConfig } from "./config";
-import { type BenchEnvironment, createLifecycle, openEnvironment } from "./environment";
-import { type FaultSample, injectNodeFault } from "./faults";
+import { type BenchEnvironment, openEnvironment } from "./environment";
+import { type FaultSample, injectNodeFault, type NodeSignalSetter } from "./faults";
 import { liveRanksRunning, runningSince, startJob } from "./job";
-import { type NodeSignalSetter, nodeSignalSetter, reportNodeSignal } from "./node-signal";
+import { createLifecycle } from "./lifecycle";
+import { nodeSignalSetter, reportNodeSignal } from "./node-signal";
 import { describeExit, scrapeOperator, whileOperatorRuns } from "./operator";
 import { report, type Snapshot } from "./report";
 import { type Frozen, freezeAgents, silenceFigures, silenceLinesOf } from "./silence";

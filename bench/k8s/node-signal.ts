@@ -1,15 +1,9 @@
 import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { setNodeHealth } from "@/server/cluster/kubernetes/testing/kube-env";
-import {
-  dcgmScrapeConfig,
-  type StandInDcgmExporter,
-  startStandInDcgmExporter,
-} from "@/server/metrics/testing/dcgm-exporter";
-import { startPrometheus, type TestPrometheus } from "@/test/prometheus";
 import { round, summarize } from "../recovery/stats";
-import type { BenchConfig } from "./config";
-import type { Lifecycle } from "./environment";
-import type { FaultSample } from "./faults";
+import type { BenchConfig, BenchSignalSource } from "./config";
+import type { BenchDcgm } from "./dcgm";
+import type { FaultSample, NodeSignalSetter } from "./faults";
 
 /**
  * `bench:k8s --node-signal SOURCE`: the node faults are one source's signal, set as that source sets it on
@@ -21,36 +15,6 @@ import type { FaultSample } from "./faults";
  * the trials is held to 500 ms for the API-object sources and to a scrape interval + 500 ms for dcgm.
  * The device plugin's row waits a grace period by design, so it is not one of the sources here.
  */
-export const BENCH_SIGNAL_SOURCES = ["hyperpod", "kubernetes", "nvsentinel", "npd", "eks", "dcgm"] as const;
-export type BenchSignalSource = (typeof BENCH_SIGNAL_SOURCES)[number];
-
-export type BenchDcgm = { exporter: StandInDcgmExporter; prometheus: TestPrometheus; scrapeMs: number };
-
-export async function startBenchDcgm(input: {
-  nodes: string[];
-  gpusPerNode: number;
-  scrapeMs: number;
-  life: Lifecycle;
-}): Promise<BenchDcgm> {
-  const exporter = await startStandInDcgmExporter({ nodes: input.nodes, gpusPerNode: input.gpusPerNode });
-  input.life.defer("stop the stand-in DCGM exporter", () => exporter.stop());
-  const prometheus = await startPrometheus({ config: dcgmScrapeConfig(exporter.targets, input.scrapeMs) });
-  input.life.defer("stop Prometheus", () => prometheus.stop());
-  return { exporter, prometheus, scrapeMs: input.scrapeMs };
-}
-
-/**
- * Sets and clears one source's signal on a node; `settleMs`: how long the operator takes to see a clear;
- * `jitterMs`: a random wait up to this long more before the next set (a scrape interval for dcgm).
- */
-export type NodeSignalSetter = {
-  source: BenchSignalSource;
-  jitterMs: number;
-  set(node: string): Promise<unknown>;
-  clear(node: string): Promise<unknown>;
-  settleMs: number;
-};
-
 const STRATEGIC = setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch);
 const MERGE = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const API_SETTLE_MS = 1500;

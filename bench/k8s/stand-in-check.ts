@@ -1,10 +1,10 @@
-import { type AgentStatusName, agentStatusSchema, RESTART_MODE } from "@/server/agent/protocol";
 import {
   closeServer,
   createStandInAgent,
   type StandInAgent,
   serveStandInAgent,
 } from "@/server/cluster/kubernetes/testing/stand-in-agents";
+import { type AgentStatusName, agentStatusSchema, RESTART_MODE } from "@/server/domain/agent-api/protocol";
 import { createAgentClient } from "@/server/operator/agent-client";
 
 /**

@@ -1,5 +1,5 @@
 import { injectFault } from "@/server/operator/api/faults";
-import { listRestartEvents, type RestartEventRow } from "@/server/services/restart-events/queries";
+import { listRestartEvents, type RestartEventRow } from "@/server/store/restart-events/queries";
 import { type BenchJob, waitStepping } from "./job";
 import type { BenchOperator } from "./operator";
 import { readStages, type Stages } from "./stages";

@@ -1,4 +1,4 @@
-import type { RestartEventRow } from "@/server/services/restart-events/queries";
+import type { RestartEventRow } from "@/server/store/restart-events/queries";
 import type { BenchJob } from "./job";
 import type { BenchOperator } from "./operator";
 

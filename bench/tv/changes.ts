@@ -1,5 +1,5 @@
-import type { QuotaView } from "@/server/api/routers/governance/governance.schema";
 import type { JobRef } from "@/server/cluster/types";
+import type { QuotaView } from "@/server/services/governance/governance.schema";
 import type { BenchEnvironment } from "../k8s/environment";
 import { injectNodeFault } from "../k8s/faults";
 import { type FrameReader, GPU } from "./frames";

@@ -6,7 +6,7 @@ import { CapacityChart } from "@/components/charts/capacity-chart";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import { resourceLabel } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
-import type { CapacityHistoryInput } from "@/server/api/routers/governance/governance.schema";
+import type { CapacityHistoryInput } from "@/server/services/governance/governance.schema";
 import styles from "./governance.module.css";
 
 type Range = NonNullable<CapacityHistoryInput["range"]>;

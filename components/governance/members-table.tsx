@@ -5,7 +5,7 @@ import { useState } from "react";
 import { type Column, DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
-import type { MemberView, Role } from "@/server/api/routers/governance/governance.schema";
+import type { MemberView, Role } from "@/server/services/governance/governance.schema";
 import { type ServerRefusal, serverRefusal } from "./form-errors";
 import styles from "./governance.module.css";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { WhatIfInput, WhatIfView } from "@/server/api/routers/governance/governance.schema";
+import type { WhatIfInput, WhatIfView } from "@/server/services/governance/governance.schema";
 import { WhatIfPanel } from "./what-if-panel";
 
 /** Whether the what-if says saving needs the explicit over-commit choice (over, or not known). */

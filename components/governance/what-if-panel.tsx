@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
-import type { WhatIfInput, WhatIfView } from "@/server/api/routers/governance/governance.schema";
+import type { WhatIfInput, WhatIfView } from "@/server/services/governance/governance.schema";
 import styles from "./governance.module.css";
 
 /** Whether saving over-commits the cluster's GPUs (a quota raise past them), said before anything else. */

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { formatQuantity, resourceLabel } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
-import type { WhyPendingView } from "@/server/api/routers/governance/governance.schema";
+import type { WhyPendingView } from "@/server/services/governance/governance.schema";
 import styles from "./governance.module.css";
 import { useRefetchOnChange } from "./use-refetch-on-change";
 

@@ -3,7 +3,7 @@ import type { LiveJob } from "@/server/domain/operator-api/contract";
 
 /**
  * An elastic job's scaling history as the job page shows it: sizes over time with reasons, and target vs
- * actual replicas. From the scaling history rows (ScalingEvent, server/services/scaling-events) where the page
+ * actual replicas. From the scaling history rows (ScalingEvent, server/store/scaling-events) where the page
  * has them, else from the operator's events (`Scaling`, `Scaled`, `ScalingFailed`), which carry the same facts.
  */
 

@@ -1,9 +1,9 @@
-import type { NodeView, PodView, RankView, TopologyView } from "@/server/domain/jobs/view-model";
+import type { NodeView, PodTile, RankView, TopologyView } from "@/server/domain/jobs/view-model";
 
 /** A synthetic job for tests: `nodes` nodes × `perNode` ranks, one pod per node. */
 export function syntheticTopology(nodes: number, perNode: number): TopologyView {
   const nodeViews: NodeView[] = [];
-  const pods: PodView[] = [];
+  const pods: PodTile[] = [];
   const ranks: RankView[] = [];
   for (let n = 0; n < nodes; n += 1) {
     const node = `node-${n}`;

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { type ServerRefusal, serverRefusal } from "@/components/governance/form-errors";
 import { useTRPC } from "@/lib/trpc/client";
-import type { CreatedShareToken } from "@/server/api/routers/share-tokens/share-tokens.schema";
+import type { CreatedShareToken } from "@/server/services/share-tokens/share-tokens.schema";
 import { ScopeFields } from "./scope-fields";
 import styles from "./share-tokens.module.css";
 import { useTokenDraft } from "./use-token-draft";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { CreatedShareToken } from "@/server/api/routers/share-tokens/share-tokens.schema";
+import type { CreatedShareToken } from "@/server/services/share-tokens/share-tokens.schema";
 import { formatExpiry } from "./last-used";
 import styles from "./share-tokens.module.css";
 

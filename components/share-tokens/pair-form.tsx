@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { serverRefusal } from "@/components/governance/form-errors";
 import { useTRPC } from "@/lib/trpc/client";
-import { pairShareTokenInputSchema } from "@/server/api/routers/share-tokens/share-tokens.schema";
+import { pairShareTokenInputSchema } from "@/server/services/share-tokens/share-tokens.schema";
 import styles from "./share-tokens.module.css";
 
 /**

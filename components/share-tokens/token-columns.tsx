@@ -1,6 +1,6 @@
 import type { Column } from "@/components/ui/data-table";
-import type { ShareTokenView } from "@/server/api/routers/share-tokens/share-tokens.schema";
 import { TV_VIEW_TITLES } from "@/server/domain/access/share";
+import type { ShareTokenView } from "@/server/services/share-tokens/share-tokens.schema";
 import { formatExpiry, formatLastUsed } from "./last-used";
 import { RevokeButton } from "./revoke-button";
 

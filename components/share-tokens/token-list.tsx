@@ -1,6 +1,6 @@
 import { DataTable } from "@/components/ui/data-table";
 import { EmptyState } from "@/components/ui/query-state";
-import type { ShareTokenView } from "@/server/api/routers/share-tokens/share-tokens.schema";
+import type { ShareTokenView } from "@/server/services/share-tokens/share-tokens.schema";
 import { tokenColumns } from "./token-columns";
 
 /**

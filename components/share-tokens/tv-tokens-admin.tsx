@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
-import type { CreatedShareToken } from "@/server/api/routers/share-tokens/share-tokens.schema";
+import type { CreatedShareToken } from "@/server/services/share-tokens/share-tokens.schema";
 import { CreateTokenForm } from "./create-token-form";
 import { CreatedTokenNotice } from "./created-token-notice";
 import { TokenList } from "./token-list";

@@ -3,11 +3,11 @@
 import { useState } from "react";
 import type { FieldErrors } from "@/components/governance/form-errors";
 import { fieldErrorsOf } from "@/components/governance/form-errors";
+import type { TvView } from "@/server/domain/access/share";
 import {
   type CreateShareTokenInput,
   createShareTokenInputSchema,
-} from "@/server/api/routers/share-tokens/share-tokens.schema";
-import type { TvView } from "@/server/domain/access/share";
+} from "@/server/services/share-tokens/share-tokens.schema";
 
 export type TokenDraft = {
   label: string;

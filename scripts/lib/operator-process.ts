@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { readOperatorToken } from "@/server/operator/api/local-token";
+import { readOperatorToken } from "@/server/cluster/local-token";
 import { buildOperator } from "./operator-build";
 import { waitForHttp } from "./processes";
 

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { AgentStatus } from "@/server/domain/agent-api/protocol";
 import { findFreePort } from "@/server/http/free-port";
 import { ensureHyperPodAgent } from "@/test/hyperpod-agent";
-import type { AgentStatus } from "./protocol";
 import { type AgentHandle, cleanupAgents, REPO_ROOT, readRankLog, startAgent } from "./testing/agent-harness";
 
 /**

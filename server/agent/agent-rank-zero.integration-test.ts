@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentStatus } from "@/server/domain/agent-api/protocol";
 import type { LogMonitoringRuleInput } from "@/server/domain/log-rules/log-rule.schema";
-import type { AgentStatus } from "./protocol";
 import {
   type AgentHandle,
   cleanupAgents,

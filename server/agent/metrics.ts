@@ -1,6 +1,6 @@
 import { Counter, Gauge, type LabelValues } from "prom-client";
+import { RANK_RUN_STATES } from "@/server/domain/agent-api/protocol";
 import { createRegistry, type MetricsRegistry } from "../metrics/exposition";
-import { RANK_RUN_STATES } from "./protocol";
 import type { RankRecord } from "./rank-record";
 import { AGENT_STATES, type AgentState } from "./state";
 

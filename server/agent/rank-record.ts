@@ -1,3 +1,4 @@
+import { encodeJsonFloat, type RankRunState, type RankStatus } from "@/server/domain/agent-api/protocol";
 import { type RankLogState, WAITING_RANK } from "../domain/log-rules/aggregate";
 import { isProgressLine } from "../domain/log-rules/progress";
 import type { RankLogMonitor } from "../domain/log-rules/rank-monitor";
@@ -9,7 +10,6 @@ import {
   recordProgress,
   usualProgressIntervalMs,
 } from "./progress-track";
-import { encodeJsonFloat, type RankRunState, type RankStatus } from "./protocol";
 import { isoTimestamp } from "./state";
 
 /**

@@ -1,12 +1,17 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { z } from "zod";
+import {
+  type ErrorBody,
+  startRequestSchema,
+  stopRequestSchema,
+  updateRequestSchema,
+} from "@/server/domain/agent-api/protocol";
 import type { Logger } from "../log";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/exposition";
 import type { Agent, CommandResult } from "./agent";
 import { agentProcessEnv } from "./env";
 import { bodyValue, readJsonBody } from "./http-body";
-import { type ErrorBody, startRequestSchema, stopRequestSchema, updateRequestSchema } from "./protocol";
 import { jsonErrorDetail, parseBody } from "./validation-detail";
 import { createStatusWatch, isWatchRequest } from "./watch";
 

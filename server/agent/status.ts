@@ -1,4 +1,9 @@
-import { AGENT_VERSION, type AgentStatus, type AgentStatusName, RESTART_MODE } from "./protocol";
+import {
+  AGENT_VERSION,
+  type AgentStatus,
+  type AgentStatusName,
+  RESTART_MODE,
+} from "@/server/domain/agent-api/protocol";
 import { type RankRecord, rankStatus } from "./rank-record";
 import { type AgentState, isoTimestamp, type StateSnapshot } from "./state";
 

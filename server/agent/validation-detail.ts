@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ValidationIssue } from "./protocol";
+import type { ValidationIssue } from "@/server/domain/agent-api/protocol";
 
 /**
  * Turns a request-body parse into FastAPI's 422 `detail` list: `loc` starts with "body" and names the

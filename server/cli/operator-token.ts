@@ -1,5 +1,5 @@
 import path from "node:path";
-import { readOperatorToken } from "@/server/operator/api/local-token";
+import { readOperatorToken } from "@/server/cluster/local-token";
 
 /**
  * The bearer token the CLI sends to the operator: --token, else REBOUND_OPERATOR_TOKEN, else on Kubernetes

@@ -2,7 +2,7 @@ import "server-only";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/env";
-import { readOperatorToken } from "@/server/operator/api/local-token";
+import { readOperatorToken } from "@/server/cluster/local-token";
 
 /**
  * The bearer token the console sends to the operator's API: REBOUND_OPERATOR_TOKEN when set; on

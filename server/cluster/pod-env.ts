@@ -1,5 +1,5 @@
+import { jobSize } from "@/server/domain/job-spec/job-size";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
-import { jobTotals } from "@/server/domain/job-spec/job-totals";
 
 /**
  * What HyperPod's training operator adds to every container of a job's pods, as the unmodified
@@ -18,7 +18,7 @@ export type InjectedEnv = Record<string, string>;
 
 export function operatorInjectedEnv(job: HyperPodPyTorchJob): InjectedEnv {
   return {
-    NNODES: String(jobTotals(job).nodes),
+    NNODES: String(jobSize(job).nodes),
     ...(job.spec.elasticPolicy ? { HYPERPOD_SIGNAL_COORDINATION: "distributed" } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type { ClusterSource, HistoryQuery } from "@/server/services/jobs/gateway/types";
-import type { MetricsResult, MetricsSource } from "./source";
+import type { MetricsResult, MetricsSource } from "./series";
 
 /**
  * The metrics source without Prometheus: the operator's embedded bounded history (server/operator/history.ts),

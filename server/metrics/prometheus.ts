@@ -9,7 +9,7 @@ import type {
   MetricsScope,
   MetricsSource,
   MetricsWindow,
-} from "./source";
+} from "./series";
 import { alignWindow, chooseStepSeconds } from "./step";
 
 /**

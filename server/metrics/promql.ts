@@ -1,5 +1,5 @@
 import type { JobRef } from "@/server/cluster/types";
-import type { ClusterSeriesName, JobSeriesName } from "./source";
+import type { ClusterSeriesName, JobSeriesName } from "./series";
 import { promDuration } from "./step";
 
 /**

@@ -4,16 +4,16 @@ import {
   agentStatusSchema,
   type StartRequestInput,
   type stopRequestSchema,
-} from "@/server/agent/protocol";
+} from "@/server/domain/agent-api/protocol";
 import { type AgentRequest, type AgentTransport, createHttpTransport } from "./agent-transport";
 
 /**
  * The operator's side of the HyperPod agent protocol (docs/hyperpod-compatibility.md, "The agent protocol"),
- * on the shared contract in server/agent/protocol.ts (it also parses the unmodified hyperpod-elastic-agent,
+ * on the shared contract in server/domain/agent-api/protocol.ts (it also parses the unmodified hyperpod-elastic-agent,
  * which has no `ranks`). An answer we cannot read is reported as `invalid-response`, never thrown past the
  * caller.
  */
-export type { AgentStatus, RankStatus as AgentRank } from "@/server/agent/protocol";
+export type { AgentStatus, RankStatus as AgentRank } from "@/server/domain/agent-api/protocol";
 export type StartRequestBody = StartRequestInput;
 export type StopRequestBody = z.input<typeof stopRequestSchema>;
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
 import { promtoolCheckMetrics } from "@/server/metrics/promtool";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { type AgentTransport, createHttpTransport } from "./agent-transport";
 import { injectFault } from "./api/faults";

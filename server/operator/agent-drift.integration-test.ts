@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, HYPERPOD_AGENT_VERSION } from "@/test/hyperpod-agent";
 import type { OperatorConfig } from "./reconcilers/deps";

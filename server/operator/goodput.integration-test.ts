@@ -3,7 +3,7 @@ import type { JobRef } from "@/server/cluster/types";
 import { createDb } from "@/server/db/client";
 import { timelineTotals } from "@/server/domain/console/timeline";
 import { timelineEntries } from "@/server/services/jobs/job-view";
-import { listPendingRestartEvents, listRestartEvents } from "@/server/services/restart-events/queries";
+import { listPendingRestartEvents, listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { injectFault } from "./api/faults";
 import { demoJobYaml } from "./testing/jobs";

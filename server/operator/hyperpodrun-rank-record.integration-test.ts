@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { faultScope } from "@/components/charts/timeline-text";
 import type { JobRef } from "@/server/cluster/types";
 import { timelineEntries } from "@/server/services/jobs/job-view";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { ensureHyperPodAgent, type HyperPodAgent } from "@/test/hyperpod-agent";
 import { type HyperPodWorkDir, hyperpodrunJobYaml, hyperpodWorkDir } from "./testing/hyperpod-worker";

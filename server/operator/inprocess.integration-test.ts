@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { injectFault } from "./api/faults";
 import { type LocalOperator, startLocalOperator } from "./testing/local-operator";

@@ -3,7 +3,7 @@ import type { ClusterJob } from "@/server/cluster/types";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
 import type { AgentStatus } from "./agent-client";
 import { createLiveState } from "./live-state";
-import type { Observation, PodView } from "./reconcilers/observe";
+import type { Observation, ObservedPod } from "./reconcilers/observe";
 import { testView } from "./testing/pod-views";
 
 const job = {
@@ -22,10 +22,10 @@ const listed = (running: number, of: number): AgentStatus =>
     ranks: Array.from({ length: of }, (_, rank) => ({ rank, state: rank < running ? "running" : "exited" })),
   }) as AgentStatus;
 
-const view = (index: number, status: AgentStatus | null): PodView =>
+const view = (index: number, status: AgentStatus | null): ObservedPod =>
   testView(index, status ? { kind: "status", status } : { kind: "none" });
 
-const update = (live: ReturnType<typeof createLiveState>, pods: PodView[]) => {
+const update = (live: ReturnType<typeof createLiveState>, pods: ObservedPod[]) => {
   const obs: Observation = { now: 1, job, pods, strays: [], nodes: [] };
   const entry = {
     phase: "Running",

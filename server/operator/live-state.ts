@@ -1,10 +1,16 @@
 import type { ClusterEvent, ClusterJob, ClusterNode } from "@/server/cluster/types";
 import { workloadOf } from "@/server/domain/governance";
-import { jobTotals } from "@/server/domain/job-spec/job-totals";
-import type { LiveAdmission, LiveJob, LivePod, LiveRecovery } from "@/server/domain/operator-api/contract";
+import { jobSize } from "@/server/domain/job-spec/job-size";
+import type {
+  JobPhase,
+  LiveAdmission,
+  LiveJob,
+  LivePod,
+  LiveRecovery,
+} from "@/server/domain/operator-api/contract";
 import { createHistory, type OperatorHistory } from "./history";
-import type { JobPhase, Recovery } from "./reconcilers/job-state";
-import type { Observation, PodView } from "./reconcilers/observe";
+import type { Recovery } from "./reconcilers/job-state";
+import type { Observation, ObservedPod } from "./reconcilers/observe";
 import { podRankCount } from "./reconcilers/ranks";
 
 /**
@@ -14,11 +20,11 @@ import { podRankCount } from "./reconcilers/ranks";
  */
 export type { LiveJob, LivePod } from "@/server/domain/operator-api/contract";
 
-/** The contract's view of a restart under way (one spelling of the restart type). */
+/** The contract's view of a restart under way. */
 function toLiveRecovery(recovery: Recovery | null): LiveRecovery | null {
   if (!recovery) return null;
   return {
-    action: recovery.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : recovery.action,
+    action: recovery.action,
     stage: recovery.stage,
     reason: recovery.reason,
     faultAt: recovery.faultAt,
@@ -34,9 +40,9 @@ function toLiveRecovery(recovery: Recovery | null): LiveRecovery | null {
 type Converted = { live: LivePod; listed: number | null };
 
 /** Per view: a view kept between reconciles (observe.ts) is converted once. */
-const converted = new WeakMap<PodView, Converted>();
+const converted = new WeakMap<ObservedPod, Converted>();
 
-function convert(view: PodView): Converted {
+function convert(view: ObservedPod): Converted {
   let entry = converted.get(view);
   if (!entry) {
     const live = convertPod(view);
@@ -54,7 +60,7 @@ function runningSince(iso: string | undefined): { runningSince?: number } {
   return Number.isNaN(at) ? {} : { runningSince: at };
 }
 
-function convertPod(view: PodView): LivePod {
+function convertPod(view: ObservedPod): LivePod {
   const status = view.agent.kind === "status" ? view.agent.status : null;
   return {
     name: view.expected.name,
@@ -114,7 +120,7 @@ export function createLiveState(opts: { history?: OperatorHistory } = {}) {
         name: job.ref.name,
         uid: job.uid,
         createdAt: job.createdAt.getTime(),
-        gpus: jobTotals(job.job).gpus,
+        gpus: jobSize(job.job).gpus,
         priorityClass: labels["kueue.x-k8s.io/priority-class"] ?? null,
         queue: labels["kueue.x-k8s.io/queue-name"] ?? null,
         phase: entry.phase,

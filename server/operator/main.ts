@@ -12,17 +12,16 @@ import { InvalidEnvError } from "@/lib/env-schema";
 import type { KubernetesBackend } from "@/server/cluster/kubernetes/backend";
 import type { LeaderElection } from "@/server/cluster/kubernetes/leader";
 import type { LocalBackend } from "@/server/cluster/local/backend";
+import { ensureOperatorToken, operatorTokenPath } from "@/server/cluster/local-token";
 import { createDb, type Db } from "@/server/db/client";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import { createLogger, type Logger } from "@/server/log";
 import { createAdmissionGate } from "./admission";
 import { type ApiAuth, kubernetesAuth, localTokenAuth, NOBODY } from "./api/authorize";
-import { ensureOperatorToken, operatorTokenPath } from "./api/local-token";
 import { handleRequest } from "./api/routes";
 import { type Controller, createController } from "./controller";
 import type { OperatorEnv } from "./env";
-import { settleMsFor, silenceMsFor } from "./presence/presence";
-import { createOperatorDeps } from "./reconcilers/deps";
+import { createOperatorDeps, operatorConfigFromEnv } from "./wiring";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -173,16 +172,7 @@ async function main() {
     backend,
     db,
     log,
-    config: {
-      pollMs: env.REBOUND_AGENT_POLL_MS,
-      agentTimeoutMs: env.REBOUND_AGENT_TIMEOUT_MS,
-      agentPush: env.REBOUND_AGENT_PUSH,
-      presence: {
-        heartbeatMs: env.REBOUND_AGENT_HEARTBEAT_MS,
-        silenceMs: env.REBOUND_AGENT_SILENCE_MS ?? silenceMsFor(backend.kind),
-        settleMs: env.REBOUND_AGENT_SETTLE_MS ?? settleMsFor(backend.kind),
-      },
-    },
+    config: operatorConfigFromEnv(env, backend.kind),
     admission,
   });
   const auth = await createApiAuth(env);

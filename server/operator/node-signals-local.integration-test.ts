@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entrySentence } from "@/components/charts/timeline-text";
 import type { JobRef } from "@/server/cluster/types";
 import { timelineEntries } from "@/server/services/jobs/job-view";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { childEnv } from "@/test/child-env";
 import { createSeededTestDatabase } from "@/test/database";
 import { handleRequest } from "./api/routes";

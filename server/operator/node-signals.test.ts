@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
-import { withCordonAction } from "@/server/services/node-signals/table";
+import { withCordonAction } from "@/server/domain/node-health/table";
 import { capturingLogger } from "@/test/capturing-log";
 import { startNodeSignalFeed } from "./node-signals";
 

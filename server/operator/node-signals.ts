@@ -4,9 +4,9 @@ import type { ConfigMapRead } from "@/server/cluster/kubernetes/node-signal-conf
 import type { Db } from "@/server/db/client";
 import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
+import { overlayNodeSignals, parseNodeSignalText } from "@/server/domain/node-health/table";
 import type { Logger } from "@/server/log";
-import { loadNodeSignalTable } from "@/server/services/node-signals/queries";
-import { overlayNodeSignals, parseNodeSignalText } from "@/server/services/node-signals/table";
+import { loadNodeSignalTable } from "@/server/store/node-signals/queries";
 
 /**
  * The node-signal table the operator judges nodes by, kept current: the table stored in Postgres (changed

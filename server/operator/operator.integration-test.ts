@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
 import { createDb } from "@/server/db/client";
-import { listPendingRestartEvents, listRestartEvents } from "@/server/services/restart-events/queries";
+import { listPendingRestartEvents, listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { runJobAction } from "./api/actions";
 import { injectFault } from "./api/faults";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive } from "@/server/cluster/local/process-tree";
 import type { JobRef } from "@/server/cluster/types";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { injectFault } from "./api/faults";
 import type { LiveJob } from "./live-state";

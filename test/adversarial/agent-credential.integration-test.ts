@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 
 /**

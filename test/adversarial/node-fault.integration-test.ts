@@ -6,7 +6,7 @@ import type { LocalOperator } from "@/server/operator/testing/local-operator";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import { runJobAction } from "@/server/services/jobs/actions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 
 /**
  * Issue 16, item 3: a Vision engineer injected a node fault on their own job; the node also held an LLM

@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { QuotaUpdateInput } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
+import type { QuotaUpdateInput } from "@/server/services/governance/governance.schema";
 import { stopCapacitySamplers } from "@/server/services/governance/sampler";
 import { createOperatorSource } from "@/server/services/jobs/gateway/operator-gateway";
 

@@ -14,9 +14,9 @@ import { submitResponseSchema } from "@/server/domain/operator-api/contract";
 import { createLogger } from "@/server/log";
 import { localTokenAuth } from "@/server/operator/api/authorize";
 import { handleRequest } from "@/server/operator/api/routes";
-import { createOperatorDeps } from "@/server/operator/reconcilers/deps";
 import { SHADOW_ANNOTATION, shadowRules } from "@/server/operator/shadow/marks";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
+import { createOperatorDeps } from "@/server/operator/wiring";
 import { childEnv } from "@/test/child-env";
 import { createTestDatabase } from "@/test/database";
 

@@ -6,13 +6,13 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-stat
 import { LiveNote } from "@/lib/live/live-note";
 import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
+import type { ClusterNodeRow, NodeVerdictRow } from "@/server/domain/jobs/pages";
 import { nodeRowList } from "@/server/domain/live/lists";
 import {
   type NodeAction,
   type NodeMeaning,
   SOURCE_NAMES,
 } from "@/server/domain/node-health/signal-table.schema";
-import type { ClusterNodeRow, NodeVerdictRow } from "@/server/services/jobs/cluster";
 
 const ACTION_TEXT: Record<NodeAction, string> = {
   "replace-now": "its pods are replaced now",

@@ -1,4 +1,4 @@
-import type { JobRow } from "@/server/services/jobs/queries";
+import type { JobRow } from "@/server/domain/jobs/pages";
 
 export type JobFilters = { team: string; status: string; namespace: string };
 

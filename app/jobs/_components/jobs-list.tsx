@@ -9,8 +9,8 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-stat
 import { LiveNote } from "@/lib/live/live-note";
 import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
+import type { JobRow } from "@/server/domain/jobs/pages";
 import { jobRowList } from "@/server/domain/live/lists";
-import type { JobRow } from "@/server/services/jobs/queries";
 import { filterJobs, type JobFilters, statusTone } from "./jobs-filter";
 
 /** The columns at `now` (the age ticks with the page's clock: rows only re-render on a pushed change). */

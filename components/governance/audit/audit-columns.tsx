@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { Column } from "@/components/ui/data-table";
-import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
+import type { AuditEntry } from "@/server/services/governance/governance.schema";
 
 /** An audit table's columns (when, who, action, target), then the change in words as `change` says it. */
 export function auditColumns(change: {

@@ -5,7 +5,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/query-state";
 import { formatQuantity, resourceLabel } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
-import type { Overview, OverviewTeam } from "@/server/api/routers/governance/governance.schema";
+import type { Overview, OverviewTeam } from "@/server/services/governance/governance.schema";
 import { CapacityHistory } from "../capacity-history";
 import { overviewColumns } from "./overview-columns";
 

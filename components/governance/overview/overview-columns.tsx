@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { Column } from "@/components/ui/data-table";
 import { formatQuantity } from "@/lib/format";
-import type { CapacityRow, OverviewTeam } from "@/server/api/routers/governance/governance.schema";
+import type { CapacityRow, OverviewTeam } from "@/server/services/governance/governance.schema";
 
 const GPU = "nvidia.com/gpu";
 

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { formatDuration } from "@/components/jobs/format";
 import type { Column } from "@/components/ui/data-table";
 import { formatQuantity } from "@/lib/format";
-import type { QueueView } from "@/server/api/routers/governance/governance.schema";
+import type { QueueView } from "@/server/services/governance/governance.schema";
 
 export type PendingRow = QueueView["pending"][number];
 export type AdmittedRow = QueueView["admitted"][number];

@@ -1,4 +1,4 @@
-import type { QuotaView } from "@/server/api/routers/governance/governance.schema";
+import type { QuotaView } from "@/server/services/governance/governance.schema";
 import type { FieldErrors } from "../form-errors";
 import styles from "../governance.module.css";
 import { SelectField } from "../select-field";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc/client";
-import type { QuotaUpdateInput, QuotaView } from "@/server/api/routers/governance/governance.schema";
+import type { QuotaUpdateInput, QuotaView } from "@/server/services/governance/governance.schema";
 import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";
 import { useReviewedDraft } from "../use-reviewed-draft";

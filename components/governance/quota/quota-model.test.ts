@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { QuotaView } from "@/server/api/routers/governance/governance.schema";
+import type { QuotaView } from "@/server/services/governance/governance.schema";
 import { checkDraft, draftOf, emptyResource, inputOf } from "./quota-model";
 
 const view: QuotaView = {

@@ -2,7 +2,7 @@ import {
   type QuotaUpdateInput,
   type QuotaView,
   quotaUpdateInputSchema,
-} from "@/server/api/routers/governance/governance.schema";
+} from "@/server/services/governance/governance.schema";
 import { type FieldErrors, fieldErrorsOf } from "../form-errors";
 
 /**

@@ -1,6 +1,6 @@
 import { type Column, DataTable } from "@/components/ui/data-table";
 import { formatQuantity } from "@/lib/format";
-import type { QuotaView } from "@/server/api/routers/governance/governance.schema";
+import type { QuotaView } from "@/server/services/governance/governance.schema";
 import styles from "../governance.module.css";
 
 type Row = QuotaView["resources"][number];

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc/client";
-import type { SchedulerUpdateInput, SchedulerView } from "@/server/api/routers/governance/governance.schema";
+import type { SchedulerUpdateInput, SchedulerView } from "@/server/services/governance/governance.schema";
 import styles from "../governance.module.css";
 import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SchedulerView } from "@/server/api/routers/governance/governance.schema";
+import type { SchedulerView } from "@/server/services/governance/governance.schema";
 import { checkSchedulerDraft, emptyPriorityClass, schedulerDraftOf } from "./scheduler-model";
 
 const view: SchedulerView = {

@@ -2,7 +2,7 @@ import {
   type SchedulerUpdateInput,
   type SchedulerView,
   schedulerUpdateInputSchema,
-} from "@/server/api/routers/governance/governance.schema";
+} from "@/server/services/governance/governance.schema";
 import { type FieldErrors, fieldErrorsOf } from "../form-errors";
 
 /** The scheduler editor's state (HyperPod ClusterSchedulerConfig): weights as typed text. */

@@ -1,5 +1,5 @@
 import { type Column, DataTable } from "@/components/ui/data-table";
-import type { PriorityClassView, SchedulerView } from "@/server/api/routers/governance/governance.schema";
+import type { PriorityClassView, SchedulerView } from "@/server/services/governance/governance.schema";
 import styles from "../governance.module.css";
 
 const onOff = (value: boolean) => (value ? "Enabled" : "Disabled");

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentStatus } from "../protocol";
+import type { AgentStatus } from "@/server/domain/agent-api/protocol";
 import { cleanupAgents, DEMO_TRAINER, readRankLog, startAgent } from "../testing/agent-harness";
 
 /**

@@ -1,3 +1,4 @@
+import type { StartRequest, StopRequest, UpdateRequest } from "@/server/domain/agent-api/protocol";
 import type { LogMonitoringRule } from "../../domain/log-rules/log-rule.schema";
 import {
   type Agent,
@@ -7,10 +8,9 @@ import {
   conflict,
   launcherSettings,
   rendezvousOf,
-} from "../agent";
+} from "../agent-parts";
 import { type Attempt, launchAttempt } from "../launcher";
 import { createAgentMetrics } from "../metrics";
-import type { StartRequest, StopRequest, UpdateRequest } from "../protocol";
 import { createAgentStateMachine, type Fault, IPR_TRANSITIONS } from "../state";
 import { type Assignment, buildStatus, EMPTY_ASSIGNMENT } from "../status";
 import type { Rendezvous } from "../worker-env";

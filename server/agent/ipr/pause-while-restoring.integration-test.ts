@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentStatus } from "../protocol";
+import type { AgentStatus } from "@/server/domain/agent-api/protocol";
 import { cleanupAgents, DEMO_TRAINER, readRankLog, startAgent } from "../testing/agent-harness";
 
 /**

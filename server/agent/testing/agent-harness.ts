@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { type AgentStatus, agentStatusSchema } from "@/server/domain/agent-api/protocol";
 import { agentProcessEnv, spawnEnv } from "../env";
 import { isProcessAlive, signalGroupOnly } from "../process-group";
-import { type AgentStatus, agentStatusSchema } from "../protocol";
 
 /**
  * Integration-test harness: runs the real agent (`node bin/rebound-agent.mjs …`) as a child process, talks

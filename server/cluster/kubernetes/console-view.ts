@@ -1,8 +1,8 @@
 import { ApiextensionsV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import { type ClusterEvent, isNodeHealthy, type JobRef } from "@/server/cluster/types";
+import { jobSize } from "@/server/domain/job-spec/job-size";
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
 import { JOB_CRD_NAME } from "@/server/domain/job-spec/job-spec.schema";
-import { jobTotals } from "@/server/domain/job-spec/job-totals";
 import type { NodeVerdict } from "@/server/domain/node-health/evaluate";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import type { KubernetesBackend } from "./backend";
@@ -88,8 +88,8 @@ function statusOf(object: JobObject): Pick<ConsoleJob, "status" | "statusMessage
 /** Nodes, ranks and GPUs from a spec that may not satisfy our schema (another operator's job). */
 function sizeOf(object: JobObject): Pick<ConsoleJob, "nodes" | "ranks" | "gpus"> {
   try {
-    const totals = jobTotals(object as unknown as HyperPodPyTorchJob);
-    return { nodes: totals.nodes, ranks: totals.ranks, gpus: totals.gpus };
+    const size = jobSize(object as unknown as HyperPodPyTorchJob);
+    return { nodes: size.nodes, ranks: size.ranks, gpus: size.gpus };
   } catch {
     return { nodes: 0, ranks: null, gpus: 0 };
   }

@@ -12,7 +12,7 @@ import { JOB_CRD_NAME, JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domai
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { createLogger } from "@/server/log";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { listPendingRestartEvents, listRestartEvents } from "@/server/services/restart-events/queries";
+import { listPendingRestartEvents, listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { JOB_FINALIZER, LABEL_JOB } from "./objects";
 import { type KubeEnv, REPO_ROOT, setNodeHealth, startKubeEnv, waitUntil } from "./testing/kube-env";

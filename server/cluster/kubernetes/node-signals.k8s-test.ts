@@ -16,7 +16,7 @@ import {
   startStandInDcgmExporter,
 } from "@/server/metrics/testing/dcgm-exporter";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { startPrometheus, type TestPrometheus } from "@/test/prometheus";
 import { LABEL_JOB } from "./objects";

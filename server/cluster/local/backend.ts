@@ -3,6 +3,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ClusterBackend, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
+import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
+import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
 import type { NodeFaultSource } from "@/server/domain/operator-api/contract";
@@ -31,6 +33,8 @@ export type LocalBackend = ClusterBackend & {
   readonly prometheusTargetsFile: string;
   /** Validates and stores a job (YAML text), then wakes the operator for it. */
   submitYaml(text: string): Promise<SubmitResult>;
+  /** Stores a job already parsed (parseJobYaml), then wakes the operator for it. */
+  submit(job: HyperPodPyTorchJob): Promise<SubmitResult>;
   /**
    * A node fault said by `source` (default HyperPod's label: the node fails and its pods die, as a reboot
    * does); any other source only sets its fact (node-facts.ts) and the operator moves the pods as the
@@ -121,6 +125,15 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     seen = now;
   };
 
+  const submit = async (job: HyperPodPyTorchJob): Promise<SubmitResult> => {
+    const result = await jobs.submit(job);
+    if (result.ok) {
+      seen.set(`${result.job.ref.namespace}/${result.job.ref.name}`, `${result.job.generation}:`);
+      emit(result.job.ref);
+    }
+    return result;
+  };
+
   return {
     kind: "local",
     prometheusTargetsFile: path.join(localDir, PROMETHEUS_TARGETS),
@@ -192,7 +205,10 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
       // Its files first, its row last: once the row is gone the job is, and the operator frees its
       // capacity at once (a queued job's admission is not kept waiting by a clean-up of files).
       rmSync(jobDir(ref), { recursive: true, force: true });
-      if (job) retainRunLogs(podsDir, { namespace: ref.namespace, run: { job: ref.name, uid: job.uid } });
+      if (job) {
+        pods.releaseJob({ namespace: ref.namespace, name: ref.name, uid: job.uid });
+        retainRunLogs(podsDir, { namespace: ref.namespace, run: { job: ref.name, uid: job.uid } });
+      }
       await jobs.remove(ref);
     },
     listPods: async (ref) => pods.list(ref),
@@ -207,6 +223,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
         });
       return reservations.pick(choose, input.gpus, (node) => {
         const dir = jobDir(input.job.ref);
+        // Made here, given to the job's group by the pod manager (its pods, and only they, use them).
         mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
         const gpus = nodes.gpuIndices(node);
         return pods.create({
@@ -222,6 +239,7 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
             REBOUND_FAULT_FILE: faultFile(input.job.ref),
             ...(gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: gpus.join(",") } : {}),
           },
+          jobFiles: { dir, shared: [path.join(dir, "checkpoints")] },
         });
       });
     },
@@ -234,13 +252,11 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     beforeRestart: (ref) => rmSync(faultFile(ref), { force: true }),
     stoppedPods: (ref) => pods.stoppedPods(ref),
     async submitYaml(text) {
-      const result = await jobs.submitYaml(text);
-      if (result.ok) {
-        seen.set(`${result.job.ref.namespace}/${result.job.ref.name}`, `${result.job.generation}:`);
-        emit(result.job.ref);
-      }
-      return result;
+      const parsed = parseJobYaml(text);
+      if (!parsed.ok) return { ok: false, reason: "invalid", errors: parsed.errors };
+      return submit(parsed.job);
     },
+    submit,
     failNode(node, source = "hyperpod") {
       if (source !== "hyperpod") return nodes.signal(node, source, { clearAfterMs: opts.nodeRebootMs });
       nodes.fail(node, { rebootAfterMs: opts.nodeRebootMs });
@@ -250,7 +266,8 @@ export async function createLocalBackend(opts: LocalBackendOptions): Promise<Loc
     plantTrainerFault(ref, fault) {
       mkdirSync(jobDir(ref), { recursive: true });
       const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-      writeFileSync(faultFile(ref), JSON.stringify({ ...fault, id, at: Date.now() }));
+      // Root's; its pods read it through the job's directory, which only the job's group enters (pods.ts).
+      writeFileSync(faultFile(ref), JSON.stringify({ ...fault, id, at: Date.now() }), { mode: 0o644 });
     },
     clearTrainerFault: (ref) => rmSync(faultFile(ref), { force: true }),
   };

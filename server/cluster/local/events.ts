@@ -1,13 +1,13 @@
 import type { ClusterEvent, JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import { recordJobEvent } from "@/server/services/job-events/mutations";
-import { listJobEvents } from "@/server/services/job-events/queries";
+import { recordJobEvent } from "@/server/store/job-events/mutations";
+import { listJobEvents } from "@/server/store/job-events/queries";
 import type { JobStore } from "./job-store";
 
 /**
  * The local back end's stand-in for Kubernetes Events: in Postgres, per job uid (so they survive an
  * operator restart, and a job resubmitted under the same name starts with none), repeats collapsed into a
- * count and kept bounded (server/services/job-events/retention.ts).
+ * count and kept bounded (server/store/job-events/retention.ts).
  */
 export function createEventLog(deps: { db: Db; jobs: Pick<JobStore, "get"> }) {
   return {

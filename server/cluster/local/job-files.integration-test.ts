@@ -6,10 +6,10 @@ import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { recordJobEvent } from "@/server/services/job-events/mutations";
-import { listJobEvents } from "@/server/services/job-events/queries";
-import { MAX_EVENTS_PER_RUN } from "@/server/services/job-events/retention";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { recordJobEvent } from "@/server/store/job-events/mutations";
+import { listJobEvents } from "@/server/store/job-events/queries";
+import { MAX_EVENTS_PER_RUN } from "@/server/store/job-events/retention";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createTestDatabase } from "@/test/database";
 import { podDir } from "./pod-dirs";
 

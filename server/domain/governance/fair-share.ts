@@ -1,4 +1,4 @@
-import type { Ledger } from "./ledger";
+import type { Cell, Limits } from "./limits";
 import type { Quantities } from "./types";
 
 /**
@@ -8,11 +8,22 @@ import type { Quantities } from "./types";
  * share, as in Kueue (it yields to every weighted team).
  */
 
+/**
+ * What the share reads of the usage ledger (ledger.ts's Ledger has this shape): stated here so that the
+ * ledger, which caches each team's share, imports this module and not the other way round.
+ */
+export type ShareLedger = {
+  readonly limits: Limits;
+  isGoverned(flavor: string, resource: string): boolean;
+  cell(team: string, flavor: string, resource: string): Cell;
+  usedCells(team: string): ReadonlyMap<string, ReadonlyMap<string, number>>;
+};
+
 /** A change to weigh without applying it: `request` added (sign 1) or removed (−1) in `flavor`. */
 export type UsageChange = { flavor: string; request: Quantities; sign: 1 | -1 };
 
 function cellShare(
-  ledger: Ledger,
+  ledger: ShareLedger,
   at: { team: string; flavor: string; resource: string; used: number },
 ): number {
   const { team, flavor, resource, used } = at;
@@ -28,13 +39,13 @@ function changed(change: UsageChange | null, flavor: string, resource: string): 
 }
 
 /** Resources the change adds that the team uses none of yet in that flavor. */
-function newCells(ledger: Ledger, team: string, change: UsageChange | null): Array<[string, number]> {
+function newCells(ledger: ShareLedger, team: string, change: UsageChange | null): Array<[string, number]> {
   if (change === null || change.sign < 0) return [];
   const used = ledger.usedCells(team).get(change.flavor);
   return Object.entries(change.request).filter(([resource, amount]) => amount > 0 && !used?.has(resource));
 }
 
-export function dominantShare(ledger: Ledger, team: string, change: UsageChange | null = null): number {
+export function dominantShare(ledger: ShareLedger, team: string, change: UsageChange | null = null): number {
   let dominant = 0;
   for (const [flavor, resources] of ledger.usedCells(team)) {
     for (const [resource, used] of resources) {

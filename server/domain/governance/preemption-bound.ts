@@ -1,6 +1,6 @@
 import { dominantShare } from "./fair-share";
 import type { Ledger } from "./ledger";
-import type { PreemptionTarget, Ranked, Search } from "./preemption";
+import type { PreemptionTarget, Ranked, Search } from "./preemption-search";
 import type { AdmittedWorkload } from "./types";
 
 /**

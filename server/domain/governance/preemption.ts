@@ -1,8 +1,9 @@
 import { dominantShare } from "./fair-share";
 import type { Ledger } from "./ledger";
 import { Bound, withinGuarantee } from "./preemption-bound";
+import type { PreemptionTarget, Ranked, Search } from "./preemption-search";
 import { rankOf } from "./priority";
-import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings, Workload } from "./types";
+import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings } from "./types";
 
 /**
  * Preemption for a workload that does not fit a flavor, as Kueue chooses:
@@ -18,10 +19,6 @@ import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings,
  */
 
 export type Victim = { victim: AdmittedWorkload; reason: PreemptionReason };
-export type PreemptionTarget = { workload: Workload; rank: number; flavor: string };
-
-/** An admitted workload with its rank and its team's number in the index. */
-export type Ranked = { workload: AdmittedWorkload; rank: number; team: number };
 /** flavor → its admitted workloads in candidate order: lowest rank first, newest first among equals. */
 export type PreemptionIndex = { teams: number; byFlavor: ReadonlyMap<string, readonly Ranked[]> };
 
@@ -60,22 +57,6 @@ export function preemptionIndex(
     list.sort((a, b) => a.rank - b.rank || b.workload.admittedAt - a.workload.admittedAt);
   return { teams: teams.size, byFlavor };
 }
-
-export type Search = {
-  ledger: Ledger;
-  target: PreemptionTarget;
-  resources: readonly string[];
-  reclaim: boolean;
-  /** The preemptor's team's share with the workload admitted (fair sharing only). */
-  preemptorShare: number;
-  /** team → whether it borrows now (dropped when one of its workloads is taken). */
-  borrowing: Map<string, boolean>;
-  /**
-   * team → requests of its workloads fair sharing refused: while nothing of the team is taken, one at least
-   * as big is refused too (its share after losing it would be no higher).
-   */
-  refused: Map<string, Quantities[]>;
-};
 
 const covers = (request: Quantities, smaller: Quantities) => {
   for (const r in smaller) if ((request[r] ?? 0) < (smaller[r] ?? 0)) return false;

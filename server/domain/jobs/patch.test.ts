@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JobPage } from "@/server/services/jobs/queries";
+import type { JobPage } from "@/server/domain/jobs/pages";
 import { applyPatch, diffPage } from "./patch";
 import type { RankView } from "./view-model";
 

@@ -1,4 +1,4 @@
-import type { JobPage } from "@/server/services/jobs/queries";
+import type { JobPage } from "@/server/domain/jobs/pages";
 import type { RankView } from "./view-model";
 
 /**

@@ -47,7 +47,8 @@ export type RankView = {
   progressIntervalMs?: number | null;
 };
 
-export type PodView = {
+/** A pod as the job page's topology draws it (the operator's own view of a pod is its ObservedPod). */
+export type PodTile = {
   name: string;
   node: string | null;
   phase: string;
@@ -68,7 +69,7 @@ export type NodeView = {
 
 export type TopologyView = {
   nodes: NodeView[];
-  pods: PodView[];
+  pods: PodTile[];
   ranks: RankView[];
   /** Set when some pod's agent lists no ranks (hyperpodrun): its ranks show the agent's state only. */
   note?: string;

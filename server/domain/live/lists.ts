@@ -1,5 +1,4 @@
-import type { ClusterNodeRow } from "@/server/services/jobs/cluster";
-import type { JobRow } from "@/server/services/jobs/queries";
+import type { ClusterNodeRow, JobRow } from "@/server/domain/jobs/pages";
 import { keyedList } from "./list-diff";
 
 /** The live lists' keys, one definition for the stream that diffs and the page that applies. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rankStatusSchema } from "@/server/agent/protocol";
+import { rankStatusSchema } from "@/server/domain/agent-api/protocol";
 import {
   logMonitoringConfigurationSchema,
   runPolicySchema,

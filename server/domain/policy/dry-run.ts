@@ -54,7 +54,7 @@ const KIND: Record<FaultLogState, Fault["kind"]> = {
 };
 const ACTION: Record<string, DryRunNextAction["action"]> = {
   PLR: "in-place restart",
-  REPLACE_PODS: "pod replacement",
+  POD_REPLACEMENT: "pod replacement",
   JLR: "full job restart",
   FAIL: "fail",
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDeadlines, type JobPhase } from "./deadlines";
+import { checkDeadlines, type DeadlinePhase } from "./deadlines";
 import { at, SECOND } from "./test-helpers";
 import type { RunPolicyInput } from "./types";
 
@@ -12,7 +12,7 @@ const NOW = at(100);
 const ago = (seconds: number) => NOW - seconds * SECOND;
 
 describe("checkDeadlines", () => {
-  it.each<{ phase: JobPhase; phaseAgo: number; startedAgo: number | null; expected: string | null }>([
+  it.each<{ phase: DeadlinePhase; phaseAgo: number; startedAgo: number | null; expected: string | null }>([
     { phase: "Created", phaseAgo: 601, startedAgo: 601, expected: "startupDeadlineSeconds" },
     { phase: "Starting", phaseAgo: 601, startedAgo: 601, expected: "startupDeadlineSeconds" },
     { phase: "PodsRunning", phaseAgo: 601, startedAgo: 601, expected: "startupDeadlineSeconds" },

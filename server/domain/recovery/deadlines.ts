@@ -3,7 +3,7 @@
 import type { RunPolicyInput } from "./types";
 
 /** The job's phase as the deadlines see it (condition types plus the operator's Starting and Fault states). */
-export type JobPhase =
+export type DeadlinePhase =
   | "Created"
   | "Starting"
   | "PodsRunning"
@@ -27,7 +27,7 @@ type PhaseClocks = {
  * Running); a Suspended job (Kueue) runs no clock, like a batch/v1 Job, and the operator resets startTime on
  * resume; finished jobs run none.
  */
-function clocksFor(phase: JobPhase): PhaseClocks {
+function clocksFor(phase: DeadlinePhase): PhaseClocks {
   switch (phase) {
     case "Created":
     case "Starting":
@@ -67,7 +67,7 @@ function exceeded(deadline: DeadlineName, limitSeconds: number | undefined, elap
  */
 export function checkDeadlines(input: {
   runPolicy?: RunPolicyInput;
-  phase: JobPhase;
+  phase: DeadlinePhase;
   /** Epoch ms at which the current phase began. */
   phaseSince: number;
   /** Epoch ms of status.startTime, or null when the job has not started. */

@@ -31,7 +31,7 @@ describe("decideRecovery pod replacement", () => {
       cluster: { ...DOWN, spareNodes: ["spare-1", "spare-2"], freeNodes: ["free-1"] },
     });
     expect(decision).toEqual({
-      action: "REPLACE_PODS",
+      action: "POD_REPLACEMENT",
       pods: ["job-pod-3"],
       ranks: [3],
       avoidNodes: ["node-3"],
@@ -61,13 +61,13 @@ describe("decideRecovery pod replacement", () => {
 
   it("uses a free node when no spare is left", () => {
     const decision = decide({ cluster: { ...DOWN, freeNodes: ["free-1"] } });
-    expect(decision).toMatchObject({ action: "REPLACE_PODS", useSpare: null, awaitingCapacity: false });
+    expect(decision).toMatchObject({ action: "POD_REPLACEMENT", useSpare: null, awaitingCapacity: false });
   });
 
   it("still replaces the pod, waiting for capacity, when no node can take it (our choice)", () => {
     const decision = decide({ cluster: { ...DOWN, freeNodes: ["node-3"] } });
     expect(decision).toMatchObject({
-      action: "REPLACE_PODS",
+      action: "POD_REPLACEMENT",
       avoidNodes: ["node-3"],
       useSpare: null,
       awaitingCapacity: true,
@@ -78,13 +78,13 @@ describe("decideRecovery pod replacement", () => {
   it("recreates a vanished pod on its healthy node when nothing else is free", () => {
     const fault: Fault = { ...crash(NOW, { node: "node-2" }), kind: "PodGone", reason: "PodGone" };
     const decision = decide({ fault, cluster: cluster() });
-    expect(decision).toMatchObject({ action: "REPLACE_PODS", avoidNodes: [], awaitingCapacity: false });
+    expect(decision).toMatchObject({ action: "POD_REPLACEMENT", avoidNodes: [], awaitingCapacity: false });
   });
 
   it("prefers a spare for a vanished pod even when its node is healthy", () => {
     const fault: Fault = { ...crash(NOW, { node: "node-2" }), kind: "PodGone", reason: "PodGone" };
     const decision = decide({ fault, cluster: cluster({ spareNodes: ["spare-1"] }) });
-    expect(decision).toMatchObject({ action: "REPLACE_PODS", useSpare: "spare-1" });
+    expect(decision).toMatchObject({ action: "POD_REPLACEMENT", useSpare: "spare-1" });
   });
 
   it("writes the EC2 instance id of a HyperPod node", () => {
@@ -114,15 +114,15 @@ describe("decideRecovery remedy by fault kind", () => {
     { name: "LogHang", fault: { ...base, node: "node-1", kind: "LogHang", rule: "hang" }, expected: "PLR" },
     { name: "LogSlow", fault: { ...base, node: "node-1", kind: "LogSlow", rule: "tflops" }, expected: "PLR" },
     { name: "LogFault", fault: { ...base, node: "node-1", kind: "LogFault", rule: "nccl" }, expected: "PLR" },
-    { name: "AgentUnreachable, healthy node", fault: unreachable("node-1"), expected: "REPLACE_PODS" },
-    { name: "AgentUnreachable, node unknown", fault: unreachable(), expected: "REPLACE_PODS" },
-    { name: "AgentUnreachable, unhealthy node", fault: unreachable("node-3"), expected: "REPLACE_PODS" },
+    { name: "AgentUnreachable, healthy node", fault: unreachable("node-1"), expected: "POD_REPLACEMENT" },
+    { name: "AgentUnreachable, node unknown", fault: unreachable(), expected: "POD_REPLACEMENT" },
+    { name: "AgentUnreachable, unhealthy node", fault: unreachable("node-3"), expected: "POD_REPLACEMENT" },
     {
       name: "WorkerCrash on an unhealthy node",
       fault: crash(NOW, { node: "node-3" }),
-      expected: "REPLACE_PODS",
+      expected: "POD_REPLACEMENT",
     },
-    { name: "NodeFault", fault: nodeFault(NOW), expected: "REPLACE_PODS" },
+    { name: "NodeFault", fault: nodeFault(NOW), expected: "POD_REPLACEMENT" },
   ])("$name → $expected", ({ fault, expected }) => {
     expect(decide({ fault }).action).toBe(expected);
   });

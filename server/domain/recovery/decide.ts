@@ -114,7 +114,7 @@ function standardRestart(ctx: Context): RecoveryDecision {
   }
   const avoid = avoidNodes(ctx);
   return {
-    action: "REPLACE_PODS",
+    action: "POD_REPLACEMENT",
     pods: [...ctx.fault.pods],
     ranks: [...ctx.fault.ranks],
     avoidNodes: avoid,

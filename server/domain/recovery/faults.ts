@@ -1,7 +1,7 @@
 // Fault classification and the faulty-instance list written to status.
 import type { Fault, LatestFaultyPodInstanceList } from "./types";
 
-export type Remedy = "PLR" | "REPLACE_PODS";
+export type Remedy = "PLR" | "POD_REPLACEMENT";
 
 /** True when the fault's node is known and unhealthy now (a NodeFault is unhealthy by definition). */
 export function isOnUnhealthyNode(fault: Fault, healthyNodes: ReadonlySet<string>): boolean {
@@ -15,7 +15,7 @@ export function isOnUnhealthyNode(fault: Fault, healthyNodes: ReadonlySet<string
  * cannot take /stop or /start, so its pod is replaced) and a lost pod. Process faults get an in-place PLR.
  */
 export function remedyFor(fault: Fault, healthyNodes: ReadonlySet<string>): Remedy {
-  if (isOnUnhealthyNode(fault, healthyNodes)) return "REPLACE_PODS";
+  if (isOnUnhealthyNode(fault, healthyNodes)) return "POD_REPLACEMENT";
   switch (fault.kind) {
     case "WorkerCrash":
     case "LogHang":
@@ -25,7 +25,7 @@ export function remedyFor(fault: Fault, healthyNodes: ReadonlySet<string>): Reme
     case "AgentUnreachable":
     case "PodGone":
     case "NodeFault":
-      return "REPLACE_PODS";
+      return "POD_REPLACEMENT";
     default:
       throw new Error(`Unknown fault kind: ${JSON.stringify(fault satisfies never)}`);
   }

@@ -83,7 +83,7 @@ export function simulate(input: {
   return decisions;
 }
 
-/** "PLR", "REPLACE_PODS", "JLR" or "FAIL(<limit>)" per decision, space-separated. */
+/** "PLR", "POD_REPLACEMENT", "JLR" or "FAIL(<limit>)" per decision, space-separated. */
 export function actions(decisions: readonly RecoveryDecision[]): string {
   return decisions.map((d) => (d.action === "FAIL" ? `FAIL(${d.limit})` : d.action)).join(" ");
 }

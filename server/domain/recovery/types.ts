@@ -117,7 +117,7 @@ export type RecoveryAction =
    * Pending until one frees up (faultDeadlineSeconds bounds the wait).
    */
   | {
-      action: "REPLACE_PODS";
+      action: "POD_REPLACEMENT";
       pods: string[];
       ranks: number[];
       avoidNodes: string[];

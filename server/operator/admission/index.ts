@@ -2,7 +2,7 @@ import type { loadKubeConfig } from "@/server/cluster/kubernetes/config";
 import type { ClusterBackend } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import type { Logger } from "@/server/log";
-import { loadGovernanceConfig } from "@/server/services/governance/config";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
 import { createLocalAdmission } from "./local";
 import type { AdmissionGate } from "./types";
 

@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db/client";
 import type { GovernanceConfig } from "@/server/domain/governance/types";
-import { loadGovernanceConfig } from "@/server/services/governance/config";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
 
 /**
  * The governance configuration the local admission decides with, read from Postgres. Governed teams are

@@ -1,10 +1,10 @@
+import type { ElasticCapacity } from "@/server/cluster/elastic-capacity";
 import { type ClusterJob, jobKey } from "@/server/cluster/types";
 import { sizesOf } from "@/server/domain/elastic/sized-job";
 import { stepPods } from "@/server/domain/elastic/sizes";
 import { stepWorkload } from "@/server/domain/elastic/step-workload";
-import { jobTotals } from "@/server/domain/job-spec/job-totals";
+import { jobSize } from "@/server/domain/job-spec/job-size";
 import type { Entry } from "./local-entries";
-import type { ElasticCapacity } from "./types";
 
 /**
  * Elastic capacity on the local back end (ElasticCapacity in types.ts): a governed elastic job's steps are
@@ -116,7 +116,7 @@ export function createLocalElastic(opts: {
     if (toReplicas <= from) return "admitted" as const;
     const specs = job.job.spec.replicaSpecs;
     const policyMax = job.job.spec.elasticPolicy?.maxReplicas ?? toReplicas;
-    const perPod = new Map(jobTotals(job.job).replicaSpecs.map((spec) => [spec.name, spec.gpusPerPod]));
+    const perPod = new Map(jobSize(job.job).replicaSpecs.map((spec) => [spec.name, spec.gpusPerPod]));
     const added = stepPods({ specs, from, to: toReplicas, policyMax });
     const gpus = Object.entries(added).reduce((sum, [name, pods]) => sum + pods * (perPod.get(name) ?? 0), 0);
     if (gpus > (await opts.freeGpus())) return "pending" as const;

@@ -1,6 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
-import { writeAudit } from "@/server/services/audit/mutations";
+import { writeAudit } from "@/server/store/audit/mutations";
 import type { Caller } from "./authorize";
 
 /**

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killLeftoverPods, startOperator } from "@/scripts/lib/operator-process";
 import { stopChild } from "@/scripts/lib/processes";
+import { operatorTokenPath } from "@/server/cluster/local-token";
 import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
@@ -12,7 +13,6 @@ import { findFreePort } from "@/server/http/free-port";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { childEnv } from "@/test/child-env";
 import { createTestDatabase } from "@/test/database";
-import { operatorTokenPath } from "./local-token";
 
 /**
  * The local back end's API credential, end to end: the real operator process (as `npm start` runs it)

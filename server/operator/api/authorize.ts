@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { AccessReview, ReviewedUser } from "@/server/cluster/kubernetes/access-review";
+import { sameToken } from "@/server/cluster/local-token";
 import { describeCheck, type ResourceCheck } from "@/server/domain/access/operator-api";
 import { HttpError } from "./http-utils";
-import { sameToken } from "./local-token";
 import { type BodyKind, refuseContentType, refuseForeignHost } from "./request-shape";
 
 /**

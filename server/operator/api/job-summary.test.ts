@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RankStatus } from "@/server/agent/protocol";
+import type { RankStatus } from "@/server/domain/agent-api/protocol";
 import { type LiveJob, liveJobSchema } from "@/server/domain/operator-api/contract";
 import { HttpError } from "./http-utils";
 import { jobListView, jobSummary } from "./job-summary";

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import { ensureOperatorToken, operatorTokenPath } from "@/server/cluster/local-token";
 import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
@@ -19,11 +20,10 @@ import {
 } from "@/server/domain/operator-api/contract";
 import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
 import { createLogger } from "@/server/log";
-import { createOperatorDeps } from "@/server/operator/reconcilers/deps";
+import { createOperatorDeps } from "@/server/operator/wiring";
 import { childEnv } from "@/test/child-env";
 import { createTestDatabase } from "@/test/database";
 import { localTokenAuth } from "./authorize";
-import { ensureOperatorToken, operatorTokenPath } from "./local-token";
 import { handleRequest } from "./routes";
 
 /** The operator's HTTP API (no controller running: nothing here starts pods). */

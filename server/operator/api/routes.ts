@@ -22,7 +22,7 @@ import { AppError } from "@/server/errors";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { jobPolicyState } from "@/server/operator/shadow/policy-state";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { jobActionSchema, runJobAction } from "./actions";
 import { type AuditNote, auditApiChange } from "./audit";
 import {
@@ -128,21 +128,20 @@ async function listJobs(ctx: CallContext): Promise<Reply> {
   return { status: 200, body };
 }
 
-/** Authorised for the namespace the YAML names; a YAML that does not parse creates nothing anyway. */
+/** Parsed once; authorised for the namespace the YAML names (a YAML that does not parse creates nothing). */
 async function submit(ctx: CallContext): Promise<Reply> {
-  const text = await readBody(ctx.req);
-  const parsed = parseJobYaml(text);
-  if (parsed.ok) {
-    const namespace = parsed.job.metadata.namespace ?? "default";
-    await authorize(ctx.auth, ctx.caller, checksFor("jobs.submit", { namespace }));
-  }
-  const result = await asLocal(ctx.deps.backend).submitYaml(text);
+  const parsed = parseJobYaml(await readBody(ctx.req));
+  if (!parsed.ok)
+    return { status: 400, body: { message: formatJobSpecErrors(parsed.errors), errors: parsed.errors } };
+  const namespace = parsed.job.metadata.namespace ?? "default";
+  await authorize(ctx.auth, ctx.caller, checksFor("jobs.submit", { namespace }));
+  const result = await asLocal(ctx.deps.backend).submit(parsed.job);
   if (!result.ok && result.reason === "invalid")
     return { status: 400, body: { message: formatJobSpecErrors(result.errors), errors: result.errors } };
   if (!result.ok) throw new HttpError(409, result.message);
   ctx.deps.log.info("job submitted", { job: jobKey(result.job.ref), caller: ctx.caller.identity });
   const audit = { action: "operator.job.submit", target: jobKey(result.job.ref) };
-  const body = { ...result.job.ref, warnings: parsed.ok ? parsed.warnings : [] } satisfies SubmitResponse;
+  const body = { ...result.job.ref, warnings: parsed.warnings } satisfies SubmitResponse;
   return { status: 201, body, audit };
 }
 

@@ -1,6 +1,6 @@
-import type { AgentStatus } from "@/server/agent/protocol";
 import { urgentKey, type WatchedStatus } from "@/server/agent/watch";
 import type { ClusterPod } from "@/server/cluster/types";
+import type { AgentStatus } from "@/server/domain/agent-api/protocol";
 import type { Logger } from "@/server/log";
 import { openWatch, type WatchEvents, type WatchHandle } from "./watch-client";
 

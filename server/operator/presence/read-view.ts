@@ -1,4 +1,4 @@
-import { agentStatusSchema } from "@/server/agent/protocol";
+import { agentStatusSchema } from "@/server/domain/agent-api/protocol";
 import type { Logger } from "@/server/log";
 import type { Presence, PresenceCore, PushedView, ViewHolder, WatchedPod } from "./presence";
 

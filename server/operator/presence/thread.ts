@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "@/server/log";
-import { bundleWorkerSource } from "@/server/services/worker-bundle";
+import { bundleWorkerSource } from "@/server/worker-bundle";
 import {
   identityOf,
   isWatched,

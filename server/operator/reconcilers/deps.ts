@@ -4,25 +4,22 @@ import type { Db } from "@/server/db/client";
 import type { JobStatus } from "@/server/domain/job-spec/job-status.schema";
 import type { Logger } from "@/server/log";
 import type { AdmissionGate } from "@/server/operator/admission/types";
-import { type AgentClient, createAgentClient } from "@/server/operator/agent-client";
-import type { AgentTransport } from "@/server/operator/agent-transport";
-import { createLiveState, type LiveState } from "@/server/operator/live-state";
-import { createOperatorMetrics, type OperatorMetrics } from "@/server/operator/metrics";
-import {
-  DEFAULT_PRESENCE_CONFIG,
-  type Presence,
-  type PresenceConfig,
-  silenceMsFor,
-} from "@/server/operator/presence/presence";
-import { createPresenceThread } from "@/server/operator/presence/thread";
-import { createManualRequests, type ManualRequests } from "@/server/operator/requests";
-import { createVerdictStore } from "@/server/operator/shadow/verdict-store";
-import { createShadowWatcher, type ShadowWatcher } from "@/server/operator/shadow/watcher";
-import { createJobRunStore, type JobRunStore } from "@/server/services/job-runs/store";
-import { createRestartEventStore, type RestartEventStore } from "@/server/services/restart-events/store";
+import type { AgentClient } from "@/server/operator/agent-client";
+import type { LiveState } from "@/server/operator/live-state";
+import type { OperatorMetrics } from "@/server/operator/metrics";
+import type { Presence, PresenceConfig } from "@/server/operator/presence/presence";
+import type { ManualRequests } from "@/server/operator/requests";
+import type { ShadowWatcher } from "@/server/operator/shadow/watcher";
+import type { JobRunStore } from "@/server/store/job-runs/store";
+import type { RestartEventStore } from "@/server/store/restart-events/store";
 import { type ReboundState, withState } from "./job-state";
-import { createLedger, type Ledger } from "./ledger";
+import type { Ledger } from "./ledger";
 import type { FailureClock, Observation } from "./observe";
+
+/**
+ * What the reconcilers run with and their helpers. The operator's wiring, which builds OperatorDeps from a
+ * back end, the database and the configuration, is server/operator/wiring.ts.
+ */
 
 export type OperatorConfig = {
   pollMs: number;
@@ -69,66 +66,6 @@ export const DEFAULT_OPERATOR_CONFIG: OperatorConfig = {
   stopTimeoutSeconds: 10,
   agentPush: true,
 };
-
-/** The operator's wiring, shared by main.ts, the test harness and the benchmark. */
-export function createOperatorDeps(opts: {
-  backend: ClusterBackend;
-  db: Db;
-  log: Logger;
-  config?: Partial<OperatorConfig>;
-  transport?: AgentTransport;
-  admission?: AdmissionGate | null;
-}): OperatorDeps {
-  // An injected transport records or shapes every agent exchange (the contract test); a watch stream would
-  // bypass it, so with one the agents are polled unless push is asked for.
-  const agentPush = opts.config?.agentPush ?? opts.transport === undefined;
-  const config = { ...DEFAULT_OPERATOR_CONFIG, ...opts.config, agentPush };
-  const metrics = createOperatorMetrics();
-  // Every call to a pod's agent carries the credential the back end gave the pod (agent-credential.ts).
-  const credentialFor = opts.backend.agentCredential?.bind(opts.backend);
-  const presence = config.agentPush
-    ? createPresenceThread({
-        config: {
-          ...DEFAULT_PRESENCE_CONFIG,
-          silenceMs: silenceMsFor(opts.backend.kind),
-          ...config.presence,
-          connectTimeoutMs: config.agentTimeoutMs,
-          unreachableMs: config.agentTimeoutMs,
-        },
-        log: opts.log.child({ component: "presence" }),
-        metrics,
-        credentialFor,
-      })
-    : null;
-  return {
-    backend: opts.backend,
-    // A status call times out after the unreachable timeout itself: an agent that does not answer one call
-    // is unreachable when it returns (detect.ts), so a stall is found within the timeout and one poll.
-    agents: createAgentClient({
-      timeoutMs: config.agentTimeoutMs,
-      transport: opts.transport,
-      credentialFor,
-    }),
-    db: opts.db,
-    restartEvents: createRestartEventStore(opts.db),
-    jobRuns: createJobRunStore(opts.db),
-    metrics,
-    ledger: createLedger(),
-    live: createLiveState(),
-    failures: new Map(),
-    presence,
-    requests: createManualRequests(),
-    clock: Date.now,
-    config,
-    log: opts.log,
-    admission: opts.admission ?? null,
-    shadow: createShadowWatcher({
-      backend: opts.backend,
-      verdicts: createVerdictStore(opts.db),
-      log: opts.log,
-    }),
-  };
-}
 
 /**
  * One reconcile's working set: steps read `obs` and change `status`/`state`, which are written at the end,

@@ -3,7 +3,7 @@ import type { ClusterJob, ClusterNode } from "@/server/cluster/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
 import { testView as view } from "@/server/operator/testing/pod-views";
 import { allCompleted, detectFault, faultFromAgent, mayHoldFault, unreachablePods } from "./detect";
-import type { AgentView, DetectionIndex, Observation, PodView } from "./observe";
+import type { AgentView, DetectionIndex, Observation, ObservedPod } from "./observe";
 
 const NOW = 1_000_000;
 const options = { agentTimeoutMs: 3000, ranksPerNode: 4, podStartGraceMs: 30_000 };
@@ -21,7 +21,7 @@ const status = (value: Partial<AgentStatus>): AgentView => ({
   status: { status: "running", ...value } as AgentStatus,
 });
 
-function observation(pods: PodView[], nodes = [node("n0"), node("n1")]): Observation {
+function observation(pods: ObservedPod[], nodes = [node("n0"), node("n1")]): Observation {
   return { now: NOW, job: {} as ClusterJob, pods, strays: [], nodes };
 }
 
@@ -127,7 +127,7 @@ describe("detectFault", () => {
       pods: ["job-w-1"],
       ranks: [4, 5, 6, 7],
     });
-    const sameButPolled = { ...silent, agent: { ...silent.agent, silent: undefined } } as PodView;
+    const sameButPolled = { ...silent, agent: { ...silent.agent, silent: undefined } } as ObservedPod;
     expect(detectFault(observation([view(0, status({})), sameButPolled]), options)).toBeNull();
   });
 
@@ -145,7 +145,7 @@ describe("detectFault", () => {
 });
 
 /** The index observe.ts keeps: the views that may hold a fault, and the views by their pod's node. */
-function honestIndex(pods: PodView[]): DetectionIndex {
+function honestIndex(pods: ObservedPod[]): DetectionIndex {
   const onNode = new Map<string, Set<number>>();
   const suspects = new Set<number>();
   pods.forEach((each, at) => {

@@ -2,7 +2,7 @@ import { type ClusterNode, nodeReplaceAt } from "@/server/cluster/types";
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentStatus } from "@/server/operator/agent-client";
 import { AGENT_STATE_DRIFT, driftFault, faultedThisRun, mayHaveDrifted, missingRanks } from "./drift";
-import type { Observation, PodView } from "./observe";
+import type { Observation, ObservedPod } from "./observation";
 import { faultedRanks, podRanks, reportedRanks } from "./ranks";
 
 /**
@@ -44,7 +44,7 @@ export function faultFromAgent(status: AgentStatus, base: Omit<Fault, "kind" | "
  * timeout), leaving node health aside: a pod not running nor starting, an agent that faulted or does not
  * answer. The detection index (observe.ts) keeps these, so detection reads them and not the healthy rest.
  */
-export function mayHoldFault(view: PodView): boolean {
+export function mayHoldFault(view: ObservedPod): boolean {
   if (!view.pod || (view.pod.phase !== "Running" && view.pod.phase !== "Pending")) return true;
   const { agent } = view;
   if (agent.kind === "error" || mayHaveDrifted(view)) return true;
@@ -73,7 +73,7 @@ function unhealthyNodes(nodes: readonly ClusterNode[]): ReadonlyMap<string, Clus
  * those on `nodes`; without it (or once a step replaced the array), all of them. Either way the same fault
  * is found: every view left out is on a healthy node, running, and its agent reports no fault.
  */
-function lookAt(obs: Observation, nodes: Iterable<string> = []): readonly PodView[] {
+function lookAt(obs: Observation, nodes: Iterable<string> = []): readonly ObservedPod[] {
   const { index } = obs;
   if (!index || index.pods !== obs.pods) return obs.pods;
   const at = new Set(index.suspects);
@@ -99,7 +99,7 @@ function dueSince(node: ClusterNode | undefined, now: number): number | null {
 
 function nodeFault(
   obs: Observation,
-  views: readonly PodView[],
+  views: readonly ObservedPod[],
   unhealthy: ReadonlyMap<string, ClusterNode>,
   opts: DetectOptions,
 ): Fault | null {
@@ -122,7 +122,7 @@ function nodeFault(
   return null;
 }
 
-function podGone(obs: Observation, views: readonly PodView[], opts: DetectOptions): Fault | null {
+function podGone(obs: Observation, views: readonly ObservedPod[], opts: DetectOptions): Fault | null {
   for (const view of views) {
     if (view.pod && (view.pod.phase === "Running" || view.pod.phase === "Pending")) continue;
     return {
@@ -137,7 +137,7 @@ function podGone(obs: Observation, views: readonly PodView[], opts: DetectOption
   return null;
 }
 
-function agentFault(obs: Observation, views: readonly PodView[], opts: DetectOptions): Fault | null {
+function agentFault(obs: Observation, views: readonly ObservedPod[], opts: DetectOptions): Fault | null {
   for (const view of views) {
     if (view.agent.kind !== "status" || view.agent.status.status !== "faulted") continue;
     const status = view.agent.status;
@@ -159,8 +159,8 @@ function agentFault(obs: Observation, views: readonly PodView[], opts: DetectOpt
  * is past it at once: the threshold was its timeout.
  */
 function pastTimeout(
-  view: PodView,
-  agent: Extract<PodView["agent"], { kind: "error" }>,
+  view: ObservedPod,
+  agent: Extract<ObservedPod["agent"], { kind: "error" }>,
   at: { obs: Observation; opts: DetectOptions },
 ): boolean {
   if (agent.silent) return true;
@@ -173,12 +173,12 @@ function pastTimeout(
 export function unreachablePods(
   obs: Observation,
   opts: DetectOptions,
-  views: readonly PodView[] = lookAt(obs),
-): PodView[] {
+  views: readonly ObservedPod[] = lookAt(obs),
+): ObservedPod[] {
   return views.filter((view) => view.agent.kind === "error" && pastTimeout(view, view.agent, { obs, opts }));
 }
 
-function unreachable(obs: Observation, views: readonly PodView[], opts: DetectOptions): Fault | null {
+function unreachable(obs: Observation, views: readonly ObservedPod[], opts: DetectOptions): Fault | null {
   for (const view of unreachablePods(obs, opts, views)) {
     if (view.agent.kind !== "error") continue;
     return {
@@ -215,7 +215,7 @@ export function detectFault(obs: Observation, opts: DetectOptions): Fault | null
  */
 export function detectDrift(obs: Observation, opts: DetectOptions): { fault: Fault; message: string } | null {
   const peers = ranksBySpec(obs.pods, opts.ranksPerNode);
-  const at = (view: PodView) => ({ perNode: peers.get(view.expected.replicaSpec) ?? 0, now: obs.now });
+  const at = (view: ObservedPod) => ({ perNode: peers.get(view.expected.replicaSpec) ?? 0, now: obs.now });
   for (const view of lookAt(obs)) {
     const drift = driftFault(view, at(view));
     if (drift) return ownFault(view, drift, obs.now);
@@ -233,7 +233,7 @@ export function detectDrift(obs: Observation, opts: DetectOptions): { fault: Fau
  * Per replica spec, the most ranks one of its pods lists: what its pods started with (specs may run
  * different process counts). Without any list, the job's ranks per node.
  */
-function ranksBySpec(views: readonly PodView[], fallback: number): Map<string, number> {
+function ranksBySpec(views: readonly ObservedPod[], fallback: number): Map<string, number> {
   const most = new Map<string, number>();
   for (const view of views) {
     const count = reportedRanks(view).length;
@@ -245,7 +245,7 @@ function ranksBySpec(views: readonly PodView[], fallback: number): Map<string, n
 }
 
 /** A drifted agent that faulted on its own in this run, then was stopped, keeps its own fault and reason. */
-function ownFault(view: PodView, drift: { fault: Fault; message: string }, now: number) {
+function ownFault(view: ObservedPod, drift: { fault: Fault; message: string }, now: number) {
   const { agent } = view;
   if (agent.kind !== "status" || drift.fault.reason !== AGENT_STATE_DRIFT || !faultedThisRun(agent.status))
     return drift;

@@ -5,7 +5,7 @@ import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { testView as view } from "@/server/operator/testing/pod-views";
 import { createReconcileHarness, type ReconcileHarness } from "@/server/operator/testing/reconcile-harness";
 import { detectDrift, detectFault, mayHoldFault } from "./detect";
-import type { AgentView, Observation, PodView } from "./observe";
+import type { AgentView, Observation, ObservedPod } from "./observe";
 
 /**
  * An agent of a Running job that reports a state or ranks the operator did not ask for (someone else sent
@@ -37,7 +37,7 @@ const agent = (value: Partial<AgentStatus>): AgentView => ({
   status: { status: "running", ...value } as AgentStatus,
 });
 
-const observation = (pods: PodView[]): Observation => ({
+const observation = (pods: ObservedPod[]): Observation => ({
   now: NOW,
   job: {} as ClusterJob,
   pods,

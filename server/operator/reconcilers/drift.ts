@@ -1,6 +1,6 @@
 import type { Fault } from "@/server/domain/recovery/types";
 import type { AgentRank, AgentStatus } from "@/server/operator/agent-client";
-import type { PodView } from "./observe";
+import type { ObservedPod } from "./observation";
 import { podRanks, reportedRanks } from "./ranks";
 
 /**
@@ -26,7 +26,7 @@ const failed = (rank: AgentRank) =>
  * Ranks a running process-level-restart agent reports stopped: such an agent stops ranks only when told.
  * An in-process-restart agent restarts a rank alone on its own (early worker restart), so it is left out.
  */
-function stoppedWhileRunning(view: PodView): AgentRank[] {
+function stoppedWhileRunning(view: ObservedPod): AgentRank[] {
   if (view.agent.kind !== "status") return [];
   const { status } = view.agent;
   if (status.status !== "running" || status.restartMode === "in_process_restart") return [];
@@ -39,7 +39,7 @@ function stoppedWhileRunning(view: PodView): AgentRank[] {
  * lists none at all. `perNode` is the most ranks any of the job's pods reports (ranks.ts), so a pod that
  * runs fewer than its peers shows here; so does a gap in one pod's own list.
  */
-export function missingRanks(view: PodView, perNode: number): number[] {
+export function missingRanks(view: ObservedPod, perNode: number): number[] {
   if (view.agent.kind !== "status") return [];
   const { status } = view.agent;
   const listed = status.ranks ?? [];
@@ -55,7 +55,7 @@ export function missingRanks(view: PodView, perNode: number): number[] {
  * ranks than its peers but no gap is found by detectDrift's pass over every view instead: this test sees
  * one view, not the job's ranks per node.
  */
-export function mayHaveDrifted(view: PodView): boolean {
+export function mayHaveDrifted(view: ObservedPod): boolean {
   if (view.agent.kind !== "status") return false;
   if (STOPPED_STATES.has(view.agent.status.status) || stoppedWhileRunning(view).length > 0) return true;
   return missingRanks(view, 0).length > 0;
@@ -89,7 +89,7 @@ const rankList = (ranks: readonly number[]) => (ranks.length === 1 ? "rank " : "
 type Drift = { fault: Fault; message: string };
 
 /** A rank that failed on its own before the agent was stopped: a WorkerCrash of those ranks. */
-function crashOf(view: PodView, input: { status: AgentStatus; now: number }): Drift | null {
+function crashOf(view: ObservedPod, input: { status: AgentStatus; now: number }): Drift | null {
   const crashed = reportedRanks(view).filter(failed);
   if (crashed.length === 0) return null;
   const pod = view.expected.name;
@@ -113,7 +113,10 @@ function crashOf(view: PodView, input: { status: AgentStatus; now: number }): Dr
  * stopping agent (which may not have seen every rank end yet), all but those that finished on their own;
  * the pod's ranks for an agent that lists none.
  */
-function driftedRanks(view: PodView, input: { stoppedWhileRunning: AgentRank[]; perNode: number }): number[] {
+function driftedRanks(
+  view: ObservedPod,
+  input: { stoppedWhileRunning: AgentRank[]; perNode: number },
+): number[] {
   const listed = reportedRanks(view).filter((rank) => rank.state !== "exited");
   const stopped = input.stoppedWhileRunning.length > 0 ? input.stoppedWhileRunning : listed;
   return stopped.length > 0 ? stopped.map((rank) => rank.rank) : podRanks(view, input.perNode);
@@ -123,7 +126,7 @@ function driftedRanks(view: PodView, input: { stoppedWhileRunning: AgentRank[]; 
  * The fault a drifted view stands for, with the message for its record and event; null when it has not
  * drifted. A rank that failed on its own (crashed, exited non-zero) keeps its reason: a WorkerCrash.
  */
-export function driftFault(view: PodView, at: { perNode: number; now: number }): Drift | null {
+export function driftFault(view: ObservedPod, at: { perNode: number; now: number }): Drift | null {
   if (view.agent.kind !== "status" || view.pod?.phase !== "Running") return null;
   const { status } = view.agent;
   const stoppedRanks = stoppedWhileRunning(view);
@@ -147,7 +150,7 @@ export function driftFault(view: PodView, at: { perNode: number; now: number }):
 }
 
 /** A running agent that lists fewer ranks than it started with: the missing ones drifted. */
-function missingFault(view: PodView, at: { perNode: number; now: number }): Drift | null {
+function missingFault(view: ObservedPod, at: { perNode: number; now: number }): Drift | null {
   const missing = missingRanks(view, at.perNode);
   if (missing.length === 0) return null;
   const pod = view.expected.name;

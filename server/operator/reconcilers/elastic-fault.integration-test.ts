@@ -5,8 +5,8 @@ import { migrate } from "@/server/db/migrate";
 import { injectFault } from "@/server/operator/api/faults";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { listScalingEvents } from "@/server/services/scaling-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
+import { listScalingEvents } from "@/server/store/scaling-events/queries";
 import { createTestDatabase } from "@/test/database";
 
 /**

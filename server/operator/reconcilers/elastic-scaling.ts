@@ -1,10 +1,10 @@
 import { scaled, scalingFailed } from "@/server/domain/elastic/scaling";
 import { jobAtSize } from "@/server/domain/elastic/sized-job";
 import { expectedPods } from "@/server/operator/reconcilers/observe";
-import { createScalingEventStore, type ScalingEventStore } from "@/server/services/scaling-events/store";
+import { createScalingEventStore, type ScalingEventStore } from "@/server/store/scaling-events/store";
 import { event, type JobContext, saveStatus } from "./deps";
 import type { ElasticState } from "./job-state";
-import { type PodView, replacePod } from "./observe";
+import { type ObservedPod, replacePod } from "./observe";
 import { endScalingFault } from "./record";
 import { ensurePods, startAgents, stopAgents } from "./steps";
 
@@ -36,7 +36,7 @@ function storeOf(ctx: JobContext): ScalingEventStore {
 }
 
 type Scaling = NonNullable<ElasticState["scaling"]>;
-const stateOf = (view: PodView) => (view.agent.kind === "status" ? view.agent.status.status : null);
+const stateOf = (view: ObservedPod) => (view.agent.kind === "status" ? view.agent.status.status : null);
 
 function namesAt(ctx: JobContext, size: number): Set<string> {
   const job = { ...ctx.job, job: jobAtSize(ctx.job.job, size) };

@@ -5,7 +5,7 @@ import { migrate } from "@/server/db/migrate";
 import { GPU } from "@/server/domain/governance/types";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { type LocalOperator, startLocalOperator } from "@/server/operator/testing/local-operator";
-import { listScalingEvents } from "@/server/services/scaling-events/queries";
+import { listScalingEvents } from "@/server/store/scaling-events/queries";
 import { createTestDatabase } from "@/test/database";
 
 /**

@@ -2,17 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { AgentStatus } from "@/server/operator/agent-client";
 import type { JobContext } from "./deps";
 import { aggregateWorkerData, isInProcessJob, pauseAgents } from "./inprocess";
-import type { PodView } from "./observe";
+import type { ObservedPod } from "./observe";
 
-function view(name: string, status: Partial<AgentStatus> | null): PodView {
+function view(name: string, status: Partial<AgentStatus> | null): ObservedPod {
   return {
     expected: { name, replicaSpec: "workers", index: 0, groupRank: 0 },
     pod: { name, agentUrl: `http://${name}` },
     agent: status === null ? { kind: "none" } : { kind: "status", status: { status: "running", ...status } },
-  } as unknown as PodView;
+  } as unknown as ObservedPod;
 }
 
-function context(pods: PodView[], stops: { url: string; body: unknown }[] = []): JobContext {
+function context(pods: ObservedPod[], stops: { url: string; body: unknown }[] = []): JobContext {
   const agents = {
     stop: async (url: string, body: unknown) => {
       stops.push({ url, body });

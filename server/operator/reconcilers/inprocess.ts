@@ -1,5 +1,5 @@
 import type { JobContext } from "./deps";
-import type { PodView } from "./observe";
+import type { ObservedPod } from "./observe";
 import { startAgents } from "./steps";
 
 /**
@@ -36,7 +36,7 @@ const isEntry = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Every agent's /status worker_data, in pod order. */
-export function aggregateWorkerData(pods: readonly PodView[]): Record<string, unknown>[] {
+export function aggregateWorkerData(pods: readonly ObservedPod[]): Record<string, unknown>[] {
   return pods.flatMap((view) => {
     const data = view.agent.kind === "status" ? view.agent.status.worker_data : undefined;
     return Array.isArray(data) ? data.filter(isEntry) : [];

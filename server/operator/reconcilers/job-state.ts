@@ -1,15 +1,31 @@
 import { z } from "zod";
 import type { JobCondition, JobStatus } from "@/server/domain/job-spec/job-status.schema";
-import { jobPhaseSchema, liveAdmissionSchema } from "@/server/domain/operator-api/contract";
+import {
+  jobPhaseSchema,
+  liveAdmissionSchema,
+  type RestartType,
+  restartTypeSchema,
+} from "@/server/domain/operator-api/contract";
 
 /**
  * Our bookkeeping in `status.rebound` (HyperPod's own fields stay as HyperPod defines them,
  * docs/hyperpod-compatibility.md, "The job resource"). It is the only state the operator keeps between
  * reconciles, so a restarted operator continues where it stopped.
  */
+
+/**
+ * A restart's type as the status keeps it, in the contract's spelling. An older operator wrote a pod
+ * replacement as "REPLACE_PODS": a status it left mid-recovery reads as POD_REPLACEMENT and the restart goes
+ * on (a status that does not parse would start the job's bookkeeping afresh, readState).
+ */
+const savedRestartTypeSchema = z.union([
+  restartTypeSchema,
+  z.literal("REPLACE_PODS").transform((): RestartType => "POD_REPLACEMENT"),
+]);
+
 const recoverySchema = z.object({
   eventId: z.string(),
-  action: z.enum(["PLR", "REPLACE_PODS", "JLR"]),
+  action: savedRestartTypeSchema,
   stage: z.enum(["replacing", "stopping", "starting"]),
   reason: z.string(),
   faultAt: z.number(),
@@ -117,7 +133,7 @@ const elasticStateSchema = z.object({
         .object({
           eventId: z.string(),
           reason: z.string(),
-          action: z.enum(["PLR", "REPLACE_PODS", "JLR"]),
+          action: savedRestartTypeSchema,
           faultAt: z.number(),
           detectedAt: z.number(),
         })
@@ -155,7 +171,7 @@ export const reboundStateSchema = z.object({
   history: z.array(
     z.object({
       at: z.number(),
-      type: z.enum(["PLR", "POD_REPLACEMENT", "JLR"]),
+      type: restartTypeSchema,
       nodes: z.array(z.string()),
       pods: z.array(z.string()),
     }),
@@ -165,7 +181,6 @@ export const reboundStateSchema = z.object({
 export type ReboundState = z.infer<typeof reboundStateSchema>;
 export type Recovery = z.infer<typeof recoverySchema>;
 export type PendingRecord = z.infer<typeof pendingRecordSchema>;
-export type JobPhase = ReboundState["phase"];
 
 export const HISTORY_LIMIT = 100;
 

@@ -17,7 +17,7 @@ function manualPlan(
       return { action: "PLR", stage: "stopping", pods: [], ranks: [request.rank], node: null, ...none };
     case "restart-pod": {
       const node = ctx.obs.pods.find((view) => view.expected.name === request.pod)?.pod?.node ?? null;
-      return { action: "REPLACE_PODS", stage: "replacing", pods: [request.pod], ranks: [], node, ...none };
+      return { action: "POD_REPLACEMENT", stage: "replacing", pods: [request.pod], ranks: [], node, ...none };
     }
     case "restart-job": {
       const pods = ctx.obs.pods.map((view) => view.expected.name);
@@ -45,7 +45,7 @@ export async function beginManualRestart(ctx: JobContext, request: ManualRestart
     reason: MANUAL_REASON,
     faultAt: now,
     detectedAt: now,
-    action: plan.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : plan.action,
+    action: plan.action,
     message,
     event: { type: "Normal", message },
     detection: false,

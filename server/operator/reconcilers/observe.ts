@@ -1,13 +1,21 @@
-import type { ClusterBackend, ClusterJob, ClusterNode, ClusterPod } from "@/server/cluster/types";
+import type { ClusterBackend, ClusterJob, ClusterPod } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
-import type { AgentCallError, AgentClient, AgentStatus } from "@/server/operator/agent-client";
+import type { AgentClient } from "@/server/operator/agent-client";
 import type { OperatorMetrics } from "@/server/operator/metrics";
 import type { Presence, PushedView } from "@/server/operator/presence/presence";
 import { mayHoldFault } from "./detect";
+import type { AgentView, ExpectedPod, FailureClock, Observation, ObservedPod } from "./observation";
 
-/** The pods a job should have: every replica of every replica spec, in order; their order is the node rank. */
-export type ExpectedPod = { name: string; replicaSpec: string; index: number; groupRank: number };
+export type {
+  AgentView,
+  DetectionIndex,
+  ExpectedPod,
+  FailureClock,
+  Observation,
+  ObservedPod,
+} from "./observation";
 
+/** The pods a job should have, in node-rank order. */
 export function expectedPods(job: ClusterJob): ExpectedPod[] {
   const pods: ExpectedPod[] = [];
   for (const spec of job.job.spec.replicaSpecs) {
@@ -62,56 +70,6 @@ function indexOf(pods: readonly ClusterPod[], expected: Expected): Indexed {
   indexedLists.set(pods, entry);
   return entry;
 }
-
-export type AgentView =
-  | { kind: "status"; status: AgentStatus }
-  | {
-      kind: "error";
-      error: AgentCallError;
-      /** When the first call of this run of failures was sent. */
-      since: number;
-      /** When the latest failed call returned (absent: the observation's time). */
-      failedAt?: number;
-      /** This pod's agent answered before: it is past its start-up grace. */
-      answered?: boolean;
-      /** A pushing agent judged silent (server/operator/presence): a fault at once, no timeout to wait. */
-      silent?: boolean;
-    }
-  | { kind: "none" };
-
-/** Shared between reconciles (keptViews): a step that changes a pod replaces its view in `obs.pods`. */
-export type PodView = Readonly<{ expected: ExpectedPod; pod: ClusterPod | null; agent: AgentView }>;
-
-/**
- * Which of an observation's views detection reads (detect.ts): those that may hold a fault (mayHoldFault),
- * the polled ones and those a step replaced (`suspects`), and, for a node turned unhealthy, the views of
- * the pods on it (`onNode`). Indices into `pods`, the array it was built for: once a step puts another
- * array in its place, detection reads every view again.
- */
-export type DetectionIndex = {
-  pods: readonly PodView[];
-  suspects: Set<number>;
-  onNode: ReadonlyMap<string, ReadonlySet<number>>;
-};
-
-export type Observation = {
-  now: number;
-  job: ClusterJob;
-  pods: PodView[];
-  /** Pods of this job that are not expected (left over from a larger spec, or being deleted). */
-  strays: ClusterPod[];
-  nodes: readonly ClusterNode[];
-  /** How many agents were polled for this observation (the others pushed; absent: all polled). */
-  polled?: number;
-  /** Absent: detection reads every view. */
-  index?: DetectionIndex;
-};
-
-/**
- * Per pod, kept in memory across reconciles: when its agent's calls began failing (the unreachable
- * timeout counts from there) and which instance of the pod (its creation time) has answered at least once.
- */
-export type FailureClock = Map<string, { failingSince: number | null; answered: number | null }>;
 
 type PollMetrics = Pick<OperatorMetrics, "agentPolls" | "agentPollErrors">;
 
@@ -191,7 +149,7 @@ async function viewAgent(opts: {
 type Kept = {
   expected: Expected;
   list: Indexed;
-  views: PodView[];
+  views: ObservedPod[];
   toPoll: Set<number>;
   at: Map<string, number>;
   /**
@@ -228,7 +186,7 @@ function refresh(kept: Kept, index: number, pod: ClusterPod | null, presence: Pr
   const wanted = kept.expected.pods[index];
   if (!wanted) return;
   const pushed = pod && presence ? presence.pushed(pod) : null;
-  const view: PodView = { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT };
+  const view: ObservedPod = { expected: wanted, pod, agent: pushed ? pushedView(pushed) : NO_AGENT };
   if (kept.index) reindex(kept.index, index, { before: kept.views[index], view });
   kept.views[index] = view;
   if (pushed) kept.toPoll.delete(index);
@@ -239,7 +197,7 @@ function refresh(kept: Kept, index: number, pod: ClusterPod | null, presence: Pr
 function reindex(
   detection: NonNullable<Kept["index"]>,
   index: number,
-  change: { before: PodView | undefined; view: PodView },
+  change: { before: ObservedPod | undefined; view: ObservedPod },
 ): void {
   const { before, view } = change;
   placeOnNode(detection.onNode, index, { was: before?.pod?.node ?? null, node: view.pod?.node ?? null });
@@ -340,7 +298,7 @@ export async function observe(opts: {
   const views = [...kept.views];
   let polled = 0;
   await mapLimit([...kept.toPoll], POLLS_IN_FLIGHT, async (index) => {
-    const view = views[index] as PodView;
+    const view = views[index] as ObservedPod;
     const { pod } = view;
     if (pod?.phase === "Running" && pod.agentUrl) polled += 1;
     const agent = await viewAgent({
@@ -365,7 +323,7 @@ export async function observe(opts: {
  * A step that created or deleted a view's pod says so here: the view is replaced in this reconcile's
  * observation (views are kept for the next reconcile, so never changed in place), with no agent seen yet.
  */
-export function replacePod(obs: Observation, view: PodView, pod: ClusterPod | null): void {
+export function replacePod(obs: Observation, view: ObservedPod, pod: ClusterPod | null): void {
   const guess = view.expected.groupRank;
   const index = obs.pods[guess] === view ? guess : obs.pods.indexOf(view);
   if (index < 0) return;
@@ -373,6 +331,6 @@ export function replacePod(obs: Observation, view: PodView, pod: ClusterPod | nu
   obs.index?.suspects.add(index);
 }
 
-export function agentState(view: PodView): string | null {
+export function agentState(view: ObservedPod): string | null {
   return view.agent.kind === "status" ? view.agent.status.status : null;
 }

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { ClusterPod } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
 import type { AgentRank, AgentStatus } from "@/server/operator/agent-client";
-import type { AwaitingResume, ResumeFacts } from "@/server/services/restart-events/store";
+import type { AwaitingResume, ResumeFacts } from "@/server/store/restart-events/store";
 import type { JobContext } from "./deps";
 import type { PendingRecord } from "./job-state";
 import { createLedger } from "./ledger";
-import type { PodView } from "./observe";
+import type { ObservedPod } from "./observe";
 import { faultProgress, restarted, trackProgress } from "./progress";
 
 /** One pod of four ranks; each rank's step and last line's time (s) as the agent reports them. */
@@ -31,7 +31,7 @@ function rank(index: number, step: number | null, lineAt: number | null): AgentR
   };
 }
 
-function pod(ranks: AgentRank[]): PodView {
+function pod(ranks: AgentRank[]): ObservedPod {
   return {
     expected: { name: "job-w-0", replicaSpec: "w", index: 0, groupRank: 0 },
     pod: { name: "job-w-0", node: "n0", phase: "Running", createdAt: 0 } as ClusterPod,

@@ -1,7 +1,7 @@
 import type { JobContext } from "./deps";
 import type { PendingRecord } from "./job-state";
 import type { Ledger } from "./ledger";
-import type { PodView } from "./observe";
+import type { ObservedPod } from "./observe";
 import { reportedRanks } from "./ranks";
 
 /**
@@ -60,7 +60,7 @@ const tracked = (ctx: JobContext) => ctx.deps.restartEvents.resume !== undefined
 type RankLine = { rank: number; step: number | null; at: number };
 
 /** Every reported rank with its step and last line's time (NaN without one); agents that did not answer: none. */
-function* rankLines(pods: readonly PodView[]): Generator<RankLine> {
+function* rankLines(pods: readonly ObservedPod[]): Generator<RankLine> {
   for (const view of pods) {
     for (const rank of reportedRanks(view)) {
       const at = rank.last_line_at === null ? Number.NaN : Date.parse(rank.last_line_at);
@@ -154,7 +154,7 @@ async function waiting(ctx: JobContext): Promise<Watch | null> {
 type Resumption = { slowest: StepLine | null; stale: boolean };
 
 /** The restarted training's lines: the slowest rank's, and whether some reporting rank printed none yet. */
-function resumption(pods: readonly PodView[], since: number): Resumption {
+function resumption(pods: readonly ObservedPod[], since: number): Resumption {
   let slowest: StepLine | null = null;
   let stale = false;
   for (const line of rankLines(pods)) {

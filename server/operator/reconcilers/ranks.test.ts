@@ -3,7 +3,7 @@ import type { ClusterJob, ClusterPod } from "@/server/cluster/types";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import type { AgentRank, AgentStatus } from "@/server/operator/agent-client";
 import { detectFault } from "./detect";
-import type { AgentView, Observation, PodView } from "./observe";
+import type { AgentView, Observation, ObservedPod } from "./observe";
 import { faultedRanks, podRankCount, ranksPerNode } from "./ranks";
 
 const NOW = 1_000_000;
@@ -33,7 +33,7 @@ const status = (value: Partial<AgentStatus>): AgentView => ({
   status: { status: "running", ...value } as AgentStatus,
 });
 
-function view(index: number, agent: AgentView): PodView {
+function view(index: number, agent: AgentView): ObservedPod {
   const pod = { name: `job-w-${index}`, node: `n${index}`, phase: "Running", createdAt: 0 } as ClusterPod;
   return { expected: { name: `job-w-${index}`, replicaSpec: "w", index, groupRank: index }, pod, agent };
 }
@@ -52,7 +52,7 @@ ${nproc === null ? "" : `  nprocPerNode: "${nproc}"\n`}  replicaSpecs:
   return { job: parsed.job } as ClusterJob;
 }
 
-const observation = (pods: PodView[]): Observation => ({
+const observation = (pods: ObservedPod[]): Observation => ({
   now: NOW,
   job: {} as ClusterJob,
   pods,

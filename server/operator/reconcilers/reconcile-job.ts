@@ -1,6 +1,7 @@
 import { jobKey, parseJobKey } from "@/server/cluster/types";
+import type { JobPhase } from "@/server/domain/operator-api/contract";
 import { madeProgress, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
-import { checkDeadlines, type JobPhase as DeadlinePhase } from "@/server/domain/recovery/deadlines";
+import { checkDeadlines, type DeadlinePhase } from "@/server/domain/recovery/deadlines";
 import { AppError } from "@/server/errors";
 import { shadowObservation } from "@/server/operator/shadow/observation";
 import type { HandlerResult } from "@/server/operator/workqueue";
@@ -8,7 +9,7 @@ import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectDrift, detectFault } from "./detect";
 import { faultyScaleDown, liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
-import { displayStatus, type JobPhase, readState, setCondition, statusReason, withState } from "./job-state";
+import { displayStatus, readState, setCondition, statusReason, withState } from "./job-state";
 import {
   completeJob,
   expireFinished,
@@ -20,7 +21,7 @@ import {
   suspendJob,
 } from "./lifecycle";
 import { beginManualRestart } from "./manual-restart";
-import { observe, type PodView } from "./observe";
+import { type ObservedPod, observe } from "./observe";
 import { trackProgress } from "./progress";
 import { reportedRanks } from "./ranks";
 import { advanceRecovery, beginRecovery, carryOutDecision, inBackOff } from "./recovery";
@@ -49,9 +50,9 @@ function agentMessage(ctx: JobContext, podName: string): string | undefined {
 }
 
 /** Per view (kept between reconciles, observe.ts): when its ranks last printed a step (NaN: never). */
-const lastStepLines = new WeakMap<PodView, number>();
+const lastStepLines = new WeakMap<ObservedPod, number>();
 
-function lastStepLine(view: PodView): number {
+function lastStepLine(view: ObservedPod): number {
   let at = lastStepLines.get(view);
   if (at === undefined) {
     const printed = reportedRanks(view)

@@ -1,6 +1,6 @@
 import { remediatedMessage } from "@/server/domain/recovery/remediation";
 import { appliedPolicy } from "@/server/operator/shadow/marks";
-import type { FaultCompletion } from "@/server/services/restart-events/store";
+import type { FaultCompletion } from "@/server/store/restart-events/store";
 import { event, type JobContext, labels } from "./deps";
 import { type ElasticState, type PendingRecord, setCondition } from "./job-state";
 import { faultProgress, forgetProgress, restarted } from "./progress";
@@ -135,10 +135,9 @@ export async function endScalingFault(
   const message = `${remediatedMessage(fault.reason, now - fault.faultAt)} The job scaled down to ${to} replicas: ${input.message}.`;
   const result = { outcome: "recovered", recoveredAt: new Date(now), message } as const;
   if (await completeRecord(ctx, fault.eventId, result)) {
-    const restartType = fault.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : fault.action;
-    ctx.deps.metrics.restarted.inc({ ...labels(ctx), restart_type: restartType });
+    ctx.deps.metrics.restarted.inc({ ...labels(ctx), restart_type: fault.action });
     ctx.deps.metrics.restartLatency.observe(
-      { ...labels(ctx), restart_type: restartType },
+      { ...labels(ctx), restart_type: fault.action },
       (now - fault.detectedAt) / 1000,
     );
   }

@@ -59,9 +59,9 @@ function plan(ctx: JobContext, decision: RestartDecision): RestartPlan {
   switch (decision.action) {
     case "PLR":
       return { action: "PLR", stage: "stopping", pods: [], avoidNodes: [], useSpare: null };
-    case "REPLACE_PODS":
+    case "POD_REPLACEMENT":
       return {
-        action: "REPLACE_PODS",
+        action: "POD_REPLACEMENT",
         stage: "replacing",
         pods: decision.pods,
         avoidNodes: decision.avoidNodes,
@@ -145,7 +145,7 @@ function faultRecord(
     reason: fault.reason,
     faultAt: fault.at,
     detectedAt: now,
-    action: decision.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : decision.action,
+    action: decision.action,
     message: failed ? decision.reason : message,
     event: { type: "Warning", message },
     detection: true,
@@ -251,10 +251,9 @@ async function finishRecovery(ctx: JobContext): Promise<void> {
     message: recoveredRowMessage(ctx, recovery.reason, message),
   } as const;
   if (await completeRecord(ctx, recovery.eventId, result)) {
-    const restartType = recovery.action === "REPLACE_PODS" ? "POD_REPLACEMENT" : recovery.action;
-    deps.metrics.restarted.inc({ ...labels(ctx), restart_type: restartType });
+    deps.metrics.restarted.inc({ ...labels(ctx), restart_type: recovery.action });
     deps.metrics.restartLatency.observe(
-      { ...labels(ctx), restart_type: restartType },
+      { ...labels(ctx), restart_type: recovery.action },
       (now - recovery.detectedAt) / 1000,
     );
   }

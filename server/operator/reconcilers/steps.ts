@@ -1,10 +1,10 @@
 import { DEFAULT_FLAVOR } from "@/server/domain/governance/types";
-import { jobTotals } from "@/server/domain/job-spec/job-totals";
+import { jobSize } from "@/server/domain/job-spec/job-size";
 import { inParallel } from "@/server/in-parallel";
 import { type StartRequestBody, withWireText } from "@/server/operator/agent-client";
 import { appliedPolicy, rulesFingerprint } from "@/server/operator/shadow/marks";
 import type { JobContext } from "./deps";
-import { type PodView, replacePod } from "./observe";
+import { type ObservedPod, replacePod } from "./observe";
 
 /**
  * The building blocks every phase uses: make the pods exist, stop every agent back to READY, start every
@@ -12,11 +12,11 @@ import { type PodView, replacePod } from "./observe";
  */
 
 function podGpus(ctx: JobContext, replicaSpec: string): number {
-  const spec = jobTotals(ctx.job.job).replicaSpecs.find((candidate) => candidate.name === replicaSpec);
+  const spec = jobSize(ctx.job.job).replicaSpecs.find((candidate) => candidate.name === replicaSpec);
   return spec && spec.gpusPerPod > 0 ? spec.gpusPerPod : ctx.ranksPerNode;
 }
 
-const isLive = (view: PodView) =>
+const isLive = (view: ObservedPod) =>
   view.pod !== null && (view.pod.phase === "Running" || view.pod.phase === "Pending");
 
 /**
@@ -68,7 +68,7 @@ export async function ensurePods(
  */
 const SEND_CONCURRENCY = 64;
 
-const agentState = (view: PodView) => (view.agent.kind === "status" ? view.agent.status.status : null);
+const agentState = (view: ObservedPod) => (view.agent.kind === "status" ? view.agent.status.status : null);
 
 /** Sends /stop to every agent that is not READY yet; true once all are READY. */
 export async function stopAgents(ctx: JobContext): Promise<boolean> {

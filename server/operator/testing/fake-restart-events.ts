@@ -2,7 +2,7 @@ import type {
   FaultCompletion,
   NewRestartEvent,
   RestartEventStore,
-} from "@/server/services/restart-events/store";
+} from "@/server/store/restart-events/store";
 
 /**
  * The restart timeline in memory, with the Postgres store's semantics (insert by id unless present; a

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
 import { isStillAlive, startTimeOf } from "@/server/cluster/local/process-tree";
+import { ensureOperatorToken, operatorTokenPath } from "@/server/cluster/local-token";
 import type { JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
@@ -10,14 +11,10 @@ import { createLogger } from "@/server/log";
 import { createLocalAdmission, type LocalAdmission } from "@/server/operator/admission/local";
 import type { AgentTransport } from "@/server/operator/agent-transport";
 import { type ApiAuth, localTokenAuth } from "@/server/operator/api/authorize";
-import { ensureOperatorToken, operatorTokenPath } from "@/server/operator/api/local-token";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
-import {
-  createOperatorDeps,
-  type OperatorConfig,
-  type OperatorDeps,
-} from "@/server/operator/reconcilers/deps";
+import type { OperatorConfig, OperatorDeps } from "@/server/operator/reconcilers/deps";
+import { createOperatorDeps } from "@/server/operator/wiring";
 import { submitOrThrow, waitFor } from "./helpers";
 
 /**

@@ -1,5 +1,5 @@
 import type { ClusterPod } from "@/server/cluster/types";
-import type { AgentView, PodView } from "@/server/operator/reconcilers/observe";
+import type { AgentView, ObservedPod } from "@/server/operator/reconcilers/observe";
 
 /** Pod `index` of job "job" (replica spec "w") in namespace "ns", Running on node `n<index>`, for unit tests. */
 export function testPod(index: number, overrides: Partial<ClusterPod> = {}): ClusterPod {
@@ -23,7 +23,7 @@ export function testView(
   index: number,
   agent: AgentView,
   podOverrides: Partial<ClusterPod> | null = {},
-): PodView {
+): ObservedPod {
   return {
     expected: { name: `job-w-${index}`, replicaSpec: "w", index, groupRank: index },
     pod: podOverrides === null ? null : testPod(index, podOverrides),

@@ -10,7 +10,7 @@ import { type ReboundState, readState } from "@/server/operator/reconcilers/job-
 import { createLedger } from "@/server/operator/reconcilers/ledger";
 import { reconcileJob } from "@/server/operator/reconcilers/reconcile-job";
 import { createManualRequests } from "@/server/operator/requests";
-import type { RestartEventStore } from "@/server/services/restart-events/store";
+import type { RestartEventStore } from "@/server/store/restart-events/store";
 import { type CallLog, createCallLog, instrument } from "./call-faults";
 import { createFakeAgents, type FakeAgents } from "./fake-agents";
 import { createFakeCluster, type FakeCluster } from "./fake-cluster";

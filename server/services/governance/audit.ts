@@ -1,7 +1,7 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
-import { readAudit } from "@/server/services/audit/queries";
+import type { AuditEntry } from "@/server/services/governance/governance.schema";
+import { readAudit } from "@/server/store/audit/queries";
 
 /** The audit actions of task governance; team-scoped ones target `team/<name>` or `team/<name>/…`. */
 export const GOVERNANCE_ACTIONS = [

@@ -1,6 +1,6 @@
-import type { CapacityHistoryView, CapacityPoint } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
 import type { TeamCapacity } from "@/server/domain/governance/types";
+import type { CapacityHistoryView, CapacityPoint } from "@/server/services/governance/governance.schema";
 
 /**
  * Capacity over time per team (guaranteed, used, borrowed, lent): the console's sampler (sampler.ts) looks at

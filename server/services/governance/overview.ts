@@ -1,9 +1,9 @@
-import type { Overview } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
 import { teamCapacities } from "@/server/domain/governance";
 import { AppError } from "@/server/errors";
+import type { Overview } from "@/server/services/governance/governance.schema";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { loadGovernanceConfig } from "./config";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
 import { jobCounts } from "./queue";
 import { listQuotas } from "./quota";
 import { buildGovernanceSnapshot, type SnapshotWithJobs, snapshotOf, teamNamespaces } from "./snapshot";

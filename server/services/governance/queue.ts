@@ -1,6 +1,6 @@
-import type { QueueJob, QueueView } from "@/server/api/routers/governance/governance.schema";
 import { decideAdmissions, priorityOf } from "@/server/domain/governance";
 import type { PendingDecision } from "@/server/domain/governance/types";
+import type { QueueJob, QueueView } from "@/server/services/governance/governance.schema";
 import type { GovernedJob, SnapshotWithJobs } from "./snapshot";
 
 /**

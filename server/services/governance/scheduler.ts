@@ -1,8 +1,8 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { SchedulerUpdate, SchedulerView } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { writeAudit } from "@/server/services/audit/mutations";
+import type { SchedulerUpdate, SchedulerView } from "@/server/services/governance/governance.schema";
+import { writeAudit } from "@/server/store/audit/mutations";
 import { staleWriteError } from "./conflict";
 
 /**

@@ -12,7 +12,7 @@ import {
 } from "@/server/domain/governance/types";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { loadGovernanceConfig } from "./config";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
 
 /**
  * The console's GovernanceSnapshot: the configuration from Postgres, the capacity of the cluster's healthy

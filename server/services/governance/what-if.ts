@@ -1,9 +1,3 @@
-import type {
-  QuotaUpdate,
-  SchedulerUpdate,
-  WhatIfView,
-  WhyPendingView,
-} from "@/server/api/routers/governance/governance.schema";
 import { whatIf, whyPending } from "@/server/domain/governance";
 import {
   type GovernanceConfig,
@@ -11,6 +5,12 @@ import {
   GPU,
   type TeamQuota,
 } from "@/server/domain/governance/types";
+import type {
+  QuotaUpdate,
+  SchedulerUpdate,
+  WhatIfView,
+  WhyPendingView,
+} from "@/server/services/governance/governance.schema";
 import { type CapacityReading, overcommitOf } from "./overcommit";
 
 /**

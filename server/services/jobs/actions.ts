@@ -2,9 +2,9 @@ import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { requireActionable, requireFaultable } from "@/server/services/access/job-access";
-import { writeAudit } from "@/server/services/audit/mutations";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import type { ClusterSource, SourceAction } from "@/server/services/jobs/gateway/types";
+import { writeAudit } from "@/server/store/audit/mutations";
 import { toAppError } from "./queries";
 
 /**

@@ -1,23 +1,7 @@
 import { isNodeHealthy } from "@/server/cluster/types";
-import type { NodeView } from "@/server/domain/jobs/view-model";
-import type {
-  NodeAction,
-  NodeMeaning,
-  NodeSignalSource,
-} from "@/server/domain/node-health/signal-table.schema";
+import type { ClusterNodeRow } from "@/server/domain/jobs/pages";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { toAppError } from "./queries";
-
-/** What the node-signal table says of a node (its most severe signal), where the operator judged it. */
-export type NodeVerdictRow = {
-  meaning: NodeMeaning;
-  action: NodeAction;
-  source: NodeSignalSource | null;
-  /** "NVSentinel: GpuMemWatch — ErrorCode:DCGM_FR_VOLATILE_DBE_DETECTED GPU:0 …". */
-  reason: string | null;
-};
-
-export type ClusterNodeRow = NodeView & { jobs: string[]; verdict: NodeVerdictRow | null };
 
 /**
  * Every node with its health, its GPUs used by the jobs' pods, and which jobs run there: GPUs count every

@@ -8,7 +8,7 @@ import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LocalOperator } from "@/server/operator/testing/local-operator";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { jobPage } from "./queries";
 
 /**

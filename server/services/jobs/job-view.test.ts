@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RankStatus } from "@/server/agent/protocol";
+import type { RankStatus } from "@/server/domain/agent-api/protocol";
 import { countHealthyRanks } from "@/server/domain/console/job-ranks";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { topologyView } from "./job-view";

@@ -14,14 +14,14 @@ import { timelineTotals } from "@/server/domain/console/timeline";
 import type {
   JobTotals,
   NodeView,
-  PodView,
+  PodTile,
   RankView,
   ShadowVerdictEntry,
   TimelineEntry,
   TopologyView,
 } from "@/server/domain/jobs/view-model";
 import type { LiveJob, LivePod, ShadowVerdictRecord } from "@/server/domain/operator-api/contract";
-import { entryProgress, type RestartEventRow } from "@/server/services/restart-events/queries";
+import { entryProgress, type RestartEventRow } from "@/server/store/restart-events/queries";
 
 /**
  * Turns what the operator sees (live state) and what Postgres recorded (restart events) into the console's
@@ -129,7 +129,7 @@ export function topologyView(
     .sort((a, b) => a.rank - b.rank);
   const ranksOfPod = new Map<string, number[]>();
   for (const rank of ranks) ranksOfPod.set(rank.pod, [...(ranksOfPod.get(rank.pod) ?? []), rank.rank]);
-  const pods: PodView[] = live.pods.map((pod) => ({
+  const pods: PodTile[] = live.pods.map((pod) => ({
     name: pod.name,
     node: pod.node,
     phase: pod.phase,

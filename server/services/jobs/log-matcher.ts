@@ -2,7 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { MAX_LINE_CHARS } from "@/server/domain/log-rules/pattern";
 import { rootLogger } from "@/server/log";
-import { bundleWorkerSource } from "@/server/services/worker-bundle";
+import { bundleWorkerSource } from "@/server/worker-bundle";
 import type { MatchRequest, MatchResponse } from "./log-match-worker";
 
 /**

@@ -1,5 +1,5 @@
+import type { JobPage } from "@/server/domain/jobs/pages";
 import { AppError } from "@/server/errors";
-import type { JobPage } from "./queries";
 
 /**
  * Whose log the console's logs view reads, from a closed set (issue 16, item 2): a rank of the job, whose

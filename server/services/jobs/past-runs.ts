@@ -3,14 +3,14 @@ import type { Db } from "@/server/db/client";
 import { timelineTotals } from "@/server/domain/console/timeline";
 import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
 import { AppError } from "@/server/errors";
-import { listJobEvents } from "@/server/services/job-events/queries";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
+import { listJobEvents } from "@/server/store/job-events/queries";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { timelineEntries } from "./job-view";
 
 /**
  * Earlier runs of a job name (each a job uid, JobRun rows written by the operator): a run is past once its
  * job was deleted. Their restart records stay in Postgres; their events where the local back end kept them
- * (server/services/job-events; Kubernetes deletes a job's Events with it).
+ * (server/store/job-events; Kubernetes deletes a job's Events with it).
  */
 export type PastRunRow = {
   uid: string;

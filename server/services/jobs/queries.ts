@@ -1,75 +1,19 @@
-import type { ClusterEvent, JobRef } from "@/server/cluster/types";
+import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { countHealthyRanks } from "@/server/domain/console/job-ranks";
-import type {
-  JobTotals,
-  PolicyLabelView,
-  ShadowVerdictEntry,
-  TimelineEntry,
-  TopologyView,
-} from "@/server/domain/jobs/view-model";
-import type { LiveJob } from "@/server/domain/operator-api/contract";
+import type { JobPage, JobRow } from "@/server/domain/jobs/pages";
 import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
 import type { ClusterSource, JobPolicyView } from "@/server/services/jobs/gateway/types";
 import { SourceError } from "@/server/services/jobs/gateway/types";
 import { liveHub } from "@/server/services/live/hub";
 import { sourceId } from "@/server/services/live/scope";
-import { listRestartEvents } from "@/server/services/restart-events/queries";
-import { listScalingEvents } from "@/server/services/scaling-events/queries";
-import type { ScalingEventRow } from "@/server/services/scaling-events/store";
+import { listRestartEvents } from "@/server/store/restart-events/queries";
+import { listScalingEvents } from "@/server/store/scaling-events/queries";
 import { jobTotalsView, shadowEntries, timelineEntries, topologyView } from "./job-view";
 import { matchLogLines } from "./log-matcher";
 
 /** The console's reads of jobs: the cluster source for live state, Postgres for teams and restart history. */
-
-export type JobRow = {
-  namespace: string;
-  name: string;
-  team: string | null;
-  status: string;
-  phase: string;
-  priorityClass: string | null;
-  gpus: number;
-  ranksHealthy: number;
-  ranksTotal: number;
-  restarts: { plr: number; podReplacement: number; jlr: number };
-  createdAt: number;
-};
-
-export type JobPage = {
-  namespace: string;
-  name: string;
-  team: string | null;
-  teamId: string | null;
-  status: string;
-  phase: string;
-  priorityClass: string | null;
-  gpus: number;
-  restartCount: number;
-  recovering: string | null;
-  createdAt: number;
-  topology: TopologyView;
-  timeline: TimelineEntry[];
-  totals: JobTotals;
-  events: ClusterEvent[];
-  logRules: Array<{ name: string; logPattern?: string }>;
-  updatedAt: number;
-  /** The job object's version, for an apply's expectedVersion; null where the source has none. */
-  resourceVersion: string | null;
-  /** The library policy the job's runPolicy came from (null: its own, or unknown). */
-  appliedPolicy: PolicyLabelView | null;
-  /** A shadow rule set watched without acting, with its latest verdicts (newest last, at most 50). */
-  shadow: { policy: PolicyLabelView | null; rules: unknown[]; verdicts: ShadowVerdictEntry[] } | null;
-  /** The shadow's verdicts of this run, the timeline's entries of their own kind (also once it is removed). */
-  verdicts: ShadowVerdictEntry[];
-  /** New rules were applied that the running agents take at the next restart. */
-  pendingRestart: boolean;
-  /** An elastic job's target vs actual replicas and bounds (null: not elastic, or an operator without it). */
-  elastic: NonNullable<LiveJob["elastic"]> | null;
-  /** This run's scalings, oldest first (elastic jobs; empty otherwise). */
-  scaling: ScalingEventRow[];
-};
 
 export function toAppError(error: unknown): unknown {
   if (!(error instanceof SourceError)) return error;

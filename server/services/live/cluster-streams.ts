@@ -1,6 +1,7 @@
+import type { ClusterNodeRow } from "@/server/domain/jobs/pages";
 import type { ListDiff } from "@/server/domain/live/list-diff";
 import { nodeRowList } from "@/server/domain/live/lists";
-import { type ClusterNodeRow, clusterNodes } from "@/server/services/jobs/cluster";
+import { clusterNodes } from "@/server/services/jobs/cluster";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { type LiveMessage, type LiveSource, liveHub } from "./hub";
 import { type ReadScope, type ScopedSession, scopedStream, sharedReads, sourceId } from "./scope";

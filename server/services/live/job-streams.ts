@@ -1,5 +1,6 @@
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
+import type { JobPage, JobRow } from "@/server/domain/jobs/pages";
 import { diffPage, type JobPatch } from "@/server/domain/jobs/patch";
 import type { ListDiff } from "@/server/domain/live/list-diff";
 import { jobRowList } from "@/server/domain/live/lists";
@@ -8,14 +9,7 @@ import { AppError } from "@/server/errors";
 import { stillReadable } from "@/server/services/access/job-access";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { type LogTargetInput, resolveLogTarget } from "@/server/services/jobs/log-target";
-import {
-  type JobPage,
-  type JobRow,
-  jobPage,
-  type LogLine,
-  listJobRows,
-  rankLogs,
-} from "@/server/services/jobs/queries";
+import { jobPage, type LogLine, listJobRows, rankLogs } from "@/server/services/jobs/queries";
 import { type LiveMessage, type LiveSource, liveHub } from "./hub";
 import { rechecked } from "./rechecked";
 import {

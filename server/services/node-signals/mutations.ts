@@ -1,11 +1,15 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
+import { checkNodeSignalText, withCordonAction } from "@/server/domain/node-health/table";
 import { AppError } from "@/server/errors";
-import { writeAudit } from "@/server/services/audit/mutations";
 import { staleWriteError } from "@/server/services/governance/conflict";
-import { NODE_SIGNAL_TARGET, readNodeSignals, type StoredNodeSignals } from "./queries";
-import { checkNodeSignalText, withCordonAction } from "./table";
+import { writeAudit } from "@/server/store/audit/mutations";
+import {
+  NODE_SIGNAL_TARGET,
+  readNodeSignals,
+  type StoredNodeSignals,
+} from "@/server/store/node-signals/queries";
 
 /**
  * Changes of the node-signal table: under optimistic concurrency (the version the editor read), each in

@@ -1,7 +1,7 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
-import { readAudit } from "@/server/services/audit/queries";
+import type { AuditEntry } from "@/server/services/governance/governance.schema";
+import { readAudit } from "@/server/store/audit/queries";
 
 /**
  * The policy audit, newest first (issue 12: "the audit log shows who did what"): creates and saves of a

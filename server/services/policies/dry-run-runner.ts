@@ -2,7 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { DryRunResult } from "@/server/domain/policy";
 import { AppError } from "@/server/errors";
-import { bundleWorkerSource } from "@/server/services/worker-bundle";
+import { bundleWorkerSource } from "@/server/worker-bundle";
 import type { DryRunRequest, DryRunResponse } from "./dry-run-worker";
 
 /**

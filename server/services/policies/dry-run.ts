@@ -6,7 +6,7 @@ import { requireReadable } from "@/server/services/access/job-access";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { jobPage, toAppError } from "@/server/services/jobs/queries";
-import { listRestartEvents, type RestartEventRow } from "@/server/services/restart-events/queries";
+import { listRestartEvents, type RestartEventRow } from "@/server/store/restart-events/queries";
 import { runDryRun } from "./dry-run-runner";
 import { historyOf } from "./history";
 import { asLive, type LiveRun, liveRankRun, type PolicyDryRun } from "./rank-dry-run";

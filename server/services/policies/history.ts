@@ -1,5 +1,5 @@
 import type { DryRunRestart } from "@/server/domain/policy";
-import type { RestartEventRow } from "@/server/services/restart-events/queries";
+import type { RestartEventRow } from "@/server/store/restart-events/queries";
 
 /**
  * A job's restart timeline as the dry-run's history (what the restart policy would do next): each restart

@@ -1,5 +1,4 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { ApplyResult, PolicyRef } from "@/server/api/routers/policies/policies.schema";
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { canApplyPolicy, canReadPolicies } from "@/server/domain/access/policies";
@@ -7,10 +6,11 @@ import type { RunPolicy } from "@/server/domain/job-spec/run-policy.schema";
 import { parsePolicyYaml, policyToYaml } from "@/server/domain/policy";
 import { AppError } from "@/server/errors";
 import { requireActionable, requireReadable } from "@/server/services/access/job-access";
-import { writeAudit } from "@/server/services/audit/mutations";
 import type { SessionUser } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { toAppError } from "@/server/services/jobs/queries";
+import type { ApplyResult, PolicyRef } from "@/server/services/policies/policies.schema";
+import { writeAudit } from "@/server/store/audit/mutations";
 import { policyTeam, policyVersion } from "./queries";
 
 /**

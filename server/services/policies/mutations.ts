@@ -1,11 +1,11 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { CreatePolicy, SavePolicy } from "@/server/api/routers/policies/policies.schema";
 import type { Db } from "@/server/db/client";
 import type { JobSpecError } from "@/server/domain/job-spec/job-spec-errors";
 import { parsePolicyYaml } from "@/server/domain/policy";
 import { AppError } from "@/server/errors";
-import { writeAudit } from "@/server/services/audit/mutations";
 import { staleWriteError } from "@/server/services/governance/conflict";
+import type { CreatePolicy, SavePolicy } from "@/server/services/policies/policies.schema";
+import { writeAudit } from "@/server/store/audit/mutations";
 
 /**
  * Writes to the policy library (issue 12). Every version is parsed again here with the same parser the

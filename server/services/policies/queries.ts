@@ -1,12 +1,12 @@
 import type { Prisma } from "@/generated/prisma/client";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors";
 import type {
   PolicyListItem,
   PolicyVersionView,
   PolicyView,
   VersionSummary,
-} from "@/server/api/routers/policies/policies.schema";
-import type { Db } from "@/server/db/client";
-import { AppError } from "@/server/errors";
+} from "@/server/services/policies/policies.schema";
 
 /**
  * Reads of the policy library (issue 12): a team's named policies and their versions. The caller decides

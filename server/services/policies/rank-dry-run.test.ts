@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { JobPage } from "@/server/domain/jobs/pages";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import { dryRun, parsePolicyYaml } from "@/server/domain/policy";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import type { JobPage } from "@/server/services/jobs/queries";
 import { asLive, liveRankRun } from "./rank-dry-run";
 
 /** The demo job's own rules: its whole YAML (the policy parser takes a job's spec.runPolicy). */

@@ -1,9 +1,9 @@
 import type { JobRef } from "@/server/cluster/types";
+import type { JobPage } from "@/server/domain/jobs/pages";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import type { DryRunInput, DryRunResult } from "@/server/domain/policy";
 import { AppError } from "@/server/errors";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import type { JobPage } from "@/server/services/jobs/queries";
 import { toAppError } from "@/server/services/jobs/queries";
 
 /**

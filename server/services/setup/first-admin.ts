@@ -1,8 +1,8 @@
 import { hash } from "@node-rs/argon2";
 import type { Prisma } from "@/generated/prisma/client";
-import type { CreateAdminInput } from "@/server/api/routers/setup/setup.schema";
 import type { Db } from "@/server/db/client";
-import { writeAudit } from "@/server/services/audit/mutations";
+import type { CreateAdminInput } from "@/server/services/setup/setup.schema";
+import { writeAudit } from "@/server/store/audit/mutations";
 import { clusterAdminExists, lockFirstAdmin, usableSetupToken } from "./tokens";
 
 /**

@@ -1,6 +1,6 @@
-import type { SetupStatus } from "@/server/api/routers/setup/setup.schema";
 import type { Db } from "@/server/db/client";
 import { DEMO_USERS } from "@/server/db/seed";
+import type { SetupStatus } from "@/server/services/setup/setup.schema";
 import { clusterAdminExists, usableSetupToken } from "./tokens";
 
 /** What the setup page shows for a link: its form (open), a dead link (invalid), or sign in (done). */

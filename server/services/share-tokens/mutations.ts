@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors";
 import type {
   CreatedShareToken,
   CreateShareTokenInput,
   ShareTokenView,
-} from "@/server/api/routers/share-tokens/share-tokens.schema";
-import type { Db } from "@/server/db/client";
-import { AppError } from "@/server/errors";
-import { writeAudit } from "@/server/services/audit/mutations";
+} from "@/server/services/share-tokens/share-tokens.schema";
+import { writeAudit } from "@/server/store/audit/mutations";
 import { hashShareSecret } from "./grants";
 import { formatPairingCode, PAIRING_CODE_LENGTH, PAIRING_TTL_MS, pairingCodeFrom } from "./pairing-code";
 import { teamNamesOf, tokenViewSelect, toTokenView } from "./queries";

@@ -6,7 +6,7 @@ import {
   type SignInLimits,
 } from "@/server/domain/access/sign-in-limiter";
 import { AppError } from "@/server/errors";
-import { writeAudit } from "@/server/services/audit/mutations";
+import { writeAudit } from "@/server/store/audit/mutations";
 import { hashShareSecret } from "./grants";
 import { hashPairingCode, newShareSecret } from "./mutations";
 

@@ -1,7 +1,7 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { ShareTokenState, ShareTokenView } from "@/server/api/routers/share-tokens/share-tokens.schema";
 import type { Db } from "@/server/db/client";
 import { isTvView } from "@/server/domain/access/share";
+import type { ShareTokenState, ShareTokenView } from "@/server/services/share-tokens/share-tokens.schema";
 
 /** The columns a token's view is made of: never tokenHash nor pairingCodeHash. */
 export const tokenViewSelect = {

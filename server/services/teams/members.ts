@@ -1,7 +1,7 @@
 import type { Db } from "@/server/db/client";
 import type { Role } from "@/server/domain/access/roles";
 import { AppError } from "@/server/errors";
-import { writeAudit } from "@/server/services/audit/mutations";
+import { writeAudit } from "@/server/store/audit/mutations";
 
 /** A team's members and their roles (Membership rows). */
 export type Member = { userId: string; name: string; email: string; role: Role };

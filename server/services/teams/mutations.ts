@@ -1,12 +1,12 @@
-import type { CreateTeamInput } from "@/server/api/routers/teams/teams.schema";
 import type { Db } from "@/server/db/client";
-import { writeAudit } from "@/server/services/audit/mutations";
 import {
   assertFits,
   type CapacityReading,
   GUARANTEE_LOCK_KEY,
 } from "@/server/services/governance/overcommit";
 import { othersGuaranteedGpus } from "@/server/services/governance/quota";
+import type { CreateTeamInput } from "@/server/services/teams/teams.schema";
+import { writeAudit } from "@/server/store/audit/mutations";
 
 export type CreateTeamResult = { ok: true; teamId: string } | { ok: false; reason: string };
 

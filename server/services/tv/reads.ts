@@ -2,17 +2,18 @@ import type { ClusterNode } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { teamCapacities } from "@/server/domain/governance";
 import type { TeamCapacity } from "@/server/domain/governance/types";
+import type { JobRow } from "@/server/domain/jobs/pages";
 import type { TimelineEntry } from "@/server/domain/jobs/view-model";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { DAY_MS } from "@/server/domain/tv/reliability";
-import { loadGovernanceConfig } from "@/server/services/governance/config";
 import { snapshotOf, teamNamespaces } from "@/server/services/governance/snapshot";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { timelineEntries } from "@/server/services/jobs/job-view";
-import { type JobRow, listJobRows } from "@/server/services/jobs/queries";
+import { listJobRows } from "@/server/services/jobs/queries";
 import { liveHub } from "@/server/services/live/hub";
 import { sharedReads } from "@/server/services/live/scope";
-import { listRestartSummaries, type RestartSummaryRow } from "@/server/services/restart-events/queries";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
+import { listRestartSummaries, type RestartSummaryRow } from "@/server/store/restart-events/queries";
 
 /**
  * The reads behind every TV frame, each shared by all views and scopes through liveHub().cached: one read of

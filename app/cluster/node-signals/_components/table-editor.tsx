@@ -5,7 +5,7 @@ import { useState } from "react";
 import { stringify } from "yaml";
 import { useTRPC } from "@/lib/trpc/client";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
-import { checkNodeSignalText } from "@/server/services/node-signals/table";
+import { checkNodeSignalText } from "@/server/domain/node-health/table";
 
 type View = { version: number; rules: NodeSignalTable; isDefault: boolean };
 

@@ -9,9 +9,9 @@ import {
   recordCapacity,
   type SamplerMemory,
 } from "@/server/services/governance/capacity-history";
+import type { QuotaUpdateInput } from "@/server/services/governance/governance.schema";
 import { stopCapacitySamplers } from "@/server/services/governance/sampler";
 import { buildGovernanceSnapshot } from "@/server/services/governance/snapshot";
-import type { QuotaUpdateInput } from "./governance.schema";
 
 /**
  * The governance router over live jobs on a real local operator with its own admission (task governance on

@@ -8,13 +8,13 @@ import {
   canSetRole,
 } from "@/server/domain/access/governance";
 import { isClusterAdmin } from "@/server/domain/access/roles";
-import { listMembers, removeMember, setMemberRole, teamAdminCount } from "@/server/services/teams/members";
 import {
   type MembersView,
   removeMemberInputSchema,
   setRoleInputSchema,
   teamInputSchema,
-} from "./governance.schema";
+} from "@/server/services/governance/governance.schema";
+import { listMembers, removeMember, setMemberRole, teamAdminCount } from "@/server/services/teams/members";
 import { forbidden, governanceProcedure, teamIdByName } from "./procedure";
 
 /**

@@ -1,8 +1,8 @@
 import { createTRPCRouter } from "@/server/api/trpc";
 import { canEditQuota } from "@/server/domain/access/governance";
+import { quotaUpdateInputSchema, teamInputSchema } from "@/server/services/governance/governance.schema";
 import { readClusterCapacity } from "@/server/services/governance/overcommit";
 import { getQuota, updateQuota } from "@/server/services/governance/quota";
-import { quotaUpdateInputSchema, teamInputSchema } from "./governance.schema";
 import { forbidden, governanceProcedure, teamIdByName } from "./procedure";
 
 /**

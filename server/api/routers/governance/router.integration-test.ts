@@ -6,8 +6,8 @@ import { appRouter } from "@/server/api/root";
 import type { Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
+import type { QuotaUpdateInput, SchedulerUpdateInput } from "@/server/services/governance/governance.schema";
 import { stopCapacitySamplers } from "@/server/services/governance/sampler";
-import type { QuotaUpdateInput, SchedulerUpdateInput } from "./governance.schema";
 
 /**
  * The governance router on real Postgres and a real local operator: who may change what (every refusal

@@ -9,18 +9,18 @@ import {
 import { AppError } from "@/server/errors";
 import { listGovernanceAudit } from "@/server/services/governance/audit";
 import { capacityHistory } from "@/server/services/governance/capacity-history";
-import { readClusterCapacity } from "@/server/services/governance/overcommit";
-import { governanceOverview, liveSnapshot } from "@/server/services/governance/overview";
-import { queueOf } from "@/server/services/governance/queue";
-import { jobKey } from "@/server/services/governance/snapshot";
-import { whatIfView, whyPendingView } from "@/server/services/governance/what-if";
 import {
   auditInputSchema,
   capacityHistoryInputSchema,
   jobKeyInputSchema,
   teamInputSchema,
   whatIfInputSchema,
-} from "./governance.schema";
+} from "@/server/services/governance/governance.schema";
+import { readClusterCapacity } from "@/server/services/governance/overcommit";
+import { governanceOverview, liveSnapshot } from "@/server/services/governance/overview";
+import { queueOf } from "@/server/services/governance/queue";
+import { jobKey } from "@/server/services/governance/snapshot";
+import { whatIfView, whyPendingView } from "@/server/services/governance/what-if";
 import { membersRouter } from "./members-router";
 import { forbidden, governanceProcedure, teamIdByName } from "./procedure";
 import { quotaRouter } from "./quota-router";

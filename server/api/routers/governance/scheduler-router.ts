@@ -1,8 +1,8 @@
 import { createTRPCRouter } from "@/server/api/trpc";
 import { canEditScheduler } from "@/server/domain/access/governance";
+import { schedulerUpdateInputSchema } from "@/server/services/governance/governance.schema";
 import { priorityClassUsage, usersOfRemoved } from "@/server/services/governance/priority-usage";
 import { getScheduler, updateScheduler } from "@/server/services/governance/scheduler";
-import { schedulerUpdateInputSchema } from "./governance.schema";
 import { forbidden, governanceProcedure } from "./procedure";
 
 /** The scheduler config and priority classes: anyone signed in reads them; cluster admins change them. */

@@ -1,10 +1,6 @@
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { readableNamespaces, requireReadable } from "@/server/services/access/job-access";
 import { runJobAction } from "@/server/services/jobs/actions";
-import { resolveLogTarget } from "@/server/services/jobs/log-target";
-import { listPastRuns, pastRun } from "@/server/services/jobs/past-runs";
-import { jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
-import { watchJobPage, watchJobRows, watchRankLog } from "@/server/services/live/job-streams";
 import {
   jobAccessOutputSchema,
   jobActInputSchema,
@@ -13,7 +9,11 @@ import {
   jobRefSchema,
   jobRowSchema,
   logLineSchema,
-} from "./jobs.schema";
+} from "@/server/services/jobs/jobs.schema";
+import { resolveLogTarget } from "@/server/services/jobs/log-target";
+import { listPastRuns, pastRun } from "@/server/services/jobs/past-runs";
+import { jobPage, listJobRows, rankLogs } from "@/server/services/jobs/queries";
+import { watchJobPage, watchJobRows, watchRankLog } from "@/server/services/live/job-streams";
 import { opening, withTrpcErrors } from "./live-errors";
 import { pastRunInputSchema } from "./runs.schema";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jobRefSchema } from "./jobs.schema";
+import { jobRefSchema } from "@/server/services/jobs/jobs.schema";
 
 /** A past run of a job name: the job's ref and the run's uid (a Kubernetes uid or a local job's id). */
 export const pastRunInputSchema = z.strictObject({

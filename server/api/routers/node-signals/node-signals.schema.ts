@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_NODE_SIGNAL_TEXT } from "@/server/services/node-signals/table";
+import { MAX_NODE_SIGNAL_TEXT } from "@/server/domain/node-health/table";
 
 /** Inputs of the node-signal table's procedures (the table itself is checked by the service, row by row). */
 const versionSchema = z.int().min(1);

@@ -9,7 +9,7 @@ import { seedIfEmpty } from "@/server/db/seed";
 import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
 import { createLogger } from "@/server/log";
 import type { SessionUser } from "@/server/services/auth/sessions";
-import { loadNodeSignalTable } from "@/server/services/node-signals/queries";
+import { loadNodeSignalTable } from "@/server/store/node-signals/queries";
 import { createTestDatabase } from "@/test/database";
 
 /**

@@ -5,7 +5,7 @@ import {
   setCordonMovesPods,
   updateNodeSignals,
 } from "@/server/services/node-signals/mutations";
-import { nodeSignalHistory, readNodeSignals } from "@/server/services/node-signals/queries";
+import { nodeSignalHistory, readNodeSignals } from "@/server/store/node-signals/queries";
 import {
   nodeSignalsCordonInputSchema,
   nodeSignalsResetInputSchema,

@@ -5,7 +5,7 @@ import {
   forJobInputSchema,
   promoteShadowInputSchema,
   setShadowInputSchema,
-} from "./policies.schema";
+} from "@/server/services/policies/policies.schema";
 
 /**
  * A job's policy (issue 12): read it, apply a library version (enforcing), attach or detach a shadow rule

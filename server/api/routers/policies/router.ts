@@ -4,10 +4,6 @@ import { diffPolicyYaml, explainPolicy, POLICY_TEMPLATES, parsePolicyYaml } from
 import { listPolicyAudit } from "@/server/services/policies/audit";
 import { dryRunPolicy } from "@/server/services/policies/dry-run";
 import { createPolicy, savePolicy } from "@/server/services/policies/mutations";
-import { getPolicy, listPolicies, policyVersion } from "@/server/services/policies/queries";
-import { requirePolicyEditable, requirePolicyReadable, requireTeamEditable } from "./access";
-import { invalidPolicy } from "./invalid-policy";
-import { jobPolicyProcedures } from "./job-procedures";
 import {
   createPolicyInputSchema,
   dryRunInputSchema,
@@ -18,7 +14,11 @@ import {
   policyVersionInputSchema,
   savePolicyInputSchema,
   validatePolicyInputSchema,
-} from "./policies.schema";
+} from "@/server/services/policies/policies.schema";
+import { getPolicy, listPolicies, policyVersion } from "@/server/services/policies/queries";
+import { requirePolicyEditable, requirePolicyReadable, requireTeamEditable } from "./access";
+import { invalidPolicy } from "./invalid-policy";
+import { jobPolicyProcedures } from "./job-procedures";
 
 /**
  * Recovery-policy and log-rule policies (issue 12): the templates, validation as the editor types, the

@@ -3,7 +3,11 @@ import { createTRPCRouter, publicProcedure } from "@/server/api/trpc";
 import { AppError } from "@/server/errors";
 import { createFirstAdmin } from "@/server/services/setup/first-admin";
 import { setupStatus } from "@/server/services/setup/queries";
-import { createAdminInputSchema, setupStatusInputSchema, setupStatusSchema } from "./setup.schema";
+import {
+  createAdminInputSchema,
+  setupStatusInputSchema,
+  setupStatusSchema,
+} from "@/server/services/setup/setup.schema";
 
 /**
  * The first cluster admin, from the one-time link the console prints at start (docs/security.md). Public

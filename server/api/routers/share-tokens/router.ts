@@ -9,7 +9,7 @@ import {
   type PairedScreen,
   pairShareTokenInputSchema,
   revokeShareTokenInputSchema,
-} from "./share-tokens.schema";
+} from "@/server/services/share-tokens/share-tokens.schema";
 
 /** TV share tokens: a cluster admin creates, lists and revokes them; a TV redeems a pairing code. */
 export const shareTokensRouter = createTRPCRouter({

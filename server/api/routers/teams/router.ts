@@ -3,7 +3,7 @@ import { AppError } from "@/server/errors";
 import { readClusterCapacity } from "@/server/services/governance/overcommit";
 import { createTeam } from "@/server/services/teams/mutations";
 import { listTeams } from "@/server/services/teams/queries";
-import { createTeamInputSchema, listTeamsInputSchema } from "./teams.schema";
+import { createTeamInputSchema, listTeamsInputSchema } from "@/server/services/teams/teams.schema";
 
 export const teamsRouter = createTRPCRouter({
   /** Signed-in users only: team ids, namespaces, member counts and quotas are not public. */

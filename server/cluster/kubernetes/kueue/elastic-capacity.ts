@@ -1,6 +1,6 @@
+import type { ElasticCapacity } from "@/server/cluster/elastic-capacity";
 import type { ClusterJob } from "@/server/cluster/types";
 import type { Logger } from "@/server/log";
-import type { ElasticCapacity } from "@/server/operator/admission/types";
 import {
   buildStepWorkload,
   type ElasticStep,

@@ -10,8 +10,9 @@ import { JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job
 import { createLogger } from "@/server/log";
 import { createKueueGate } from "@/server/operator/admission/kueue";
 import { type Controller, createController } from "@/server/operator/controller";
-import { createOperatorDeps, type OperatorDeps } from "@/server/operator/reconcilers/deps";
+import type { OperatorDeps } from "@/server/operator/reconcilers/deps";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
+import { createOperatorDeps } from "@/server/operator/wiring";
 import { createSeededTestDatabase } from "@/test/database";
 import { createKubernetesBackend, type KubernetesBackend } from "../backend";
 import { LABEL_JOB } from "../objects";

@@ -4,7 +4,7 @@ import type { Db } from "@/server/db/client";
 import { createDb } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import type { Logger } from "@/server/log";
-import { loadGovernanceConfig } from "@/server/services/governance/config";
+import { loadGovernanceConfig } from "@/server/store/governance/config";
 import { createTestDatabase } from "@/test/database";
 import { waitUntil } from "../testing/kube-env";
 import { createKueueApi, type KueueApi } from "./client";

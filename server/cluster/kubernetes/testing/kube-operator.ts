@@ -6,11 +6,8 @@ import { createLogger } from "@/server/log";
 import type { NodeMetricsFeed } from "@/server/metrics/node-metrics";
 import { type Controller, createController } from "@/server/operator/controller";
 import type { LiveJob } from "@/server/operator/live-state";
-import {
-  createOperatorDeps,
-  type OperatorConfig,
-  type OperatorDeps,
-} from "@/server/operator/reconcilers/deps";
+import type { OperatorConfig, OperatorDeps } from "@/server/operator/reconcilers/deps";
+import { createOperatorDeps } from "@/server/operator/wiring";
 import { createKubernetesBackend, type KubernetesBackend, type NodeSignalSource } from "../backend";
 import { type LeaderElection, startLeaderElection } from "../leader";
 

@@ -2,6 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import { readBodyText } from "@/server/agent/http-body";
+import { isoTimestamp } from "@/server/agent/state";
+import {
+  createHeartbeats,
+  createLineGate,
+  type Heartbeats,
+  isWatchRequest,
+  type WatchStream,
+} from "@/server/agent/watch";
 import {
   AGENT_VERSION,
   type AgentStatus,
@@ -12,15 +20,7 @@ import {
   startRequestSchema,
   stopRequestSchema,
   updateRequestSchema,
-} from "@/server/agent/protocol";
-import { isoTimestamp } from "@/server/agent/state";
-import {
-  createHeartbeats,
-  createLineGate,
-  type Heartbeats,
-  isWatchRequest,
-  type WatchStream,
-} from "@/server/agent/watch";
+} from "@/server/domain/agent-api/protocol";
 import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
 import { LABEL_JOB, podGpuRequest } from "../objects";
@@ -32,7 +32,7 @@ import { checkPartition, ownsPod, type StandInPartition } from "./stand-in-parti
  * Lightweight stand-ins for the agents of many KWOK pods, many in one process (bench:k8s: 256 pods on a
  * 2-core machine, where a real agent per pod would not fit; with `partition`, a few processes share the pods,
  * each serving its own part: stand-in-partition.ts). Each job pod (label HPJob) bound to a node gets
- * an HTTP server on a free loopback port that speaks the real agent protocol (server/agent/protocol.ts,
+ * an HTTP server on a free loopback port that speaks the real agent protocol (server/domain/agent-api/protocol.ts,
  * docs/hyperpod-compatibility.md, "The agent protocol"): GET /status, POST /start, /stop, /update, /shutdown,
  * with the real agent's state machine (READY → RUNNING on /start; RUNNING/FAULTED → STOPPING → READY on
  * /stop) but no worker processes: every local rank (one per GPU the pod asks for) simply "runs". The pod is

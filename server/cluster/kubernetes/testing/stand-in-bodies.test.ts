@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { startRequestSchema, stopRequestSchema } from "@/server/agent/protocol";
 import { parseBody } from "@/server/agent/validation-detail";
+import { startRequestSchema, stopRequestSchema } from "@/server/domain/agent-api/protocol";
 import { createBodyReader } from "./stand-in-bodies";
 
 const rankIps = Array.from({ length: 64 }, (_, rank) => ({ ip: `10.0.0.${rank}`, rank }));

@@ -20,7 +20,7 @@ import {
   shadowPolicyUpdateResponseSchema,
 } from "@/server/domain/operator-api/contract";
 import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
-import type { RestartEventRow } from "@/server/services/restart-events/queries";
+import type { RestartEventRow } from "@/server/store/restart-events/queries";
 import {
   type ClusterSource,
   type HistoryQuery,

@@ -12,7 +12,7 @@ import type {
   PolicyLabel,
 } from "@/server/domain/operator-api/contract";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
-import type { RestartEventRow } from "@/server/services/restart-events/queries";
+import type { RestartEventRow } from "@/server/store/restart-events/queries";
 
 /**
  * Where the console reads a cluster from, whichever it is: the operator's live-state API (the local back

@@ -10,20 +10,20 @@ import { PastRuns } from "@/components/jobs/runs/past-runs";
 import { ScalingHistory } from "@/components/jobs/scaling-history";
 import { useNow } from "@/components/jobs/use-now";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
-import type { JobPage } from "@/server/services/jobs/queries";
+import type { JobPage } from "@/server/domain/jobs/pages";
 import { JobActions } from "./job-actions";
 import { JobCharts } from "./job-charts";
 import { RankPanel } from "./rank-panel";
-import { type LiveState, useLiveJob } from "./use-live-job";
+import { type ConnectionState, useLiveJob } from "./use-live-job";
 import { WhyPendingPanel } from "./why-pending-panel";
 
-const LIVE_LABEL: Record<LiveState, string> = {
+const LIVE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",
   live: "Live",
   reconnecting: "Reconnecting… (showing the last data received)",
 };
 
-function JobHeader(props: { page: JobPage; now: number; state: LiveState; actions: ReactNode }) {
+function JobHeader(props: { page: JobPage; now: number; state: ConnectionState; actions: ReactNode }) {
   const { page, now, state } = props;
   const healthy = page.topology.ranks.filter((rank) => rank.health === "healthy").length;
   return (

@@ -4,17 +4,17 @@ import { useQuery } from "@tanstack/react-query";
 import type { LiveStatus } from "@/lib/live/live-state";
 import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
+import type { JobPage } from "@/server/domain/jobs/pages";
 import { applyPatch, type JobPatch } from "@/server/domain/jobs/patch";
-import type { JobPage } from "@/server/services/jobs/queries";
 
-export type LiveState = "connecting" | "live" | "reconnecting";
+export type ConnectionState = "connecting" | "live" | "reconnecting";
 
 /**
  * The job page's indicator from the live view's status: the page has no "unavailable" of its own. With a
  * page on screen, an outage or an ended stream reads "reconnecting" (the last page stays); without one,
  * "connecting" (the page shows the error, if any, in its place).
  */
-export function pageState(status: LiveStatus, hasPage: boolean): LiveState {
+export function pageState(status: LiveStatus, hasPage: boolean): ConnectionState {
   if (status === "unavailable") return hasPage ? "reconnecting" : "connecting";
   return status;
 }

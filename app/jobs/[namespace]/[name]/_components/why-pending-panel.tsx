@@ -1,7 +1,7 @@
 "use client";
 
 import { WhyPending } from "@/components/governance/why-pending";
-import type { JobPage } from "@/server/services/jobs/queries";
+import type { JobPage } from "@/server/domain/jobs/pages";
 
 /**
  * On a job that waits for admission (phase Pending under task governance): why, in numbers. Asked again

@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db/client";
-import type { ScalingEventRow } from "./store";
+import type { ScalingEventRow } from "@/server/domain/elastic/scaling-event";
 
 /** A job run's scalings, oldest first (the console's scaling history). */
 export async function listScalingEvents(

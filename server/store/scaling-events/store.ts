@@ -1,19 +1,5 @@
 import type { Db } from "@/server/db/client";
-
-/** One scaling of an elastic job, as the operator records it when the scaling ends. */
-export type ScalingEventRow = {
-  id: string;
-  jobUid: string;
-  namespace: string;
-  jobName: string;
-  fromReplicas: number;
-  toReplicas: number;
-  reason: string;
-  outcome: "Scaled" | "Failed";
-  message: string;
-  startedAt: Date;
-  finishedAt: Date;
-};
+import type { ScalingEventRow } from "@/server/domain/elastic/scaling-event";
 
 /** What the operator needs of the scaling history (an in-memory one in unit tests). */
 export type ScalingEventStore = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { jobSize } from "./job-size";
 import { FULL_JOB_YAML, MINIMAL_JOB_YAML, mutate } from "./job-spec.fixtures";
 import type { HyperPodPyTorchJob } from "./job-spec.schema";
-import { jobTotals } from "./job-totals";
 import { parseJobYaml } from "./parse-job";
 
 function jobFrom(yaml: string): HyperPodPyTorchJob {
@@ -33,9 +33,9 @@ spec:
             - { name: trainer, resources: { limits: { nvidia.com/gpu: 8 }, requests: { nvidia.com/gpu: 2 } } }
 `;
 
-describe("jobTotals", () => {
+describe("jobSize", () => {
   it("counts nodes, ranks and GPUs of the full example", () => {
-    expect(jobTotals(jobFrom(FULL_JOB_YAML))).toEqual({
+    expect(jobSize(jobFrom(FULL_JOB_YAML))).toEqual({
       nodes: 4,
       spareNodes: 1,
       ranksPerNode: 8,
@@ -47,7 +47,7 @@ describe("jobTotals", () => {
   });
 
   it("sums several replica specs, prefers limits over requests and leaves ranks unknown for 'gpu'", () => {
-    expect(jobTotals(jobFrom(TWO_SPECS))).toEqual({
+    expect(jobSize(jobFrom(TWO_SPECS))).toEqual({
       nodes: 5,
       spareNodes: 2,
       ranksPerNode: null,
@@ -62,11 +62,11 @@ describe("jobTotals", () => {
   });
 
   it("treats a job without GPU resources as zero GPUs and zero default replicas as zero nodes", () => {
-    const totals = jobTotals(
+    const size = jobSize(
       jobFrom(mutate(MINIMAL_JOB_YAML, "      template:", "      replicas: 2\n      template:")),
     );
-    expect(totals).toMatchObject({ nodes: 2, ranks: null, gpusPerPod: 0, gpus: 0 });
-    expect(jobTotals(jobFrom(MINIMAL_JOB_YAML))).toMatchObject({ nodes: 0, gpus: 0 });
+    expect(size).toMatchObject({ nodes: 2, ranks: null, gpusPerPod: 0, gpus: 0 });
+    expect(jobSize(jobFrom(MINIMAL_JOB_YAML))).toMatchObject({ nodes: 0, gpus: 0 });
   });
 });
 
@@ -118,8 +118,8 @@ describe("ranks per node (nprocPerNode as HyperPod and torchrun read it)", () =>
       2,
     ],
   ] as const)("%s", (_name, opts, expected) => {
-    const totals = jobTotals(twoPods(opts));
-    expect(totals.ranksPerNode).toBe(expected);
-    expect(totals.ranks).toBe(expected === null ? null : 2 * expected);
+    const size = jobSize(twoPods(opts));
+    expect(size.ranksPerNode).toBe(expected);
+    expect(size.ranks).toBe(expected === null ? null : 2 * expected);
   });
 });

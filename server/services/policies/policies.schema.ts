@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { jobRefSchema } from "@/server/api/routers/jobs/jobs.schema";
 import { MAX_POLICY_YAML_BYTES } from "@/server/domain/policy";
+import { jobRefSchema } from "@/server/services/jobs/jobs.schema";
 
 /**
  * The policies router's inputs (issue 12: the policy library, dry-run, apply and shadow mode) with messages

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseBody } from "@/server/agent/validation-detail";
 import {
   agentStatusSchema,
   decodeJsonFloat,
@@ -7,7 +8,6 @@ import {
   stopRequestSchema,
   updateRequestSchema,
 } from "./protocol";
-import { parseBody } from "./validation-detail";
 
 const START = { rank: 1, nnodes: 2, faultCount: 0, master_addr: "10.0.0.1", master_port: 29500 };
 

@@ -3,9 +3,9 @@ import type { Container, ReplicaSpec } from "./replica-spec.schema";
 
 export const GPU_RESOURCE = "nvidia.com/gpu";
 
-export type ReplicaSpecTotals = { name: string; replicas: number; spares: number; gpusPerPod: number };
+export type ReplicaSpecSize = { name: string; replicas: number; spares: number; gpusPerPod: number };
 
-export type JobTotals = {
+export type JobSize = {
   /** Sum of `replicas` over all replica specs (one pod per node). Spares are not included. */
   nodes: number;
   spareNodes: number;
@@ -20,7 +20,7 @@ export type JobTotals = {
   gpusPerPod: number | null;
   /** GPUs requested by all running (non-spare) pods. */
   gpus: number;
-  replicaSpecs: ReplicaSpecTotals[];
+  replicaSpecs: ReplicaSpecSize[];
 };
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
@@ -90,7 +90,7 @@ export function specRanksPerNode(job: HyperPodPyTorchJob, gpusPerPod: number | n
   return fromFlag ?? resolveNprocPerNode(job.spec.nprocPerNode, gpusPerPod);
 }
 
-export function jobTotals(job: HyperPodPyTorchJob): JobTotals {
+export function jobSize(job: HyperPodPyTorchJob): JobSize {
   const replicaSpecs = job.spec.replicaSpecs.map((spec) => ({
     name: spec.name,
     replicas: spec.replicas,

@@ -2,8 +2,8 @@ import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 import { DEFAULT_NODE_SIGNALS } from "@/server/domain/node-health/default-signals";
 import type { NodeSignalTable } from "@/server/domain/node-health/signal-table.schema";
-import { readAudit } from "@/server/services/audit/queries";
-import { checkNodeSignalTable, cordonMovesPods } from "./table";
+import { checkNodeSignalTable, cordonMovesPods } from "@/server/domain/node-health/table";
+import { readAudit } from "@/server/store/audit/queries";
 
 /**
  * The node-signal table as stored in Postgres (one NodeSignalConfig row, id 1): no row, or a row without

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { logMonitoringRuleSchema } from "../domain/log-rules/log-rule.schema";
+import { logMonitoringRuleSchema } from "@/server/domain/log-rules/log-rule.schema";
 
 /**
  * The operator ⇄ agent HTTP contract (docs/hyperpod-compatibility.md, "The agent protocol"), shared by the

@@ -1,6 +1,15 @@
 import type { Prisma } from "@/generated/prisma/client";
-import type { AuditEntry } from "@/server/api/routers/governance/governance.schema";
 import type { Db } from "@/server/db/client";
+
+/** One audit row with who wrote it (null: no user, or one since deleted). */
+export type AuditEntry = {
+  id: string;
+  at: Date;
+  actor: { id: string; name: string } | null;
+  action: string;
+  target: string;
+  details: unknown;
+};
 
 /** Audit entries matching `where`, newest first, at most `limit`, with who made each (governance, policies). */
 export async function readAudit(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { teamNameSchema } from "@/server/api/routers/teams/teams.schema";
+import { teamNameSchema } from "@/server/services/teams/teams.schema";
 
 /**
  * The governance router's inputs (HyperPod task governance,
@@ -380,11 +380,5 @@ export type CapacityHistoryView = {
   points: CapacityPoint[];
 };
 
-export type AuditEntry = {
-  id: string;
-  at: Date;
-  actor: Person | null;
-  action: string;
-  target: string;
-  details: unknown;
-};
+/** An audit row as the console shows it (server/store/audit reads them). */
+export type { AuditEntry } from "@/server/store/audit/queries";
