@@ -43,7 +43,7 @@ const jobOf = (pods: number): ClusterJob =>
     ref: { namespace: "bench", name: "job" },
     uid: "bench-job",
     createdAt: new Date(0),
-    job: {
+    object: {
       metadata: { name: "job", namespace: "bench" },
       spec: { replicaSpecs: [{ name: "worker", replicas: pods, template: { spec: { containers: [] } } }] },
     } as unknown as HyperPodPyTorchJob,

@@ -22,7 +22,7 @@ export type ClusterJob = {
   generation: number;
   createdAt: Date;
   /** The validated object as submitted. */
-  job: HyperPodPyTorchJob;
+  object: HyperPodPyTorchJob;
   /** As last written by the operator (empty for a new job). */
   status: JobStatus;
   /** Deletion was requested; the operator cleans up, then calls finalizeDeletion. */

@@ -67,12 +67,12 @@ function clusterJob(): ClusterJob {
   if (!parsed.ok) throw new Error("the job fixture does not parse");
   const job = parsed.job;
   const ref = { namespace: "default", name: "conformance" };
-  return { ref, uid: "u", generation: 1, createdAt: new Date(), job, status: {}, deleting: false };
+  return { ref, uid: "u", generation: 1, createdAt: new Date(), object: job, status: {}, deleting: false };
 }
 
 function podEnv(): NodeJS.ProcessEnv {
   const { NNODES: _hostValue, ...host } = hostEnvironment();
-  return localPodEnv({ host, job: clusterJob().job, containers: [], extra: {} });
+  return localPodEnv({ host, job: clusterJob().object, containers: [], extra: {} });
 }
 
 function spawnAgent(env: NodeJS.ProcessEnv, port: number): { child: ChildProcess; output: () => string } {

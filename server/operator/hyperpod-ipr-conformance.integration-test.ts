@@ -95,7 +95,7 @@ function clusterJob(): ClusterJob {
     uid: "u",
     generation: 1,
     createdAt: new Date(),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };
@@ -158,7 +158,7 @@ beforeAll(async () => {
   const port = await findFreePort();
   url = `http://127.0.0.1:${port}`;
   const { NNODES: _host, ...host } = hostEnvironment();
-  const env = { ...localPodEnv({ host, job: clusterJob().job, containers: [], extra: {} }), TMPDIR: dir };
+  const env = { ...localPodEnv({ host, job: clusterJob().object, containers: [], extra: {} }), TMPDIR: dir };
   proc = spawn(
     agent.hyperpodrun,
     [

@@ -10,7 +10,7 @@ const job = {
   ref: { namespace: "ns", name: "job" },
   uid: "uid-1",
   createdAt: new Date(0),
-  job: {
+  object: {
     metadata: { name: "job", namespace: "ns" },
     spec: { replicaSpecs: [{ name: "w", replicas: 3, template: { spec: { containers: [] } } }] },
   } as unknown as HyperPodPyTorchJob,

@@ -84,7 +84,7 @@ function ranksRunning({ live, listed }: Converted, perNode: number): number {
 /** What all the job's pods (replicas + spares) request, as task governance counts it. */
 function requestOf(job: ClusterJob): Record<string, number> | undefined {
   try {
-    return { ...workloadOf(job.job, { team: "", createdAt: job.createdAt.getTime() }).request };
+    return { ...workloadOf(job.object, { team: "", createdAt: job.createdAt.getTime() }).request };
   } catch {
     return undefined; // a request that is not a quantity: the job fails with the field named
   }
@@ -114,13 +114,13 @@ export function createLiveState(opts: { history?: OperatorHistory } = {}) {
       const pods = each.map((pod) => pod.live);
       nodes = entry.obs.nodes;
       const { job } = entry.obs;
-      const labels = job.job.metadata.labels ?? {};
+      const labels = job.object.metadata.labels ?? {};
       const live: LiveJob = {
         namespace: job.ref.namespace,
         name: job.ref.name,
         uid: job.uid,
         createdAt: job.createdAt.getTime(),
-        gpus: jobSize(job.job).gpus,
+        gpus: jobSize(job.object).gpus,
         priorityClass: labels["kueue.x-k8s.io/priority-class"] ?? null,
         queue: labels["kueue.x-k8s.io/queue-name"] ?? null,
         phase: entry.phase,

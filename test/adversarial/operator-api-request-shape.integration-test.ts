@@ -65,7 +65,7 @@ function raw(opts: { method: string; path: string; body?: string; headers?: Reco
 async function snapshot() {
   const job = await operator.backend.getJob(ref);
   return {
-    suspend: job?.job.spec.runPolicy?.suspend ?? null,
+    suspend: job?.object.spec.runPolicy?.suspend ?? null,
     generation: job?.generation ?? null,
     jobs: (await operator.backend.listJobs()).map((each) => `${each.ref.namespace}/${each.ref.name}`).sort(),
     audit: await db.auditLog.count({ where: { action: { startsWith: "operator." } } }),

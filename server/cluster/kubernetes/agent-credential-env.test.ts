@@ -37,7 +37,7 @@ function clusterJob(): ClusterJob {
     uid: "uid-1",
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };

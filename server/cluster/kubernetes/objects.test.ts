@@ -37,7 +37,7 @@ function clusterJob(yaml: string): ClusterJob {
     uid: "uid-1",
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };
@@ -69,7 +69,7 @@ describe("buildPod: the environment HyperPod's operator injects", () => {
   it("leaves the job's template unchanged", () => {
     const job = clusterJob(YAML);
     buildPod({ job, replicaSpec: "pods", index: 0, node: "node-a" });
-    const containers = job.job.spec.replicaSpecs[0]?.template.spec.containers;
+    const containers = job.object.spec.replicaSpecs[0]?.template.spec.containers;
     expect(containers?.[0]?.env).toEqual([{ name: "LOGLEVEL", value: "INFO" }]);
   });
 });

@@ -96,7 +96,7 @@ export function toClusterJob(
       uid: object.metadata?.uid ?? "",
       generation: object.metadata?.generation ?? 1,
       createdAt: new Date(toMs(object.metadata?.creationTimestamp)),
-      job: parsed.job,
+      object: parsed.job,
       status: object.status ?? {},
       deleting: object.metadata?.deletionTimestamp !== undefined,
       // The version a client edits the spec against: metadata.generation moves with spec changes only, so
@@ -324,14 +324,14 @@ export function buildPod(input: {
   agentCredential?: string | null;
 }): V1Pod {
   const { job } = input;
-  const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === input.replicaSpec);
+  const spec = job.object.spec.replicaSpecs.find((candidate) => candidate.name === input.replicaSpec);
   if (!spec) throw new Error(`job ${job.ref.name} has no replica spec "${input.replicaSpec}"`);
   const template = spec.template as {
     metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
     spec: Record<string, unknown>;
   };
   const name = podName(job.ref.name, input.replicaSpec, input.index);
-  const injected = operatorInjectedEnv(job.job);
+  const injected = operatorInjectedEnv(job.object);
   const containers = (template.spec.containers as Array<Record<string, unknown>>).map((container) => {
     const env = withInjectedEnv(container.env, injected);
     return {

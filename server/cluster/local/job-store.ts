@@ -27,7 +27,7 @@ function toClusterJob(row: Row): ClusterJob {
     uid: row.id,
     generation: row.generation,
     createdAt: row.createdAt,
-    job: hyperPodPyTorchJobSchema.parse(row.spec),
+    object: hyperPodPyTorchJobSchema.parse(row.spec),
     status: jobStatusSchema.parse(row.status),
     deleting: row.deletedAt !== null,
     resourceVersion: String(row.generation),
@@ -116,8 +116,8 @@ export function createJobStore(db: Db) {
       const job = await this.get(ref);
       if (!job) return false;
       const spec = {
-        ...job.job,
-        spec: { ...job.job.spec, runPolicy: { ...job.job.spec.runPolicy, suspend } },
+        ...job.object,
+        spec: { ...job.object.spec, runPolicy: { ...job.object.spec.runPolicy, suspend } },
       };
       await db.localJob.update({
         where: where(ref),
@@ -136,7 +136,7 @@ export function createJobStore(db: Db) {
       const current = String(row.generation);
       if (update.expectedVersion !== null && update.expectedVersion !== current)
         return { ok: false, reason: "conflict", expected: update.expectedVersion, current };
-      const spec = updatedObject(toClusterJob(row).job, update);
+      const spec = updatedObject(toClusterJob(row).object, update);
       const { count } = await db.localJob.updateMany({
         where: { namespace: ref.namespace, name: ref.name, generation: row.generation },
         data: { spec: spec as unknown as Prisma.InputJsonValue, generation: { increment: 1 } },

@@ -54,7 +54,7 @@ export type PodManager = {
 };
 
 function templateContainers(job: ClusterJob, replicaSpec: string): unknown[] {
-  const spec = job.job.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
+  const spec = job.object.spec.replicaSpecs.find((candidate) => candidate.name === replicaSpec);
   return spec?.template.spec.containers ?? [];
 }
 
@@ -214,7 +214,7 @@ export function createPodManager(opts: {
         ...runAs.ids,
         env: localPodEnv({
           host: { ...hostEnvironment(), ...runAs.host },
-          job: input.job.job,
+          job: input.job.object,
           containers: templateContainers(input.job, input.replicaSpec),
           extra: { ...input.env, ...credentialEnv(built.command, input.job.ref.namespace, podName) },
         }),

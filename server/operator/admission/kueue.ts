@@ -107,7 +107,7 @@ export function createKueueGate(opts: KueueGateOptions): KueueGate {
    * (docs/hyperpod-compatibility.md, "Submission rules").
    */
   const priorityOf = (job: ClusterJob) => {
-    const className = job.job.spec.elasticPolicy ? basePriorityClass(job) : priorityClassLabelOf(job);
+    const className = job.object.spec.elasticPolicy ? basePriorityClass(job) : priorityClassLabelOf(job);
     return resolvePriority(workloads.priorityClasses(), className);
   };
   const elastic = createKueueElastic({ workloads, log, ready });

@@ -43,7 +43,7 @@ export function jobOfEntryKey(key: string): string {
 /** The size the job's status says it runs at (status.rebound.elastic.size), else minReplicas. */
 function runningSize(job: ClusterJob): number {
   const size = (job.status as { rebound?: { elastic?: { size?: unknown } } }).rebound?.elastic?.size;
-  return typeof size === "number" ? size : (job.job.spec.elasticPolicy?.minReplicas ?? 0);
+  return typeof size === "number" ? size : (job.object.spec.elasticPolicy?.minReplicas ?? 0);
 }
 
 export function createLocalElastic(opts: {
@@ -60,7 +60,7 @@ export function createLocalElastic(opts: {
   const ungoverned = new Map<string, number>();
   const stepKey = (job: ClusterJob, size: number) => `${jobKey(job.ref)}${STEP_SEPARATOR}${size}`;
   const steps = (job: ClusterJob, to: number) => {
-    const sizes = sizesOf(job.job);
+    const sizes = sizesOf(job.object);
     return sizes.flatMap((size, index) =>
       index > 0 && size <= to ? [{ from: sizes[index - 1] ?? 0, to: size }] : [],
     );
@@ -71,7 +71,7 @@ export function createLocalElastic(opts: {
   };
   /** The largest size all of whose steps are admitted. */
   const admitted = (job: ClusterJob): number => {
-    const min = job.job.spec.elasticPolicy?.minReplicas ?? 0;
+    const min = job.object.spec.elasticPolicy?.minReplicas ?? 0;
     if (opts.teamOf(job) === null) return Math.max(runningSize(job), ungoverned.get(jobKey(job.ref)) ?? min);
     let size = min;
     for (const step of steps(job, Number.POSITIVE_INFINITY)) {
@@ -86,7 +86,7 @@ export function createLocalElastic(opts: {
     const now = opts.clock();
     // Steps the job already runs with (an operator restart) hold their capacity, as a running job's base does.
     const running = runningSize(job) >= step.to;
-    const own = stepWorkload(job.job, { ...step, team, createdAt: now + index });
+    const own = stepWorkload(job.object, { ...step, team, createdAt: now + index });
     const workload = { ...own, priorityClass: stepClass(own.priorityClass) };
     entries.set(key, {
       uid: job.uid,
@@ -114,9 +114,9 @@ export function createLocalElastic(opts: {
     const key = jobKey(job.ref);
     const from = Math.max(runningSize(job), ungoverned.get(key) ?? 0);
     if (toReplicas <= from) return "admitted" as const;
-    const specs = job.job.spec.replicaSpecs;
-    const policyMax = job.job.spec.elasticPolicy?.maxReplicas ?? toReplicas;
-    const perPod = new Map(jobSize(job.job).replicaSpecs.map((spec) => [spec.name, spec.gpusPerPod]));
+    const specs = job.object.spec.replicaSpecs;
+    const policyMax = job.object.spec.elasticPolicy?.maxReplicas ?? toReplicas;
+    const perPod = new Map(jobSize(job.object).replicaSpecs.map((spec) => [spec.name, spec.gpusPerPod]));
     const added = stepPods({ specs, from, to: toReplicas, policyMax });
     const gpus = Object.entries(added).reduce((sum, [name, pods]) => sum + pods * (perPod.get(name) ?? 0), 0);
     if (gpus > (await opts.freeGpus())) return "pending" as const;

@@ -50,7 +50,7 @@ const SETTLE_MS = 100;
 /** Whether a job as listed may hold capacity (not finished, suspended or being deleted). */
 function active(job: ClusterJob): boolean {
   const phase = (job.status as { rebound?: { phase?: unknown } }).rebound?.phase;
-  return !job.deleting && !job.job.spec.runPolicy?.suspend && !FINISHED.has(String(phase));
+  return !job.deleting && !job.object.spec.runPolicy?.suspend && !FINISHED.has(String(phase));
 }
 
 /**
@@ -60,7 +60,7 @@ function active(job: ClusterJob): boolean {
 function workloadOfJob(job: ClusterJob, team: string): Workload {
   try {
     const opts = { team, createdAt: job.createdAt.getTime() };
-    return isElastic(job.job) ? baseWorkload(job.job, opts) : workloadOf(job.job, opts);
+    return isElastic(job.object) ? baseWorkload(job.object, opts) : workloadOf(job.object, opts);
   } catch (error) {
     throw new AppError("INVALID", error instanceof Error ? error.message : String(error));
   }
@@ -68,7 +68,7 @@ function workloadOfJob(job: ClusterJob, team: string): Workload {
 
 function gpusOf(job: ClusterJob): number {
   try {
-    return workloadOf(job.job, { team: "", createdAt: job.createdAt.getTime() }).request[GPU] ?? 0;
+    return workloadOf(job.object, { team: "", createdAt: job.createdAt.getTime() }).request[GPU] ?? 0;
   } catch {
     return 0; // its pods are refused at creation, with the field named
   }

@@ -108,7 +108,7 @@ describe("POST /api/v1/jobs", () => {
     const first = await submit(yaml);
     expect(first.status).toBe(201);
     const ref = (await first.json()) as { namespace: string; name: string };
-    expect((await backend.getJob(ref))?.job.spec.nprocPerNode).toBe("4");
+    expect((await backend.getJob(ref))?.object.spec.nprocPerNode).toBe("4");
     const second = await submit(yaml);
     expect(second.status).toBe(409);
     expect(await backend.listJobs()).toHaveLength(1);

@@ -96,7 +96,7 @@ async function jobDetail(ctx: CallContext, ref: JobRef): Promise<Reply> {
   ]);
   const live = ctx.deps.live.get(jobKey(ref)) ?? null;
   const body = {
-    job: job.job,
+    job: job.object,
     status: job.status,
     live,
     events,

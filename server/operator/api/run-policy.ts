@@ -47,7 +47,7 @@ export async function putRunPolicy(backend: ClusterBackend, ref: JobRef, body: u
   const job = await backend.getJob(ref);
   if (!job) throw new HttpError(404, `job ${jobKey(ref)} not found`);
   // Suspension is the console's switch, not part of a policy: an apply keeps the job as suspended as it is.
-  const suspend = job.job.spec.runPolicy.suspend;
+  const suspend = job.object.spec.runPolicy.suspend;
   const next = suspend === undefined ? runPolicy : { ...runPolicy, suspend };
   const result = await backend.updateJobObject(ref, {
     runPolicy: next,

@@ -39,7 +39,7 @@ type Scaling = NonNullable<ElasticState["scaling"]>;
 const stateOf = (view: ObservedPod) => (view.agent.kind === "status" ? view.agent.status.status : null);
 
 function namesAt(ctx: JobContext, size: number): Set<string> {
-  const job = { ...ctx.job, job: jobAtSize(ctx.job.job, size) };
+  const job = { ...ctx.job, object: jobAtSize(ctx.job.object, size) };
   return new Set(expectedPods(job).map((pod) => pod.name));
 }
 

@@ -23,11 +23,11 @@ import { DEFAULT_GRACEFUL_TIMEOUT_SECONDS } from "./preemption";
  * after the graceful timeout), re-rank, restart at the new world size.
  */
 
-type ElasticPolicy = NonNullable<ClusterJob["job"]["spec"]["elasticPolicy"]>;
+type ElasticPolicy = NonNullable<ClusterJob["object"]["spec"]["elasticPolicy"]>;
 type ScalingFault = NonNullable<NonNullable<ElasticState["scaling"]>["fault"]>;
 
 export function policyOf(job: ClusterJob): ElasticPolicy | null {
-  return job.job.spec.elasticPolicy ?? null;
+  return job.object.spec.elasticPolicy ?? null;
 }
 
 /** The world size the job's pods exist for now: during a scaling, the larger of its two sizes until the stop is done. */
@@ -44,7 +44,7 @@ export function podsSize(job: ClusterJob, state: ReboundState): number | null {
 /** The job as its pods exist now (an elastic job at its size; any other job as it is). */
 export function sizedJob(job: ClusterJob, state: ReboundState): ClusterJob {
   const size = podsSize(job, state);
-  return size === null ? job : { ...job, job: jobAtSize(job.job, size) };
+  return size === null ? job : { ...job, object: jobAtSize(job.object, size) };
 }
 
 export function gracefulSeconds(job: ClusterJob): number {
@@ -75,7 +75,7 @@ export function writeScalingStatus(ctx: JobContext): void {
   const target = elastic.scaling?.to ?? elastic.size;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
   const next: ElasticScalingStatus = {
-    targetReplicas: replicasBySpec(ctx.job.job.spec.replicaSpecs, target, policy.maxReplicas),
+    targetReplicas: replicasBySpec(ctx.job.object.spec.replicaSpecs, target, policy.maxReplicas),
     lastScalingTime: iso(elastic.lastScalingAt),
     lastRestartTime: iso(elastic.lastRestartAt),
     podsScaled: elastic.scaling === null,
@@ -112,9 +112,9 @@ function decide(
 ) {
   const { elastic, policy } = opts;
   const capacity = ctx.deps.admission?.elastic;
-  const sizes = sizesOf(ctx.job.job);
+  const sizes = sizesOf(ctx.job.object);
   const max = sizes.at(-1) ?? elastic.size;
-  const snooze = ctx.job.job.spec.runPolicy?.restartPolicy?.scaleUpSnoozeTimeInSeconds;
+  const snooze = ctx.job.object.spec.runPolicy?.restartPolicy?.scaleUpSnoozeTimeInSeconds;
   return decideScaling(
     memoryOf(elastic),
     {

@@ -23,7 +23,7 @@ async function backOffStartFailures(ctx: JobContext): Promise<boolean> {
   const fresh = dead.filter((pod) => !loop.counted?.includes(pod.key));
   if (fresh.length > 0) {
     const names = fresh.map((pod) => pod.name).join(", ");
-    const limit = restartsWithoutProgressLimit(ctx.job.job.metadata.annotations);
+    const limit = restartsWithoutProgressLimit(ctx.job.object.metadata.annotations);
     const decision = onFailure({
       state: loop,
       progressed: false,
@@ -122,7 +122,7 @@ export async function progressStart(ctx: JobContext): Promise<void> {
 }
 
 async function applyCleanPodPolicy(ctx: JobContext, outcome: "Succeeded" | "Failed"): Promise<void> {
-  const policy = ctx.job.job.spec.runPolicy?.cleanPodPolicy ?? "All";
+  const policy = ctx.job.object.spec.runPolicy?.cleanPodPolicy ?? "All";
   if (policy === "All" || (policy === "OnlyComplete" && outcome === "Succeeded")) await deleteAllPods(ctx);
 }
 
@@ -173,7 +173,7 @@ export async function resumeJob(ctx: JobContext): Promise<void> {
 
 /** Deletes the job once ttlSecondsAfterFinished has passed; returns ms until then (or null: never). */
 export async function expireFinished(ctx: JobContext): Promise<number | null> {
-  const ttl = ctx.job.job.spec.runPolicy?.ttlSecondsAfterFinished;
+  const ttl = ctx.job.object.spec.runPolicy?.ttlSecondsAfterFinished;
   if (ttl === undefined || ttl < 0) return null;
   const left = ctx.state.since + ttl * 1000 - ctx.now;
   if (left > 0) return left;

@@ -7,7 +7,7 @@ import { observe, replacePod } from "./observe";
 
 const job = {
   ref: { namespace: "ns", name: "job" },
-  job: { spec: { replicaSpecs: [{ name: "worker", replicas: 3 }] } } as unknown as HyperPodPyTorchJob,
+  object: { spec: { replicaSpecs: [{ name: "worker", replicas: 3 }] } } as unknown as HyperPodPyTorchJob,
 } as ClusterJob;
 
 const podOf = (index: number, createdAt = 1000): ClusterPod => ({

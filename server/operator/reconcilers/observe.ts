@@ -18,7 +18,7 @@ export type {
 /** The pods a job should have, in node-rank order. */
 export function expectedPods(job: ClusterJob): ExpectedPod[] {
   const pods: ExpectedPod[] = [];
-  for (const spec of job.job.spec.replicaSpecs) {
+  for (const spec of job.object.spec.replicaSpecs) {
     for (let index = 0; index < spec.replicas; index += 1) {
       pods.push({
         name: `${job.ref.name}-${spec.name}-${index}`,
@@ -42,7 +42,7 @@ const expectedCache = new Map<string, Expected>();
  */
 function expectedOf(job: ClusterJob): Expected {
   const id = `${job.ref.namespace}/${job.ref.name}`;
-  const key = job.job.spec.replicaSpecs.map((spec) => `${spec.name}:${spec.replicas}`).join(",");
+  const key = job.object.spec.replicaSpecs.map((spec) => `${spec.name}:${spec.replicas}`).join(",");
   const cached = expectedCache.get(id);
   if (cached?.key === key) return cached;
   const pods = expectedPods(job);

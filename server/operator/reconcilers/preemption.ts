@@ -22,7 +22,9 @@ export const DEFAULT_GRACEFUL_TIMEOUT_SECONDS = 30;
 const DELETE_MARGIN_MS = 5000;
 
 function gracefulTimeoutSeconds(ctx: JobContext): number {
-  return ctx.job.job.spec.elasticPolicy?.gracefulShutdownTimeoutInSeconds ?? DEFAULT_GRACEFUL_TIMEOUT_SECONDS;
+  return (
+    ctx.job.object.spec.elasticPolicy?.gracefulShutdownTimeoutInSeconds ?? DEFAULT_GRACEFUL_TIMEOUT_SECONDS
+  );
 }
 
 const BUSY = new Set(["running", "faulted", "stopping"]);

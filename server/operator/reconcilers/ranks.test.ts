@@ -49,7 +49,7 @@ ${nproc === null ? "" : `  nprocPerNode: "${nproc}"\n`}  replicaSpecs:
       template: { spec: { containers: [{ name: main, command: ${command} }] } }
 `);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  return { job: parsed.job } as ClusterJob;
+  return { object: parsed.job } as ClusterJob;
 }
 
 const observation = (pods: ObservedPod[]): Observation => ({

@@ -12,7 +12,7 @@ import type { Observation, ObservedPod } from "./observation";
 export function ranksPerNode(job: ClusterJob, obs?: Observation): number {
   const reported = Math.max(0, ...(obs?.pods ?? []).map((view) => reportedRanks(view).length));
   if (reported > 0) return reported;
-  return jobSize(job.job).ranksPerNode ?? 1;
+  return jobSize(job.object).ranksPerNode ?? 1;
 }
 
 /** The per-rank list a pod's agent reports (empty for an agent that reports none, e.g. hyperpodrun). */

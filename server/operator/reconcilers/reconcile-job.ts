@@ -168,7 +168,7 @@ async function onReconcileError(ctx: JobContext, error: unknown): Promise<unknow
 
 /** The annotation that bounds restarts without progress is read before anything runs with it. */
 async function checkAnnotations(ctx: JobContext): Promise<boolean> {
-  const limit = restartsWithoutProgressLimit(ctx.job.job.metadata.annotations);
+  const limit = restartsWithoutProgressLimit(ctx.job.object.metadata.annotations);
   if (limit.ok) return true;
   await failJob(ctx, { reason: "InvalidAnnotation", message: limit.reason });
   return false;
@@ -180,7 +180,7 @@ const whileNotAdmitted = (ctx: JobContext) => (ctx.state.preemption ? ctx.deps.c
 /** Takes this reconcile's step; returns when to look again (undefined: only on the next change). */
 async function advance(ctx: JobContext): Promise<number | undefined> {
   const { job, now } = ctx;
-  if (job.job.spec.runPolicy?.suspend) {
+  if (job.object.spec.runPolicy?.suspend) {
     await suspendJob(ctx);
     await releaseAdmission(ctx);
     return undefined;
@@ -192,7 +192,7 @@ async function advance(ctx: JobContext): Promise<number | undefined> {
   if (!(await checkAnnotations(ctx))) return undefined;
   if (!(await applyAdmission(ctx))) return whileNotAdmitted(ctx);
   const exceeded = checkDeadlines({
-    runPolicy: job.job.spec.runPolicy,
+    runPolicy: job.object.spec.runPolicy,
     phase: DEADLINE_PHASE[ctx.state.phase],
     phaseSince: ctx.state.since,
     startTime: job.status.startTime ? Date.parse(job.status.startTime) : null,
@@ -226,7 +226,7 @@ function runningLook(ctx: JobContext): number {
   const { pollMs } = ctx.deps.config;
   const polled = ctx.obs.polled ?? ctx.obs.pods.length;
   if (polled > 0) return Math.max(pollMs, polled * POLL_INTERVAL_PER_AGENT_MS);
-  const deadline = ctx.job.job.spec.runPolicy?.activeDeadlineSeconds;
+  const deadline = ctx.job.object.spec.runPolicy?.activeDeadlineSeconds;
   const startTime = ctx.job.status.startTime ? Date.parse(ctx.job.status.startTime) : null;
   if (deadline == null || startTime === null) return PUSHED_RESYNC_MS;
   const left = startTime + deadline * 1000 - ctx.now;

@@ -165,7 +165,7 @@ function applyCrashLoop(
   cause: string,
 ): { decision: RecoveryDecision; delayMs: number } {
   if (decision.action === "FAIL") return { decision, delayMs: 0 };
-  const limit = restartsWithoutProgressLimit(ctx.job.job.metadata.annotations);
+  const limit = restartsWithoutProgressLimit(ctx.job.object.metadata.annotations);
   const loop = onFailure({
     state: ctx.state.crashLoop,
     progressed: ctx.state.crashLoop.progressed,
@@ -201,7 +201,7 @@ export async function beginRecovery(ctx: JobContext, fault: Fault, agentMessage?
   const { decision, delayMs } = applyCrashLoop(
     ctx,
     decideRecovery({
-      runPolicy: ctx.job.job.spec.runPolicy,
+      runPolicy: ctx.job.object.spec.runPolicy,
       status: { restartCount: ctx.status.restartCount, restartStatus: ctx.status.restartStatus },
       history: ctx.state.history,
       fault,

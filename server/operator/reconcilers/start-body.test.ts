@@ -25,7 +25,7 @@ function jobOf(uid: string): ClusterJob {
     uid,
     generation: 1,
     createdAt: new Date(0),
-    job: spec,
+    object: spec,
     status: {},
     deleting: false,
   };
@@ -98,7 +98,7 @@ function legacyBody(ctx: JobContext, groupRank: number, extras: StartExtras): St
     faultCount: ctx.status.restartCount ?? 0,
     master_addr: rendezvous.addr,
     master_port: rendezvous.port,
-    log_monitoring_configuration: ctx.job.job.spec.runPolicy?.logMonitoringConfiguration ?? [],
+    log_monitoring_configuration: ctx.job.object.spec.runPolicy?.logMonitoringConfiguration ?? [],
     ipVersion: rendezvous.ipVersion,
     rankIps: ctx.obs.pods.flatMap((other) =>
       other.pod?.ip ? [{ ip: other.pod.ip, rank: other.expected.groupRank }] : [],
@@ -216,7 +216,7 @@ describe("/start bodies with shared job-wide parts", () => {
     const parsedMany = parseJobYaml(demoJobYaml({ name: "demo", nodes: 200, ranks: 1 }));
     if (!parsedMany.ok) throw new Error("fixture does not parse");
     const ctx = context({ uid: "bounded", ips: many, sent: [] });
-    ctx.job.job = parsedMany.job;
+    ctx.job.object = parsedMany.job;
     ctx.obs.pods = expectedPods(ctx.job).map((expected, index) => ({
       expected,
       pod: pod(index, many[index] ?? null),

@@ -27,7 +27,7 @@ const job: ClusterJob = {
   uid: "u",
   generation: 1,
   createdAt: new Date(0),
-  job: parsed.job,
+  object: parsed.job,
   status: {},
   deleting: false,
 };

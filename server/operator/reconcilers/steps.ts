@@ -12,7 +12,7 @@ import { type ObservedPod, replacePod } from "./observe";
  */
 
 function podGpus(ctx: JobContext, replicaSpec: string): number {
-  const spec = jobSize(ctx.job.job).replicaSpecs.find((candidate) => candidate.name === replicaSpec);
+  const spec = jobSize(ctx.job.object).replicaSpecs.find((candidate) => candidate.name === replicaSpec);
   return spec && spec.gpusPerPod > 0 ? spec.gpusPerPod : ctx.ranksPerNode;
 }
 
@@ -131,7 +131,7 @@ function jobWideStart(ctx: JobContext, rendezvous: Rendezvous): JobWideStart {
   const rankIps = ctx.obs.pods.flatMap((other) =>
     other.pod?.ip ? [{ ip: other.pod.ip, rank: other.expected.groupRank }] : [],
   );
-  const rules = ctx.job.job.spec.runPolicy?.logMonitoringConfiguration ?? [];
+  const rules = ctx.job.object.spec.runPolicy?.logMonitoringConfiguration ?? [];
   const faultCount = ctx.status.restartCount ?? 0;
   const key = [
     rendezvous.ipVersion,

@@ -35,7 +35,7 @@ function readJson<T>(text: string | undefined, schema: z.ZodType<T>): T | null {
   }
 }
 
-const annotationsOf = (job: ClusterJob): Record<string, string> => job.job.metadata.annotations ?? {};
+const annotationsOf = (job: ClusterJob): Record<string, string> => job.object.metadata.annotations ?? {};
 
 /** The library policy applied to the job (null: its own runPolicy, or one written by hand since). */
 export function appliedPolicy(job: ClusterJob): { label: PolicyLabel | null; text: string | null } {

@@ -41,7 +41,7 @@ export async function jobPolicyState(db: Db, job: ClusterJob): Promise<JobPolicy
   const applied = appliedPolicy(job);
   const shadow = shadowRules(job);
   const started = readState(job.status, Date.now()).started;
-  const specRules = rulesFingerprint(job.job.spec.runPolicy.logMonitoringConfiguration);
+  const specRules = rulesFingerprint(job.object.spec.runPolicy.logMonitoringConfiguration);
   return {
     resourceVersion: job.resourceVersion ?? String(job.generation),
     applied: applied.label,

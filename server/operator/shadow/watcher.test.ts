@@ -19,7 +19,7 @@ function clusterJob(annotations: Record<string, string>): ClusterJob {
     uid: "uid-1",
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };

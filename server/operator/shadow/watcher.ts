@@ -122,7 +122,7 @@ export function createShadowWatcher(deps: {
         key,
         identity: watch.identity,
         rules: shadow.rules,
-        allRanks: watchesAllRanks(observation.job.job),
+        allRanks: watchesAllRanks(observation.job.object),
         ranksPerNode: observation.ranksPerNode,
         pods,
       });
@@ -135,7 +135,7 @@ export function createShadowWatcher(deps: {
     const { observation, shadow } = job;
     const would = wouldDo({
       fault,
-      runPolicy: observation.job.job.spec.runPolicy,
+      runPolicy: observation.job.object.spec.runPolicy,
       status: {
         restartCount: observation.status.restartCount,
         restartStatus: observation.status.restartStatus,

@@ -67,7 +67,7 @@ function clusterJob(yaml: string): ClusterJob {
     uid: "00000000-0000-4000-8000-000000000001",
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };

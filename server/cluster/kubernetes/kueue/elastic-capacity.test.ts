@@ -33,7 +33,7 @@ function job(
     uid: UID,
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };

@@ -55,7 +55,7 @@ export function createKueueElastic(opts: {
     return (flavor && workloads.flavor(flavor)?.spec?.nodeLabels) || {};
   };
 
-  const minOf = (job: ClusterJob): number => job.job.spec.elasticPolicy?.minReplicas ?? 0;
+  const minOf = (job: ClusterJob): number => job.object.spec.elasticPolicy?.minReplicas ?? 0;
 
   const admitted = (job: ClusterJob): number => {
     if (!queueOf(job)) return Math.max(minOf(job), ...elasticSteps(job).map((step) => step.size));

@@ -36,7 +36,7 @@ function job(spec: Record<string, unknown>, labels: Record<string, string> = {})
     uid: UID,
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };
@@ -140,7 +140,7 @@ describe("step Workloads", () => {
     });
     // No spares in a step: spares belong to the job's own Workload.
     expect(workload.spec.podSets).toEqual([
-      { name: "worker", count: 2, template: single.job.spec.replicaSpecs[0]?.template },
+      { name: "worker", count: 2, template: single.object.spec.replicaSpecs[0]?.template },
     ]);
     expect(sizeOf(workload)).toBe(6);
     expect(sizeOf(buildWorkload(single, { queueName: "q", priority: null }))).toBeNull();
@@ -178,17 +178,17 @@ describe("a step pinned to its job's flavor", () => {
       spec: { nodeSelector: { zone: "a", "node.kubernetes.io/instance-type": "ml.p5.48xlarge" } },
     });
     // The job's own template is left alone.
-    expect(pinnedJob.job.spec.replicaSpecs[0]?.template.spec.nodeSelector).toEqual({ zone: "a" });
+    expect(pinnedJob.object.spec.replicaSpecs[0]?.template.spec.nodeSelector).toEqual({ zone: "a" });
   });
 });
 
 describe("priority classes", () => {
   it("come from the spec's template label, else its priorityClassName, else the job's label", () => {
-    const [base, elastic] = partial.job.spec.replicaSpecs;
+    const [base, elastic] = partial.object.spec.replicaSpecs;
     if (!base || !elastic) throw new Error("no specs");
     expect(specPriorityClass(partial, base)).toBe("high-priority");
     expect(specPriorityClass(partial, elastic)).toBe("low-priority");
-    const [worker] = single.job.spec.replicaSpecs;
+    const [worker] = single.object.spec.replicaSpecs;
     if (!worker) throw new Error("no spec");
     expect(specPriorityClass(single, worker)).toBe("training-priority");
   });

@@ -21,7 +21,7 @@ export const LABEL_ELASTIC_SIZE = "rebound.dev/elastic-size";
 const PRIORITY_SOURCE = "kueue.x-k8s.io/workloadpriorityclass";
 const MAX_NAME = 253;
 
-type ElasticJob = Pick<ClusterJob, "ref" | "uid" | "job">;
+type ElasticJob = Pick<ClusterJob, "ref" | "uid" | "object">;
 export type WorkloadPriority = { className: string; value: number } | null;
 type PodSet = WorkloadObject["spec"]["podSets"][number];
 
@@ -30,9 +30,9 @@ export type ElasticStep = { size: number; from: number; pods: Record<string, num
 
 /** The job's steps, ascending (one per allowed size above minReplicas); [] when it is not elastic. */
 export function elasticSteps(job: ElasticJob): ElasticStep[] {
-  const policy = job.job.spec.elasticPolicy;
+  const policy = job.object.spec.elasticPolicy;
   if (!policy) return [];
-  const specs = job.job.spec.replicaSpecs;
+  const specs = job.object.spec.replicaSpecs;
   const sizes = allowedSizes(policy);
   return sizes.slice(1).map((size, index) => {
     const from = sizes[index] ?? policy.minReplicas;
@@ -61,15 +61,15 @@ export function sizeOf(workload: WorkloadObject): number | null {
  * rule the local admission counts by (server/domain/elastic/step-workload.ts).
  */
 export const specPriorityClass = (job: ElasticJob, spec: ReplicaSpec): string | null =>
-  specPriorityLabel(job.job, spec) || null;
+  specPriorityLabel(job.object, spec) || null;
 
 /**
  * The priority class of the job's own Workload when elastic: the job's label, else its first replica spec's
  * (as the local admission counts it, server/domain/elastic/step-workload.ts).
  */
 export function basePriorityClass(job: ElasticJob): string | null {
-  const first = job.job.spec.replicaSpecs[0];
-  return job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || (first ? specPriorityClass(job, first) : null);
+  const first = job.object.spec.replicaSpecs[0];
+  return job.object.metadata.labels?.[LABEL_PRIORITY_CLASS] || (first ? specPriorityClass(job, first) : null);
 }
 
 /**
@@ -77,11 +77,11 @@ export function basePriorityClass(job: ElasticJob): string | null {
  * partial-preemption shape, the `elastic` spec's), so the steps go before the base.
  */
 export function stepPriorityClass(job: ElasticJob, step: ElasticStep): string | null {
-  const policy = job.job.spec.elasticPolicy;
-  const specs = job.job.spec.replicaSpecs;
+  const policy = job.object.spec.elasticPolicy;
+  const specs = job.object.spec.replicaSpecs;
   const atSize = replicasBySpec(specs, step.size, policy?.maxReplicas ?? step.size);
   const last = [...specs].reverse().find((spec) => (atSize[spec.name] ?? 0) > 0);
-  return last ? specPriorityClass(job, last) : job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
+  return last ? specPriorityClass(job, last) : job.object.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
 }
 
 /**
@@ -112,7 +112,7 @@ function podSetsOf(
   pods: Record<string, number>,
   nodeSelector: Record<string, string>,
 ): PodSet[] {
-  return job.job.spec.replicaSpecs
+  return job.object.spec.replicaSpecs
     .filter((spec) => (pods[spec.name] ?? 0) > 0)
     .map((spec) => ({
       name: spec.name, // a DNS label already (the job's schema), as a pod set name must be

@@ -36,7 +36,7 @@ function job(namespace: string, labels: Record<string, string>): ClusterJob {
     uid: "0b9c1f3e-7a52-4d1e-9a55-3f0c2b8e6d11",
     generation: 1,
     createdAt: new Date(0),
-    job: parsed.job,
+    object: parsed.job,
     status: {},
     deleting: false,
   };

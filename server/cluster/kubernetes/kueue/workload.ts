@@ -80,23 +80,23 @@ export function workloadName(job: { name: string; uid: string }): string {
  * namespace (`hyperpod-ns-<team>`); null: not governed.
  */
 export function queueOf(job: ClusterJob): string | null {
-  const label = job.job.metadata.labels?.[LABEL_QUEUE_NAME];
+  const label = job.object.metadata.labels?.[LABEL_QUEUE_NAME];
   if (label) return label;
   const team = teamOfNamespaceName(job.ref.namespace);
   return team ? localQueueName(team) : null;
 }
 
 export const priorityClassLabelOf = (job: ClusterJob): string | null =>
-  job.job.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
+  job.object.metadata.labels?.[LABEL_PRIORITY_CLASS] || null;
 
 /**
  * The pods of the job's own Workload, per replica spec: replicas + spares; for an elastic job its minimum
  * size spread over the specs (server/domain/elastic/sizes) + spares, the steps above it being Workloads of
  * their own (elastic-workloads.ts).
  */
-export function basePods(job: Pick<ClusterJob, "job">): Record<string, number> {
-  const policy = job.job.spec.elasticPolicy;
-  const specs = job.job.spec.replicaSpecs;
+export function basePods(job: Pick<ClusterJob, "object">): Record<string, number> {
+  const policy = job.object.spec.elasticPolicy;
+  const specs = job.object.spec.replicaSpecs;
   const spread = policy ? replicasBySpec(specs, policy.minReplicas, policy.maxReplicas) : null;
   return Object.fromEntries(
     specs.map((spec) => [spec.name, (spread ? (spread[spec.name] ?? 0) : spec.replicas) + spec.spares]),
@@ -129,7 +129,7 @@ export function buildWorkload(
             priority: opts.priority.value,
           }
         : { priority: 0 }),
-      podSets: job.job.spec.replicaSpecs.map((spec) => ({
+      podSets: job.object.spec.replicaSpecs.map((spec) => ({
         name: spec.name, // a DNS label already (the job's schema), as a pod set name must be
         count: pods[spec.name] ?? 0,
         template: spec.template as Record<string, unknown>,
