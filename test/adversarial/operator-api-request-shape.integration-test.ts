@@ -166,7 +166,11 @@ describe("the operator API's request shape", () => {
       mode: "local",
       token: () => TOKEN,
     });
-    expect((await source.jobs()).map((job) => job.name)).toContain(ref.name);
+    // Listed once the operator has reconciled it (its pods made): the list is the operator's live view.
+    const listed = await operator.waitFor("the job in the gateway's list", async () =>
+      (await source.jobs()).some((job) => job.name === ref.name),
+    );
+    expect(listed).toBe(true);
     await source.act(ref, { action: "suspend", by: "engineer@rebound.local" });
     expect((await snapshot()).suspend).toBe(true);
     await source.act(ref, { action: "resume", by: "engineer@rebound.local" });

@@ -68,6 +68,23 @@ describe("detectDrift", () => {
     expect(drift?.message).toContain("ranks 2, 3 stopped outside the operator");
   });
 
+  it("leaves alone a READY line older than the agent's start: it never ran, or ran after it was ready", () => {
+    // A pushed line still on its way when the operator's /start was answered (a job's first start).
+    const neverRan = agent({ status: "ready", transitions: { INIT: iso(NOW - 900), READY: iso(NOW - 800) } });
+    expect(drifted(neverRan)).toBeNull();
+    const readyBeforeRun = agent({
+      status: "ready",
+      transitions: { READY: iso(NOW - 800), RUNNING: iso(NOW - 100) },
+    });
+    expect(drifted(readyBeforeRun)).toBeNull();
+    // Ran since it was ready, then began stopping: a drift (the first case above).
+    const stoppingAfterRun = agent({
+      status: "stopping",
+      transitions: { READY: iso(NOW - 900), RUNNING: iso(NOW - 800), STOPPING: iso(NOW - 300) },
+    });
+    expect(drifted(stoppingAfterRun)?.fault.reason).toBe("AgentStateDrift");
+  });
+
   it("flags STOPPING, and READY of an agent without ranks (the unchanged agent) with the pod's ranks", () => {
     // Still stopping: a rank not seen ending yet is stopped all the same; one that finished is not.
     const stopping = agent({ status: "stopping", ranks: [rank(2, "stopped"), rank(3, "running")] });

@@ -75,6 +75,20 @@ function stoppedAt(transitions: Partial<Record<string, string>> | undefined, now
 }
 
 /**
+ * A READY or STOPPING report that shows the agent never ran since it was last ready: its transitions name
+ * no RUNNING, or one older than its READY/STOPPING entries. Such a line predates the operator's /start (a
+ * pushed line still on its way when the /start was answered, as under load at a job's start): not a stop
+ * by someone else. Without transitions (an agent that sends none) nothing can be told apart: not stale.
+ */
+function staleStopped(transitions: Partial<Record<string, string>> | undefined): boolean {
+  if (!transitions) return false;
+  const ran = parseTime(transitions.RUNNING);
+  if (ran === null) return true;
+  const stopped = [transitions.STOPPING, transitions.READY].map(parseTime).filter((time) => time !== null);
+  return stopped.length > 0 && Math.max(...stopped) < ran;
+}
+
+/**
  * The agent faulted on its own in this run (FAULTED entered since it last entered RUNNING) before it was
  * stopped: its own fault and reason apply (what the unchanged agent, which lists no ranks, still says).
  */
@@ -132,6 +146,7 @@ export function driftFault(view: ObservedPod, at: { perNode: number; now: number
   const stoppedRanks = stoppedWhileRunning(view);
   const running = stoppedRanks.length > 0;
   if (!STOPPED_STATES.has(status.status) && !running) return missingFault(view, at);
+  if (!running && staleStopped(status.transitions)) return null;
   const crash = crashOf(view, { status, now: at.now });
   if (crash) return crash;
   const pod = view.expected.name;
