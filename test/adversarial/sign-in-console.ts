@@ -1,8 +1,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { vi } from "vitest";
-import { poster, type SignInTarget } from "@/bench/lib/sign-in-client";
+import { type Answer, poster, type SignInTarget } from "@/bench/lib/sign-in-client";
+import { createDb, type Db } from "@/server/db/client";
 import { stampPeerAddresses } from "@/server/services/auth/peer-address";
+import { createSeededTestDatabase } from "@/test/database";
 
 export { type Answer, retryAfterSeconds, signIn } from "@/bench/lib/sign-in-client";
 
@@ -51,5 +53,35 @@ export async function startConsole(env: Record<string, string>): Promise<Console
   return {
     post: poster(origin),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Sends `count` attempts one after another; the answers in order. */
+export async function attempts(count: number, send: (index: number) => Promise<Answer>): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (let index = 0; index < count; index++) answers.push(await send(index));
+  return answers;
+}
+
+/**
+ * A seeded database and two consoles on it: `direct` believes each connection's own address, `behindIngress`
+ * believes the X-Forwarded-For that `ingress` (its one trusted proxy) sends.
+ */
+export async function startConsolePair(name: string, ingress: string) {
+  const database = await createSeededTestDatabase(name);
+  const db: Db = createDb(database.url);
+  const direct = await startConsole({ DATABASE_URL: database.url });
+  const behindIngress = await startConsole({ DATABASE_URL: database.url, REBOUND_TRUSTED_PROXIES: ingress });
+  return {
+    db,
+    direct,
+    behindIngress,
+    async close() {
+      vi.unstubAllEnvs();
+      await direct.close();
+      await behindIngress.close();
+      await db.$disconnect();
+      await database.drop();
+    },
   };
 }

@@ -1,8 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createDb, type Db } from "@/server/db/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/server/db/client";
 import { DEMO_PASSWORD } from "@/server/db/seed";
-import { createSeededTestDatabase } from "@/test/database";
-import { type Answer, type Console, retryAfterSeconds, signIn, startConsole } from "./sign-in-console";
+import {
+  type Answer,
+  attempts,
+  type Console,
+  retryAfterSeconds,
+  signIn,
+  startConsolePair,
+} from "./sign-in-console";
 
 /**
  * Issue 34 item 4: five wrong passwords for lead@ from one address made lead@'s right password fail from
@@ -10,7 +16,7 @@ import { type Answer, type Console, retryAfterSeconds, signIn, startConsole } fr
  * behind it. Now failures slow down only (account, address) and address, with growing delays; the victim at
  * another address signs in, every time. Through the real route over real sockets, on a real database.
  */
-let database: { url: string; drop: () => Promise<void> };
+let consoles: Awaited<ReturnType<typeof startConsolePair>> | undefined;
 let db: Db;
 let direct: Console;
 /** A console told that 127.0.0.10 is its ingress. */
@@ -19,28 +25,15 @@ const INGRESS = "127.0.0.10";
 
 const sessionsOf = async (email: string) => db.session.count({ where: { user: { email } } });
 
-/** Sends `count` attempts one after another; the answers in order. */
-async function attempts(count: number, send: (index: number) => Promise<Answer>): Promise<Answer[]> {
-  const answers: Answer[] = [];
-  for (let index = 0; index < count; index++) answers.push(await send(index));
-  return answers;
-}
-
 const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
 
 beforeAll(async () => {
-  database = await createSeededTestDatabase("adv_sign_in");
-  db = createDb(database.url);
-  direct = await startConsole({ DATABASE_URL: database.url });
-  behindIngress = await startConsole({ DATABASE_URL: database.url, REBOUND_TRUSTED_PROXIES: INGRESS });
+  consoles = await startConsolePair("adv_sign_in", INGRESS);
+  ({ db, direct, behindIngress } = consoles);
 }, 120_000);
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  await direct?.close();
-  await behindIngress?.close();
-  await db?.$disconnect();
-  await database?.drop();
+  await consoles?.close();
 });
 
 describe("sign-in throttling an attacker cannot turn against a user (issue 34 item 4)", () => {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createDb, type Db } from "@/server/db/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/server/db/client";
 import { createShareToken } from "@/server/services/share-tokens/mutations";
-import { createSeededTestDatabase } from "@/test/database";
-import { type Answer, type Console, startConsole } from "./sign-in-console";
+import { type Answer, attempts, type Console, startConsolePair } from "./sign-in-console";
 
 /**
  * Issue 34 item 4, pairing codes: wrong codes from one address kept every TV behind the same address (an
@@ -10,12 +9,13 @@ import { type Answer, type Console, startConsole } from "./sign-in-console";
  * failing address waits, and the address is the one the trusted proxies vouch for (the pairing's audit
  * entry records it). Through the real route over real sockets, on a real database.
  */
-let database: { url: string; drop: () => Promise<void> };
+let consoles: Awaited<ReturnType<typeof startConsolePair>> | undefined;
 let db: Db;
 let direct: Console;
 let behindIngress: Console;
 const INGRESS = "127.0.0.20";
 const WRONG = "ZZZZ-ZZZZ";
+const statusesOf = (answers: Answer[]) => answers.map((answer) => answer.status);
 
 const pair = (target: Console, opts: { code: string; from: string; forwardedFor?: string }) =>
   target.post({ path: "shareTokens.pair", input: { code: opts.code }, ...opts });
@@ -37,36 +37,26 @@ const pairedFrom = async (id: string) => {
   return (entry?.details as { address?: string } | undefined)?.address ?? null;
 };
 
-async function attempts(count: number, send: (index: number) => Promise<Answer>): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let index = 0; index < count; index++) statuses.push((await send(index)).status);
-  return statuses;
-}
-
 beforeAll(async () => {
-  database = await createSeededTestDatabase("adv_pairing");
-  db = createDb(database.url);
-  direct = await startConsole({ DATABASE_URL: database.url });
-  behindIngress = await startConsole({ DATABASE_URL: database.url, REBOUND_TRUSTED_PROXIES: INGRESS });
+  consoles = await startConsolePair("adv_pairing", INGRESS);
+  ({ db, direct, behindIngress } = consoles);
 }, 120_000);
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  await direct?.close();
-  await behindIngress?.close();
-  await db?.$disconnect();
-  await database?.drop();
+  await consoles?.close();
 });
 
 describe("pairing codes an attacker cannot turn against a TV (issue 34 item 4)", () => {
   it("wrong codes from A, naming B in X-Forwarded-For, do not stop B's TV pairing", async () => {
     const token = await pairingCode("Wall TV");
-    const statuses = await attempts(14, (index) =>
-      pair(direct, {
-        code: WRONG,
-        from: "127.0.0.12",
-        forwardedFor: index % 2 ? "127.0.0.13" : `6.6.6.${index}`,
-      }),
+    const statuses = statusesOf(
+      await attempts(14, (index) =>
+        pair(direct, {
+          code: WRONG,
+          from: "127.0.0.12",
+          forwardedFor: index % 2 ? "127.0.0.13" : `6.6.6.${index}`,
+        }),
+      ),
     );
     // Ten free wrong codes and an eleventh; then A waits.
     expect(statuses).toEqual([...Array(11).fill(400), 429, 429, 429]);
@@ -81,8 +71,14 @@ describe("pairing codes an attacker cannot turn against a TV (issue 34 item 4)",
 
   it("behind a trusted ingress, the address the ingress appended counts, not the client's entries", async () => {
     const token = await pairingCode("Lobby TV");
-    const statuses = await attempts(14, (index) =>
-      pair(behindIngress, { code: WRONG, from: INGRESS, forwardedFor: `203.0.113.${index}, 198.51.100.20` }),
+    const statuses = statusesOf(
+      await attempts(14, (index) =>
+        pair(behindIngress, {
+          code: WRONG,
+          from: INGRESS,
+          forwardedFor: `203.0.113.${index}, 198.51.100.20`,
+        }),
+      ),
     );
     expect(statuses.slice(11)).toEqual([429, 429, 429]);
     const tv = await pair(behindIngress, {
