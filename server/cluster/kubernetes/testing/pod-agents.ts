@@ -95,10 +95,18 @@ export async function startPodAgents(opts: {
     await annotateAgentUrl(core, pod, `http://127.0.0.1:${port}`);
   };
 
+  /**
+   * Kills the agent of this very pod only: a replacement of the same name may already run its own (the old
+   * pod's last events can arrive after the new pod's, as after a relist), and it must not be killed.
+   */
+  const killIfSame = (key: string, uid: string) => {
+    if (running.get(key)?.uid === uid) kill(key);
+  };
+
   const reconcile = (type: string, pod: V1Pod | null) => {
     if (!pod || stopped) return;
     const key = objectKey(pod as KubeObject);
-    if (isGone(type, pod)) return kill(key);
+    if (isGone(type, pod)) return killIfSame(key, pod.metadata?.uid ?? "");
     const uid = pod.metadata?.uid ?? "";
     if (!isBound(pod) || running.get(key)?.uid === uid || launching.has(uid)) return;
     launching.add(uid);
