@@ -9,7 +9,7 @@ const TEST_CODE = "\\.(test|integration-test|k8s-test)\\.tsx?$|/testing/";
 const DOMAIN = "^server/domain/";
 const CONSOLE = "^(app|components)/|^server/(api|services)/";
 const OPERATOR = "^server/operator/";
-const BELOW_BOTH = "^server/(cluster|db|store)/|^server/db\\.ts$";
+const BELOW_BOTH = "^server/(cluster|db|store)/";
 const OURS_OUTSIDE_DOMAIN =
   "^(?!server/domain/)(server|app|components|lib|bench|scripts|test|e2e|generated)/|^[^/]+\\.tsx?$";
 

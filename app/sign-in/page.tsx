@@ -1,6 +1,6 @@
 import { Suspense } from "react";
-import { getDb } from "@/server/db";
 import { demoUsersSeeded } from "@/server/services/setup/queries";
+import { getDb } from "@/server/services/wiring";
 import { SignInForm } from "./_components/sign-in-form";
 
 export default async function SignInPage() {

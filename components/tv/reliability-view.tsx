@@ -1,7 +1,7 @@
 import { TvLineChart } from "@/components/charts/tv-line-chart";
 import { formatDuration, formatNumber } from "@/components/jobs/format";
 import type { HourBucket } from "@/server/domain/tv/reliability";
-import type { MetricsResult } from "@/server/metrics/source";
+import type { MetricsResult } from "@/server/metrics/series";
 import type { ReliabilityFrame } from "@/server/services/tv/frame";
 import styles from "./tv.module.css";
 

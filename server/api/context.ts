@@ -9,9 +9,9 @@ import {
 } from "@/server/services/auth/client-address";
 import { peerAddressOf } from "@/server/services/auth/peer-address";
 import { SESSION_COOKIE, type SessionUser, userForToken } from "@/server/services/auth/sessions";
-import { getClusterSource } from "@/server/services/jobs/gateway";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { SHARE_COOKIE, SHARE_HEADER, shareGrantForToken } from "@/server/services/share-tokens/grants";
+import { getClusterSource } from "@/server/services/wiring";
 
 /** What every procedure gets. Built per request by the route handler, or directly by tests. */
 export type Context = {

@@ -6,7 +6,7 @@ import { isClusterAdmin } from "@/server/domain/access/roles";
 import type { ShareGrant } from "@/server/domain/access/share";
 import { AppError, type AppErrorCode, toTrpcCode } from "@/server/errors";
 import type { SessionUser } from "@/server/services/auth/sessions";
-import { liveHub } from "@/server/services/live/hub";
+import { liveHub } from "@/server/services/wiring";
 
 /** A zod path as a form names it: `resources[1].guaranteed`. */
 export function fieldPath(path: readonly PropertyKey[]): string {

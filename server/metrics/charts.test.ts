@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyCharts, diffCharts, type JobCharts } from "./charts";
-import type { MetricsResult } from "./source";
+import type { MetricsResult } from "./series";
 
 const ok = (value: number): MetricsResult => ({
   status: "ok",

@@ -1,4 +1,4 @@
-import type { JobSeriesName, MetricsResult } from "./source";
+import type { JobSeriesName, MetricsResult } from "./series";
 
 /**
  * A job's charts as pushed to the page (server/metrics/live.ts): one MetricsResult per series. Pure, so the

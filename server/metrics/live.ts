@@ -2,11 +2,12 @@ import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { stillReadable } from "@/server/services/access/job-access";
-import { type LiveMessage, type LiveSource, liveHub } from "@/server/services/live/hub";
+import type { LiveMessage, LiveSource } from "@/server/services/live/hub";
 import { rechecked } from "@/server/services/live/rechecked";
 import { RECHECK_ACCESS_MS } from "@/server/services/live/scope";
+import { liveHub } from "@/server/services/wiring";
 import { diffCharts, type JobCharts } from "./charts";
-import type { JobSeriesName, MetricsSource } from "./source";
+import type { JobSeriesName, MetricsSource } from "./series";
 
 /**
  * A job's charts, pushed: one loop per job, series list, window and rank for all its viewers

@@ -11,7 +11,7 @@ import { createSeededTestDatabase } from "@/test/database";
 import { startPrometheus, type TestPrometheus } from "@/test/prometheus";
 import { createEmbeddedSource } from "./embedded";
 import { createPrometheusMetricsSource } from "./prometheus";
-import type { MetricsResult } from "./source";
+import type { MetricsResult } from "./series";
 
 /**
  * Both metrics sources on a real stack: a real Prometheus scraping, every second, the local back end's real

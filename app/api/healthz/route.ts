@@ -1,4 +1,4 @@
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/services/wiring";
 
 export const dynamic = "force-dynamic";
 

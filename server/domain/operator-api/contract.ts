@@ -302,7 +302,7 @@ export type NodeListResponse = z.infer<typeof nodeListResponseSchema>;
 export type LogsResponse = z.infer<typeof logsResponseSchema>;
 
 // ── metrics history (the operator's embedded history, server/operator/history.ts) ─────────────────────
-/** The job series a chart asks for (server/metrics/source.ts's JobSeriesName). */
+/** The job series a chart asks for (server/metrics/series.ts's JobSeriesName). */
 export const historyJobSeriesSchema = z.enum([
   "loss",
   "throughput",

@@ -3,7 +3,8 @@ import type { ListDiff } from "@/server/domain/live/list-diff";
 import { nodeRowList } from "@/server/domain/live/lists";
 import { clusterNodes } from "@/server/services/jobs/cluster";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { type LiveMessage, type LiveSource, liveHub } from "./hub";
+import { liveHub } from "@/server/services/wiring";
+import type { LiveMessage, LiveSource } from "./hub";
 import { type ReadScope, type ScopedSession, scopedStream, sharedReads, sourceId } from "./scope";
 
 /** How often the cluster page's nodes are looked at (the jobs and nodes read are shared with the jobs list). */

@@ -238,10 +238,3 @@ export function createLiveHub(): LiveHub {
     }),
   };
 }
-
-/** The console process's hub (one per process; the Next server reuses modules across requests). */
-const globalHub = globalThis as unknown as { reboundLiveHub?: LiveHub };
-export function liveHub(): LiveHub {
-  globalHub.reboundLiveHub ??= createLiveHub();
-  return globalHub.reboundLiveHub;
-}

@@ -10,7 +10,8 @@ import { stillReadable } from "@/server/services/access/job-access";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { type LogTargetInput, resolveLogTarget } from "@/server/services/jobs/log-target";
 import { jobPage, type LogLine, listJobRows, rankLogs } from "@/server/services/jobs/queries";
-import { type LiveMessage, type LiveSource, liveHub } from "./hub";
+import { liveHub } from "@/server/services/wiring";
+import type { LiveMessage, LiveSource } from "./hub";
 import { rechecked } from "./rechecked";
 import {
   RECHECK_ACCESS_MS,

@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
 import { type SessionUser, userForToken } from "@/server/services/auth/sessions";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
-import { liveHub } from "./hub";
+import { liveHub } from "@/server/services/wiring";
 import { rechecked } from "./rechecked";
 
 /** How often a live stream asks again whether its session may still read what it shows. */

@@ -3,8 +3,8 @@ import { type ShareGrant, TV_VIEWS, type TvView } from "@/server/domain/access/s
 import { scopeOfGrant, scopeOfMemberships, type TvScope } from "@/server/domain/tv/scope";
 import { AppError } from "@/server/errors";
 import { type SessionUser, userForToken } from "@/server/services/auth/sessions";
-import { liveHub } from "@/server/services/live/hub";
 import { currentShareGrant } from "@/server/services/share-tokens/grants";
+import { liveHub } from "@/server/services/wiring";
 
 /**
  * How long one look-up of a token's grant serves every open stream of that token (200 TVs on one token ask

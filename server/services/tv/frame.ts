@@ -12,7 +12,7 @@ import { type Incidents, incidentsOf } from "@/server/domain/tv/incidents";
 import { type TvJobRow, tvJobList } from "@/server/domain/tv/jobs";
 import { type ReliabilityStats, reliabilityOf } from "@/server/domain/tv/reliability";
 import { namespaceFilter, type TvScope } from "@/server/domain/tv/scope";
-import type { MetricsResult } from "@/server/metrics/source";
+import type { MetricsResult } from "@/server/metrics/series";
 import { consoleBuild } from "./build";
 import { runKey, type TvReads } from "./reads";
 import { throughputOf } from "./throughput";

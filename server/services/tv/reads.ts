@@ -10,8 +10,8 @@ import { snapshotOf, teamNamespaces } from "@/server/services/governance/snapsho
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { timelineEntries } from "@/server/services/jobs/job-view";
 import { listJobRows } from "@/server/services/jobs/queries";
-import { liveHub } from "@/server/services/live/hub";
 import { sharedReads } from "@/server/services/live/scope";
+import { liveHub } from "@/server/services/wiring";
 import { loadGovernanceConfig } from "@/server/store/governance/config";
 import { listRestartSummaries, type RestartSummaryRow } from "@/server/store/restart-events/queries";
 

@@ -1,6 +1,6 @@
 import { thinPoints } from "@/server/domain/tv/series";
-import { getMetricsSource, type MetricsResult } from "@/server/metrics/source";
-import { liveHub } from "@/server/services/live/hub";
+import type { MetricsResult } from "@/server/metrics/series";
+import { getMetricsSource, liveHub } from "@/server/services/wiring";
 
 /** The TV's throughput chart: the last hour of the cluster's throughput. */
 export const THROUGHPUT_WINDOW_MS = 60 * 60_000;
@@ -9,7 +9,7 @@ const THROUGHPUT_TTL_MS = 5000;
 
 /**
  * The cluster's throughput over the last hour for the namespaces in scope, from Prometheus or the embedded
- * history (server/metrics/source.ts never throws: an unreachable Prometheus is `unavailable` with the reason),
+ * history (the metrics source never throws: an unreachable Prometheus is `unavailable` with the reason),
  * every series thinned to what a frame carries.
  */
 export function throughputOf(args: { namespaces: string[] | "all"; now: number }): Promise<MetricsResult> {

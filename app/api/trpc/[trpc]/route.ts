@@ -3,8 +3,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { env } from "@/env";
 import { createRequestContext } from "@/server/api/context";
 import { appRouter } from "@/server/api/root";
-import { getDb } from "@/server/db";
 import { BodyTooLargeError, limitRequestBody } from "@/server/http/bounded-body";
+import { getDb } from "@/server/services/wiring";
 
 export const dynamic = "force-dynamic";
 

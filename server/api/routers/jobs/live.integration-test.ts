@@ -10,7 +10,7 @@ import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LocalOperator } from "@/server/operator/testing/local-operator";
 import { signIn, signOut } from "@/server/services/auth/sessions";
-import { liveHub } from "@/server/services/live/hub";
+import { liveHub } from "@/server/services/wiring";
 
 /**
  * The live views by push (issue 13) through the console's tRPC API, on a real operator behind its real HTTP

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { jobRefSchema } from "@/server/domain/operator-api/contract";
-import { jobSeriesNameSchema } from "@/server/metrics/source";
+import { jobSeriesNameSchema } from "@/server/metrics/series";
 
 /** A job's charts: which series, over the last `windowMs` (1 min … 24 h), with one rank's line where asked. */
 export const jobChartsInputSchema = z.strictObject({

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobCharts } from "@/server/metrics/charts";
-import type { MetricsResult } from "@/server/metrics/source";
+import type { MetricsResult } from "@/server/metrics/series";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LiveMessage } from "@/server/services/live/hub";

@@ -1,8 +1,8 @@
 import { createTRPCRouter, protectedProcedure } from "@/server/api/trpc";
 import { watchJobCharts } from "@/server/metrics/live";
-import { getMetricsSource } from "@/server/metrics/source";
 import { requireReadable } from "@/server/services/access/job-access";
 import { sourceId } from "@/server/services/live/scope";
+import { getMetricsSource } from "@/server/services/wiring";
 import { opening, withTrpcErrors } from "../jobs/live-errors";
 import { jobChartsInputSchema } from "./metrics.schema";
 

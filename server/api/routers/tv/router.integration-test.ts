@@ -8,10 +8,10 @@ import { createLogger } from "@/server/log";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LocalOperator } from "@/server/operator/testing/local-operator";
-import { liveHub } from "@/server/services/live/hub";
 import { hashShareSecret } from "@/server/services/share-tokens/grants";
 import type { TvFrame } from "@/server/services/tv/frame";
 import type { TvMessage } from "@/server/services/tv/stream";
+import { liveHub } from "@/server/services/wiring";
 
 /**
  * The TV router on a real stack (seeded Postgres, a local operator behind its real HTTP API): frames per

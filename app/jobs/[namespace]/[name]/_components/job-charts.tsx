@@ -1,7 +1,7 @@
 "use client";
 
 import { MetricChart } from "@/components/charts/metric-chart";
-import type { MetricsResult } from "@/server/metrics/source";
+import type { MetricsResult } from "@/server/metrics/series";
 import { JOB_CHARTS, useJobCharts } from "./metric-history";
 
 const NO_SERIES: [] = [];

@@ -3,7 +3,7 @@
 import { type Live, useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
 import { applyCharts, type JobCharts } from "@/server/metrics/charts";
-import type { JobSeriesName } from "@/server/metrics/source";
+import type { JobSeriesName } from "@/server/metrics/series";
 
 /**
  * The job page's charts, pushed by the server (metrics.job): Prometheus when the console has one, else the
