@@ -24,6 +24,11 @@ export type AgentOptions = {
   nprocPerNode: number;
   /** `--nproc-per-node auto|cpu|gpu`: resolved to `nprocPerNode` on the node (cli-env.ts); null for a count. */
   nprocPerNodeMode: NprocMode | null;
+  /**
+   * Whether the command line gave `--nproc-per-node`: without it the count comes from PET_NPROC_PER_NODE
+   * (the operator sets it to `spec.nprocPerNode`), as torchrun's parser defaults the flag (cli-env.ts).
+   */
+  nprocPerNodeGiven: boolean;
   serverHost: string;
   serverPort: number;
   shutdownSignal: NodeJS.Signals;
@@ -68,6 +73,7 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   nnodes: null,
   nprocPerNode: 1,
   nprocPerNodeMode: null,
+  nprocPerNodeGiven: false,
   serverHost: "0.0.0.0",
   serverPort: 8080,
   // hyperpodrun's defaults (run.py: --shutdown-signal SIGKILL, --shutdown-timeout 15; the timeout is the
@@ -91,6 +97,15 @@ export const DEFAULT_OPTIONS: Readonly<AgentOptions> = {
   workerNice: 0,
   logRulesAllRanks: false,
 };
+
+/** The options a parsed nproc-per-node value sets: a count, or a device word resolved on the node. */
+export function nprocOptions(
+  value: number | NprocMode,
+): Pick<AgentOptions, "nprocPerNode" | "nprocPerNodeMode"> {
+  return typeof value === "number"
+    ? { nprocPerNode: value, nprocPerNodeMode: null }
+    : { nprocPerNode: DEFAULT_OPTIONS.nprocPerNode, nprocPerNodeMode: value };
+}
 
 export type FlagSpec =
   | { kind: "value"; apply: (options: AgentOptions, value: string) => string | null }
@@ -132,9 +147,7 @@ const FLAGS: Record<string, FlagSpec> = {
     apply: (options, input) => {
       const parsed = parseNprocPerNode(input);
       if (!parsed.ok) return parsed.error;
-      if (typeof parsed.value === "number")
-        Object.assign(options, { nprocPerNode: parsed.value, nprocPerNodeMode: null });
-      else options.nprocPerNodeMode = parsed.value;
+      Object.assign(options, nprocOptions(parsed.value), { nprocPerNodeGiven: true });
       return null;
     },
   },

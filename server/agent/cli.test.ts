@@ -20,6 +20,7 @@ describe("parseAgentArgs", () => {
       nnodes: null,
       nprocPerNode: 1,
       nprocPerNodeMode: null,
+      nprocPerNodeGiven: false,
       serverHost: "0.0.0.0",
       serverPort: 8080,
       // hyperpodrun 1.1.3 run.py: --shutdown-signal default SIGKILL, --shutdown-timeout default 15.

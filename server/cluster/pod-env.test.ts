@@ -26,17 +26,28 @@ function job(yaml: string) {
 
 describe("operatorInjectedEnv", () => {
   it("gives NNODES as the sum of replicas over every replica spec, spares not counted", () => {
-    expect(operatorInjectedEnv(job(TWO_SPECS))).toEqual({ NNODES: "5" });
+    expect(operatorInjectedEnv(job(TWO_SPECS)).NNODES).toBe("5");
+  });
+
+  it("gives PET_NPROC_PER_NODE as spec.nprocPerNode, torchrun's default for --nproc-per-node", () => {
+    // Absent: the CRD's default, "auto" (a rank per GPU, else per CPU, as torchrun reads it).
+    expect(operatorInjectedEnv(job(TWO_SPECS))).toEqual({ NNODES: "5", PET_NPROC_PER_NODE: "auto" });
+    for (const value of ["2", "auto", "cpu", "gpu"]) {
+      const yaml = TWO_SPECS.replace("spec:\n", `spec:\n  nprocPerNode: "${value}"\n`);
+      expect(operatorInjectedEnv(job(yaml)).PET_NPROC_PER_NODE).toBe(value);
+    }
   });
 
   it("adds HYPERPOD_SIGNAL_COORDINATION=distributed for elastic jobs only", () => {
-    expect(operatorInjectedEnv(job(FULL_JOB_YAML))).toEqual({
+    expect(operatorInjectedEnv(job(FULL_JOB_YAML))).toMatchObject({
       NNODES: "4",
       HYPERPOD_SIGNAL_COORDINATION: "distributed",
     });
     const start = FULL_JOB_YAML.indexOf("  elasticPolicy:");
     expect(start).toBeGreaterThan(0);
-    expect(operatorInjectedEnv(job(FULL_JOB_YAML.slice(0, start)))).toEqual({ NNODES: "4" });
+    expect(operatorInjectedEnv(job(FULL_JOB_YAML.slice(0, start)))).not.toHaveProperty(
+      "HYPERPOD_SIGNAL_COORDINATION",
+    );
   });
 
   it("follows the replica count", () => {

@@ -9,8 +9,9 @@ import { type LocalOperator, startLocalOperator } from "./testing/local-operator
 
 /**
  * Ranks counted from what runs (issue 17 item 4), on a real local operator: the demo trainer under our
- * agent, 2 pods a job, with `nprocPerNode` absent, "auto", "2" and absent beside `--nproc-per-node 2` in
- * the command. Each job's live state counts as many ranks in total as rank processes run, all running (no
+ * agent, 2 pods a job, with `nprocPerNode` "1", "auto", "2" and absent beside `--nproc-per-node 2` in
+ * the command (a command without the flag runs `nprocPerNode`, which the pods get as PET_NPROC_PER_NODE;
+ * absent is "auto", see server/operator/nproc-per-node.integration-test.ts). Each job's live state counts as many ranks in total as rank processes run, all running (no
  * "4 healthy / 2 total"); a crashed rank's restart record names that rank alone; a node fault names the
  * global ranks of the pod it killed.
  */
@@ -112,9 +113,9 @@ async function recordNumber(ref: JobRef, count: number) {
 describe("ranks counted from what runs", () => {
   const cases = [
     {
-      what: "nprocPerNode absent, no flag: 1 rank a pod (torchrun's default), 1 GPU each",
-      name: "it-ranks-absent",
-      nprocPerNode: undefined,
+      what: 'nprocPerNode "1", no flag: 1 rank a pod, 1 GPU each',
+      name: "it-ranks-one",
+      nprocPerNode: "1",
       agentFlags: [],
       gpusPerPod: 1,
       ranks: 2,
@@ -128,12 +129,12 @@ describe("ranks counted from what runs", () => {
       ranks: 4,
     },
     {
-      what: 'nprocPerNode "2" with a command that names no count: what the agents run (1 a pod), not 2 × 2',
+      what: 'nprocPerNode "2" with a command that names no count: 2 a pod (PET_NPROC_PER_NODE)',
       name: "it-ranks-two",
       nprocPerNode: "2",
       agentFlags: [],
       gpusPerPod: 0,
-      ranks: 2,
+      ranks: 4,
     },
     {
       what: "nprocPerNode absent, --nproc-per-node 2 in the command: 2 ranks a pod, no GPUs",

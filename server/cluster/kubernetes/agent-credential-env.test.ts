@@ -58,6 +58,7 @@ describe("buildPod: the agent credential", () => {
     expect(envOf(pod, "trainer")).toEqual([
       { name: "LOGLEVEL", value: "INFO" },
       { name: "NNODES", value: "1" },
+      { name: "PET_NPROC_PER_NODE", value: "1" },
       { name: AGENT_CREDENTIAL_ENV, value: "c-1" },
     ]);
   });
@@ -70,7 +71,10 @@ describe("buildPod: the agent credential", () => {
       node: "n",
       agentCredential: "c-1",
     });
-    expect(envOf(pod, "other")).toEqual([{ name: "NNODES", value: "1" }]);
+    expect(envOf(pod, "other")).toEqual([
+      { name: "NNODES", value: "1" },
+      { name: "PET_NPROC_PER_NODE", value: "1" },
+    ]);
   });
 
   it("is absent without one: the job's env as it wrote it", () => {
@@ -79,6 +83,7 @@ describe("buildPod: the agent credential", () => {
       { name: AGENT_CREDENTIAL_ENV, value: "chosen-by-the-job" },
       { name: "LOGLEVEL", value: "INFO" },
       { name: "NNODES", value: "1" },
+      { name: "PET_NPROC_PER_NODE", value: "1" },
     ]);
   });
 });

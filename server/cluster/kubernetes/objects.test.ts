@@ -47,15 +47,19 @@ describe("buildPod: the environment HyperPod's operator injects", () => {
   const pod = buildPod({ job: clusterJob(YAML), replicaSpec: "pods", index: 1, node: "node-a" });
   const envOf = (name: string) => pod.spec?.containers.find((container) => container.name === name)?.env;
 
-  it("adds NNODES (the job's node count) after the container's own variables", () => {
+  it("adds NNODES (the job's node count) and PET_NPROC_PER_NODE (nprocPerNode) after the container's own", () => {
     expect(envOf("trainer")).toEqual([
       { name: "LOGLEVEL", value: "INFO" },
       { name: "NNODES", value: "3" },
+      { name: "PET_NPROC_PER_NODE", value: "2" },
     ]);
   });
 
   it("keeps a container's own NNODES", () => {
-    expect(envOf("sidecar")).toEqual([{ name: "NNODES", value: "9" }]);
+    expect(envOf("sidecar")).toEqual([
+      { name: "NNODES", value: "9" },
+      { name: "PET_NPROC_PER_NODE", value: "2" },
+    ]);
   });
 
   it("keeps the rest of the container and pod as the template has them", () => {
@@ -136,8 +140,8 @@ describe("buildPod: nothing of the operator's reaches the pod", () => {
         envFrom: container.envFrom,
       }));
       expect(names).toEqual([
-        { name: "trainer", env: ["LOGLEVEL", "NNODES"], envFrom: undefined },
-        { name: "sidecar", env: ["NNODES"], envFrom: undefined },
+        { name: "trainer", env: ["LOGLEVEL", "NNODES", "PET_NPROC_PER_NODE"], envFrom: undefined },
+        { name: "sidecar", env: ["NNODES", "PET_NPROC_PER_NODE"], envFrom: undefined },
       ]);
       expect(pod.spec?.volumes).toBeUndefined();
     } finally {

@@ -128,9 +128,11 @@ spec:
   if (!parsed.ok) throw new Error("fixture does not parse");
   const job = parsed.job;
 
-  it("gives the pod NNODES, as HyperPod's operator does, over the host's own", () => {
-    const env = localPodEnv({ host: { PATH: "/bin", NNODES: "64" }, job, containers: [], extra: {} });
-    expect(env).toEqual({ PATH: "/bin", NNODES: "2", REBOUND_WORKER_NICE: "0" });
+  it("gives the pod NNODES and PET_NPROC_PER_NODE, as HyperPod's operator does, over the host's own", () => {
+    const host = { PATH: "/bin", NNODES: "64", PET_NPROC_PER_NODE: "8" };
+    const env = localPodEnv({ host, job, containers: [], extra: {} });
+    // nprocPerNode absent: the CRD's default, "auto".
+    expect(env).toEqual({ PATH: "/bin", NNODES: "2", PET_NPROC_PER_NODE: "auto", REBOUND_WORKER_NICE: "0" });
   });
 
   it("lets the container's env and the back end's own variables win", () => {
@@ -141,13 +143,14 @@ spec:
         {
           env: [
             { name: "NNODES", value: "5" },
+            { name: "PET_NPROC_PER_NODE", value: "3" },
             { name: "A", value: "container" },
           ],
         },
       ],
       extra: { A: "backend" },
     });
-    expect(env).toEqual({ NNODES: "5", A: "backend", REBOUND_WORKER_NICE: "0" });
+    expect(env).toEqual({ NNODES: "5", PET_NPROC_PER_NODE: "3", A: "backend", REBOUND_WORKER_NICE: "0" });
   });
 
   it("takes only the allow-listed part of the host's environment, whoever hands it the whole", () => {
@@ -165,6 +168,7 @@ spec:
     expect(env).toEqual({
       PATH: "/bin",
       NNODES: "2",
+      PET_NPROC_PER_NODE: "auto",
       REBOUND_LOG_RULES_ALL_RANKS: "true",
       REBOUND_WORKER_NICE: "0",
     });

@@ -70,8 +70,11 @@ describe("jobSize", () => {
   });
 });
 
-/** A two-pod job: `nproc` as spec.nprocPerNode (omitted when undefined), `command`, GPUs per pod. */
-function twoPods(opts: { nproc?: string; command: string; gpus?: number }): HyperPodPyTorchJob {
+/**
+ * A two-pod job: `nproc` as spec.nprocPerNode (omitted when undefined), `command`, GPUs per pod, and the
+ * container's own `env` (a YAML flow list).
+ */
+function twoPods(opts: { nproc?: string; command: string; gpus?: number; env?: string }): HyperPodPyTorchJob {
   const nproc = opts.nproc === undefined ? "" : `  nprocPerNode: "${opts.nproc}"\n`;
   const resources =
     opts.gpus === undefined ? "" : `, resources: { limits: { nvidia.com/gpu: ${opts.gpus} } }`;
@@ -85,7 +88,7 @@ ${nproc}  replicaSpecs:
       template:
         spec:
           containers:
-            - { name: main, command: ${opts.command}${resources} }
+            - { name: main, command: ${opts.command}${resources}${opts.env ? `, env: ${opts.env}` : ""} }
 `);
 }
 
@@ -111,6 +114,24 @@ describe("ranks per node (nprocPerNode as HyperPod and torchrun read it)", () =>
       "a flag given as a variable falls back to nprocPerNode",
       { nproc: "2", command: "[hyperpodrun, '--nproc-per-node=$N', t.py]" },
       2,
+    ],
+    [
+      "a flag 'cpu' over nprocPerNode \"2\": the flag wins, and only the node's CPU count can tell",
+      { nproc: "2", command: "[hyperpodrun, --nproc-per-node=cpu, t.py]" },
+      null,
+    ],
+    [
+      "the container's own PET_NPROC_PER_NODE over nprocPerNode (it wins over the operator's)",
+      { nproc: "2", command: plain, env: '[{ name: PET_NPROC_PER_NODE, value: "3" }]' },
+      3,
+    ],
+    [
+      "a flag over the container's PET_NPROC_PER_NODE",
+      {
+        command: "[hyperpodrun, --nproc-per-node=1, t.py]",
+        env: '[{ name: PET_NPROC_PER_NODE, value: "3" }]',
+      },
+      1,
     ],
     [
       "a flag 'gpu' reads the pod's GPUs",

@@ -3,6 +3,13 @@ import type { Container, ReplicaSpec } from "./replica-spec.schema";
 
 export const GPU_RESOURCE = "nvidia.com/gpu";
 
+/**
+ * torchrun's variable for `--nproc-per-node` (every torchrun flag defaults to `PET_<FLAG>`): the operator
+ * sets it to `spec.nprocPerNode` in every pod (server/cluster/pod-env.ts), so a command that names no count
+ * runs the spec's (docs/hyperpod-compatibility.md, "Ranks per pod (nprocPerNode)").
+ */
+export const NPROC_PER_NODE_ENV = "PET_NPROC_PER_NODE";
+
 export type ReplicaSpecSize = { name: string; replicas: number; spares: number; gpusPerPod: number };
 
 export type JobSize = {
@@ -68,6 +75,19 @@ export function commandNprocPerNode(job: HyperPodPyTorchJob): string | null {
   return null;
 }
 
+/** The literal `PET_NPROC_PER_NODE` in a container's own `env`, if it sets one. */
+function containerNprocEnv(container: Container): string | null {
+  const env: unknown[] = Array.isArray(container.env) ? container.env : [];
+  const entry = env.map(asRecord).find((item) => item?.name === NPROC_PER_NODE_ENV);
+  return typeof entry?.value === "string" ? entry.value : null;
+}
+
+/** The `PET_NPROC_PER_NODE` a container's own `env` sets (it wins over the operator's), if any does. */
+export function containerEnvNprocPerNode(job: HyperPodPyTorchJob): string | null {
+  const containers = job.spec.replicaSpecs.flatMap((spec) => spec.template.spec.containers);
+  return containers.map(containerNprocEnv).find((value) => value !== null) ?? null;
+}
+
 /**
  * torchrun's reading of an nproc-per-node value (`determine_local_world_size`): a number is itself; "gpu"
  * is the node's GPU count; "auto" is the GPU count when there are GPUs, else the CPU count; "cpu" is the CPU
@@ -80,14 +100,24 @@ export function resolveNprocPerNode(value: string, gpusPerPod: number | null): n
 }
 
 /**
- * Ranks per pod from the manifest: the container command's `--nproc-per-node` flag wins (on the command
- * line it overrides any default, as in torchrun), else `spec.nprocPerNode` (HyperPod: auto, cpu, gpu or a
- * number). What the agents report once they run corrects this (server/operator/reconcilers/deps.ts).
+ * The nproc-per-node the launcher runs with, as hyperpodrun's torchrun parser picks it: the container
+ * command's `--nproc-per-node` flag wins; without one the flag's default is `PET_NPROC_PER_NODE`, which the
+ * operator sets to `spec.nprocPerNode` unless the container's own `env` sets it. A flag given as a shell
+ * variable (`$N`) cannot be read here: the variable, then the spec, stand in for it.
+ */
+export function effectiveNprocPerNode(job: HyperPodPyTorchJob): string {
+  const flag = commandNprocPerNode(job);
+  if (flag !== null && !flag.startsWith("$")) return flag;
+  return containerEnvNprocPerNode(job) ?? job.spec.nprocPerNode;
+}
+
+/**
+ * Ranks per pod from the manifest (`effectiveNprocPerNode`: the command's flag, else the spec's value the
+ * pods get as PET_NPROC_PER_NODE), read as torchrun reads it: auto, cpu, gpu or a number. What the agents
+ * report once they run corrects this (server/operator/reconcilers/ranks.ts).
  */
 export function specRanksPerNode(job: HyperPodPyTorchJob, gpusPerPod: number | null): number | null {
-  const flag = commandNprocPerNode(job);
-  const fromFlag = flag === null ? null : resolveNprocPerNode(flag, gpusPerPod);
-  return fromFlag ?? resolveNprocPerNode(job.spec.nprocPerNode, gpusPerPod);
+  return resolveNprocPerNode(effectiveNprocPerNode(job), gpusPerPod);
 }
 
 export function jobSize(job: HyperPodPyTorchJob): JobSize {

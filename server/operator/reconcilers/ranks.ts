@@ -5,9 +5,10 @@ import type { AgentStatus, AgentRank as RankStatus } from "@/server/operator/age
 import type { Observation, ObservedPod } from "./observation";
 
 /**
- * Ranks counted from what runs: the manifest's estimate (`--nproc-per-node` in the command, else
- * `nprocPerNode`, server/domain/job-spec/job-size.ts) until an agent reports its ranks, then the most
- * ranks any pod reports. 1 when neither tells (an "auto"/"cpu" job on CPUs before its agents answer).
+ * Ranks counted from what runs: the manifest's estimate (`--nproc-per-node` in the command, else the
+ * PET_NPROC_PER_NODE the pods get, `nprocPerNode` unless the container sets its own; `effectiveNprocPerNode`
+ * in server/domain/job-spec/job-size.ts) until an agent reports its ranks, then the most ranks any pod
+ * reports. 1 when neither tells (an "auto"/"cpu" job on CPUs before its agents answer).
  */
 export function ranksPerNode(job: ClusterJob, obs?: Observation): number {
   const reported = Math.max(0, ...(obs?.pods ?? []).map((view) => reportedRanks(view).length));
