@@ -20,6 +20,8 @@ export default defineConfig({
   reporter: [["list"], ["json", { outputFile: "test-results/e2e-report.json" }]],
   use: {
     baseURL,
+    // The console's dark theme unless a test asks for the light one (e2e/admin-edges.ui.spec.ts checks both).
+    colorScheme: "dark",
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: { executablePath: chromiumExecutablePath, args: [...CHROMIUM_ARGS] },

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { GovernanceLive } from "@/components/governance/governance-live";
 import { GovernanceNav } from "@/components/governance/governance-nav";
 import { RequireSignIn } from "@/components/shell/require-sign-in";
 
@@ -6,7 +7,10 @@ export default function GovernanceLayout({ children }: { children: ReactNode }) 
   return (
     <>
       <GovernanceNav />
-      <RequireSignIn>{children}</RequireSignIn>
+      <RequireSignIn>
+        <GovernanceLive />
+        {children}
+      </RequireSignIn>
     </>
   );
 }

@@ -14,7 +14,8 @@ const RANGES: readonly Range[] = ["1h", "6h", "24h", "7d"];
 
 /**
  * A team's capacity over time (guaranteed, used, borrowed, lent) from the console's samples
- * (`governance.capacityHistory`), for one resource and range; fetched when the range changes or on Refresh.
+ * (`governance.capacityHistory`), for one resource and range; fetched when the range changes or a new sample
+ * is pushed (GovernanceLive, governance-live.tsx).
  */
 export function CapacityHistory(props: { team: string; displayName: string; resources: readonly string[] }) {
   const trpc = useTRPC();
@@ -60,15 +61,12 @@ export function CapacityHistory(props: { team: string; displayName: string; reso
             </select>
           </label>
         ) : null}
-        <button type="button" className="button button-secondary" onClick={() => history.refetch()}>
-          Refresh<span className="sr-only"> capacity of {props.displayName}</span>
-        </button>
       </div>
       {history.isPending ? <LoadingState label="capacity history" /> : null}
       {history.isError ? (
         <ErrorState
           title="Could not load capacity history"
-          message={history.error.message}
+          error={history.error}
           onRetry={() => history.refetch()}
         />
       ) : null}

@@ -118,11 +118,7 @@ export function MembersTable({ team }: { team: string }) {
   if (members.isPending) return <LoadingState label="members" />;
   if (members.isError)
     return (
-      <ErrorState
-        title="Could not load members"
-        message={members.error.message}
-        onRetry={() => members.refetch()}
-      />
+      <ErrorState title="Could not load members" error={members.error} onRetry={() => members.refetch()} />
     );
   if (members.data.members.length === 0) return <EmptyState>No members yet.</EmptyState>;
   const columns: ReadonlyArray<Column<MemberView>> = [

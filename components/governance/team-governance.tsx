@@ -1,16 +1,31 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { EmptyState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
+import { canReadTeamGovernance } from "@/server/domain/access/governance";
 import { CapacityHistory } from "./capacity-history";
 import { MembersTable } from "./members-table";
 import { QueueView } from "./queue/queue-view";
 import { QuotaEditor } from "./quota/quota-editor";
 
-/** One team's governance page: its quota, queue, capacity over time and members. */
+/**
+ * One team's governance page: its quota, queue, capacity over time and members. Only for the team's members
+ * and cluster admins (the rule the overview's links and the router's queue and capacity ask too).
+ */
 export function TeamGovernance({ team }: { team: string }) {
   const trpc = useTRPC();
-  const quota = useQuery(trpc.governance.quota.get.queryOptions({ team }));
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const allowed = me.data ? canReadTeamGovernance(me.data.memberships, team) : null;
+  const quota = useQuery({ ...trpc.governance.quota.get.queryOptions({ team }), enabled: allowed === true });
+  if (allowed === null) return <LoadingState label="the team" />;
+  if (!allowed)
+    return (
+      <div className="stack">
+        <h1>{team}</h1>
+        <EmptyState>Only members of {team} and cluster admins see this team's page.</EmptyState>
+      </div>
+    );
   const displayName = quota.data?.displayName ?? team;
   const resources = [
     ...new Set(["nvidia.com/gpu", ...(quota.data?.resources.map((row) => row.resource) ?? [])]),

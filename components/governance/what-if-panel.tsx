@@ -83,7 +83,7 @@ export function WhatIfPanel({
       {impact.isError ? (
         <ErrorState
           title="Could not compute the impact"
-          message={impact.error.message}
+          error={impact.error}
           onRetry={() => impact.refetch()}
         />
       ) : null}

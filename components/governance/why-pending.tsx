@@ -97,11 +97,7 @@ export function WhyPending(props: { namespace: string; name: string; refreshKey?
   if (why.isPending) return <LoadingState label="why it is pending" />;
   if (why.isError)
     return (
-      <ErrorState
-        title="Could not tell why it is pending"
-        message={why.error.message}
-        onRetry={() => why.refetch()}
-      />
+      <ErrorState title="Could not tell why it is pending" error={why.error} onRetry={() => why.refetch()} />
     );
   if (why.data === null)
     return (

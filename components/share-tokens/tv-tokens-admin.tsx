@@ -22,7 +22,7 @@ export function TvTokensAdmin() {
     return (
       <ErrorState
         title="Could not load the TV tokens"
-        message={tokens.error.message}
+        error={tokens.error}
         onRetry={() => tokens.refetch()}
       />
     );

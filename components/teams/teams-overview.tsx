@@ -37,13 +37,7 @@ export function TeamsOverview() {
 
   if (teams.isPending) return <LoadingState label="teams" />;
   if (teams.isError) {
-    return (
-      <ErrorState
-        title="Could not load teams"
-        message={teams.error.message}
-        onRetry={() => teams.refetch()}
-      />
-    );
+    return <ErrorState title="Could not load teams" error={teams.error} onRetry={() => teams.refetch()} />;
   }
   if (teams.data.length === 0) {
     return <EmptyState>No teams yet. A cluster admin creates teams and their quotas.</EmptyState>;

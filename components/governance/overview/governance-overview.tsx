@@ -35,7 +35,7 @@ export function GovernanceOverview() {
     return (
       <ErrorState
         title="Could not load governance"
-        message={overview.error.message}
+        error={overview.error}
         onRetry={() => overview.refetch()}
       />
     );

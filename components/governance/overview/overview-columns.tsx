@@ -18,7 +18,13 @@ export const overviewColumns: ReadonlyArray<Column<OverviewTeam>> = [
   {
     id: "team",
     header: "Team",
-    cell: (team) => <Link href={`/governance/teams/${team.team}`}>{team.displayName}</Link>,
+    // A link only where the team's page opens: `canReadQueue` is the page's own rule (canReadGovernance).
+    cell: (team) =>
+      team.canReadQueue ? (
+        <Link href={`/governance/teams/${team.team}`}>{team.displayName}</Link>
+      ) : (
+        team.displayName
+      ),
   },
   {
     id: "activation",

@@ -30,7 +30,8 @@ function WhyPanel({
 
 /**
  * A team's queue: pending jobs in admission order (position, priority, how long they wait, why), the
- * admitted ones, and the preempted ones (by whom, why). Read on demand (Refresh), never polled.
+ * admitted ones, and the preempted ones (by whom, why). Fetched again when the server says the queue moved
+ * (GovernanceLive, governance-live.tsx), never polled.
  */
 export function QueueView({ team }: { team: string }) {
   const trpc = useTRPC();
@@ -39,11 +40,7 @@ export function QueueView({ team }: { team: string }) {
   if (queue.isPending) return <LoadingState label="the queue" />;
   if (queue.isError)
     return (
-      <ErrorState
-        title="Could not load the queue"
-        message={queue.error.message}
-        onRetry={() => queue.refetch()}
-      />
+      <ErrorState title="Could not load the queue" error={queue.error} onRetry={() => queue.refetch()} />
     );
   const { pending, admitted, preempted } = queue.data;
   const openedPending = pending.find((row) => row.key === open) ?? null;
@@ -52,16 +49,6 @@ export function QueueView({ team }: { team: string }) {
   const why = { open, onToggle: (key: string) => setOpen((now) => (now === key ? null : key)) };
   return (
     <div className="stack">
-      <p>
-        <button
-          type="button"
-          className="button button-secondary"
-          disabled={queue.isFetching}
-          onClick={() => queue.refetch()}
-        >
-          {queue.isFetching ? "Refreshing…" : "Refresh queue"}
-        </button>
-      </p>
       <h3 className={styles.subheading}>Pending ({pending.length})</h3>
       {pending.length === 0 ? (
         <EmptyState>No job is waiting.</EmptyState>

@@ -22,11 +22,7 @@ export function QuotaEditor({ team }: { team: string }) {
   if (quota.isPending) return <LoadingState label="the quota" />;
   if (quota.isError)
     return (
-      <ErrorState
-        title="Could not load the quota"
-        message={quota.error.message}
-        onRetry={() => quota.refetch()}
-      />
+      <ErrorState title="Could not load the quota" error={quota.error} onRetry={() => quota.refetch()} />
     );
   const view = quota.data;
   return (

@@ -17,7 +17,7 @@ export function SchedulerEditor() {
     return (
       <ErrorState
         title="Could not load the scheduler config"
-        message={scheduler.error.message}
+        error={scheduler.error}
         onRetry={() => scheduler.refetch()}
       />
     );

@@ -33,7 +33,7 @@ export function PolicyAudit(props: { teamId: string }) {
       ) : audit.isError ? (
         <ErrorState
           title="Could not load the audit log"
-          message={audit.error.message}
+          error={audit.error}
           onRetry={() => audit.refetch()}
         />
       ) : audit.data.length === 0 ? (

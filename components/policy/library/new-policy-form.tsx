@@ -23,7 +23,7 @@ export function NewPolicyForm(props: { teams: readonly Team[] }) {
     return (
       <ErrorState
         title="Could not load the templates"
-        message={templates.error.message}
+        error={templates.error}
         onRetry={() => templates.refetch()}
       />
     );

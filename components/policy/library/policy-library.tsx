@@ -48,7 +48,7 @@ export function PolicyLibrary() {
         ) : policies.isError ? (
           <ErrorState
             title="Could not load the policies"
-            message={policies.error.message}
+            error={policies.error}
             onRetry={() => policies.refetch()}
           />
         ) : policies.data.length === 0 ? (

@@ -20,11 +20,7 @@ export function PolicyWorkspace({ id }: { id: string }) {
   if (policy.isPending) return <LoadingState label="the policy" />;
   if (policy.isError)
     return (
-      <ErrorState
-        title="Could not load the policy"
-        message={policy.error.message}
-        onRetry={() => policy.refetch()}
-      />
+      <ErrorState title="Could not load the policy" error={policy.error} onRetry={() => policy.refetch()} />
     );
   const view = policy.data;
   const latest = view.versions[0];

@@ -73,11 +73,7 @@ export function VersionHistory(props: { id: string; versions: readonly Version[]
           {diff.isPending ? (
             <LoadingState label="the diff" />
           ) : diff.isError ? (
-            <ErrorState
-              title="Could not compare"
-              message={diff.error.message}
-              onRetry={() => diff.refetch()}
-            />
+            <ErrorState title="Could not compare" error={diff.error} onRetry={() => diff.refetch()} />
           ) : (
             <VersionDiff from={diff.data.from} to={diff.data.to} lines={diff.data.lines} />
           )}

@@ -74,3 +74,18 @@ export function auditableTeams(memberships: readonly Membership[]): readonly str
     .filter((membership) => membership.role === "team_admin")
     .map((membership) => membership.teamName);
 }
+
+/**
+ * A team's governance page by the team's name, as the browser knows it (memberships carry names): the rule
+ * of canReadGovernance (a team the user is not in has no membership, so only a cluster admin reads it).
+ */
+export function canReadTeamGovernance(memberships: readonly Membership[], teamName: string): boolean {
+  const teamId = memberships.find((membership) => membership.teamName === teamName)?.teamId ?? "";
+  return canReadGovernance(memberships, teamId);
+}
+
+/** Whether the user reads any governance audit (the audit log's link and its page ask the same). */
+export function canReadAudit(memberships: readonly Membership[]): boolean {
+  const teams = auditableTeams(memberships);
+  return teams === null || teams.length > 0;
+}

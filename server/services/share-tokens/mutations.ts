@@ -62,10 +62,13 @@ export async function createShareToken(
       action: "shareToken.create",
       target: target(row.id),
       details: {
-        label: view.label,
-        views: view.views,
-        teams: view.allTeams ? "all" : view.teams.map((team) => team.name),
-        delivery: input.pairing ? "pairing code" : "link",
+        before: null,
+        after: {
+          label: view.label,
+          views: view.views,
+          teams: view.allTeams ? "all" : view.teams.map((team) => team.name),
+          delivery: input.pairing ? "pairing code" : "link",
+        },
       },
     });
     return view;
@@ -97,7 +100,7 @@ export async function revokeShareToken(
         userId: args.actorId,
         action: "shareToken.revoke",
         target: target(row.id),
-        details: { label: row.label },
+        details: { label: row.label, before: "active", after: "revoked" },
       });
     return toTokenView(row, await teamNamesOf(tx), Date.now());
   });

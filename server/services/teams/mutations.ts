@@ -50,7 +50,7 @@ export async function createTeam(
       userId: actorId,
       action: "team.create",
       target: `team/${input.name}`,
-      details: input,
+      details: { before: null, after: input },
     });
     return { ok: true, teamId: team.id };
   });

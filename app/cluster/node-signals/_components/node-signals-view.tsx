@@ -19,7 +19,7 @@ export function NodeSignalsView() {
     return (
       <ErrorState
         title="Could not load the node-signal table"
-        message={signals.error.message}
+        error={signals.error}
         onRetry={() => signals.refetch()}
       />
     );

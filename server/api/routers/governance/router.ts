@@ -4,6 +4,7 @@ import {
   canEditMembers,
   canEditQuota,
   canEditScheduler,
+  canReadAudit,
   canReadGovernance,
 } from "@/server/domain/access/governance";
 import { AppError } from "@/server/errors";
@@ -21,6 +22,8 @@ import { governanceOverview, liveSnapshot } from "@/server/services/governance/o
 import { queueOf } from "@/server/services/governance/queue";
 import { jobKey } from "@/server/services/governance/snapshot";
 import { whatIfView, whyPendingView } from "@/server/services/governance/what-if";
+import { watchGovernance } from "@/server/services/live/governance-streams";
+import { withTrpcErrors } from "../jobs/live-errors";
 import { membersRouter } from "./members-router";
 import { forbidden, governanceProcedure, teamIdByName } from "./procedure";
 import { quotaRouter } from "./quota-router";
@@ -107,11 +110,19 @@ export const governanceRouter = createTRPCRouter({
     return capacityHistory(ctx.db, { ...input, now: Date.now() });
   }),
 
+  /**
+   * What changed on the governance pages, live (SSE): a revision of the audit, queues and capacity the user
+   * reads (server/services/live/governance-streams.ts); the pages fetch again the views whose part moved.
+   */
+  watch: governanceProcedure.subscription(async function* ({ ctx, signal }) {
+    const session = { db: ctx.db, user: ctx.user, sessionToken: ctx.sessionToken, signal };
+    yield* withTrpcErrors(watchGovernance({ ...session, source: await ctx.cluster() }));
+  }),
+
   /** Governance audit, newest first: cluster admins all, team admins their teams'; nobody else. */
   audit: governanceProcedure.input(auditInputSchema).query(async ({ ctx, input }) => {
+    if (!canReadAudit(ctx.user.memberships)) forbidden("only team admins and cluster admins see the audit");
     const allowed = auditableTeams(ctx.user.memberships);
-    if (allowed !== null && allowed.length === 0)
-      forbidden("only team admins and cluster admins see the audit");
     if (input.team !== undefined && allowed !== null && !allowed.includes(input.team)) {
       forbidden(`only a team admin of ${input.team} or a cluster admin sees its audit`);
     }

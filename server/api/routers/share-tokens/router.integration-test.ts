@@ -128,10 +128,8 @@ describe("a cluster admin", () => {
       where: { action: "shareToken.create", target: `shareToken/${created.token.id}` },
     });
     expect(audit.details).toEqual({
-      label: "Lobby TV",
-      views: ["jobs", "cluster"],
-      teams: ["vision"],
-      delivery: "link",
+      before: null,
+      after: { label: "Lobby TV", views: ["jobs", "cluster"], teams: ["vision"], delivery: "link" },
     });
     expect(JSON.stringify(audit)).not.toContain(created.secret);
     // Cluster admins read it in the governance audit log; a team's log (team targets only) does not list it.

@@ -112,6 +112,7 @@ describe("teams router (real Postgres)", () => {
     expect(row?.namespace).toBe("hyperpod-ns-speech");
     const audit = await db.auditLog.findFirst({ where: { action: "team.create", target: "team/speech" } });
     expect(audit?.userId).toBe(admin.id);
+    expect(audit?.details).toEqual({ before: null, after: input });
 
     await expect(callerAs(admin).teams.create(input)).rejects.toMatchObject({
       code: "CONFLICT",
