@@ -5,6 +5,7 @@ import type { APIRequestContext, Browser, Page, TestInfo } from "@playwright/tes
 import { deleteJob, type JobRef, submitJob } from "./fixtures/governance-job";
 import { expectNoSeriousA11yViolations } from "./fixtures/page-checks";
 import { expect, test, trpcMutation, trpcQuery } from "./fixtures/trpc";
+import { measureScreen } from "./fixtures/tv-screen";
 
 /**
  * The TV dashboards as a wall screen sees them: a share link opened in a fresh browser (no session), every
@@ -99,6 +100,21 @@ async function expectFitsScreen(page: Page) {
   expect(fit).toEqual({ pageScrolls: false, mainClips: false, bodyClips: false });
 }
 
+/**
+ * No visible text under `minPx` (28 px at 1080p, read from 3 m; twice that at 4K), chart ticks included, and
+ * the view's content spans most of the screen rather than a strip at its top.
+ */
+async function expectReadableAndFilled(page: Page, what: string, minPx: number) {
+  const measured = await measureScreen(page, minPx);
+  test.info().annotations.push({
+    type: "tv-screen",
+    description: `${what}: smallest text ${measured.smallest} px, content spans ${Math.round(measured.coverage * 100)} %`,
+  });
+  expect(measured.small, `${what}: text too small to read from 3 m`).toEqual([]);
+  expect(measured.smallest, what).toBeGreaterThanOrEqual(minPx);
+  expect(measured.coverage, `${what}: share of the screen its content spans`).toBeGreaterThan(0.7);
+}
+
 async function keepScreenshot(page: Page, testInfo: TestInfo, name: string) {
   const file = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path: file });
@@ -177,6 +193,7 @@ test("every TV view on a 1080p and a 4K screen: the data, legible, nothing cut o
         Number.parseFloat(getComputedStyle(document.querySelector("main") as Element).fontSize),
       );
       expect(fontPx).toBeGreaterThanOrEqual(screen.width >= 3840 ? 56 : 28);
+      await expectReadableAndFilled(page, `${view} at ${screen.name}`, screen.width >= 3840 ? 56 : 28);
       await keepScreenshot(page, testInfo, `tv-${view}-${screen.name}`);
       await expectNoSeriousA11yViolations(page);
       await page.context().close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeSeries, timeTicks } from "./chart-data";
+import { countSince, mergeSeries, timeTicks } from "./chart-data";
 
 describe("mergeSeries", () => {
   it("merges series by time, sorted, leaving gaps undefined", () => {
@@ -48,5 +48,35 @@ describe("timeTicks", () => {
     expect(timeTicks(5, 5)).toEqual([5]);
     expect(timeTicks(Number.NaN, 5)).toEqual([]);
     expect(timeTicks(0, 30 * 86_400_000, 6).length).toBeLessThanOrEqual(7);
+  });
+});
+
+describe("countSince", () => {
+  const created = 100_000;
+  const restarts = {
+    name: "PLR",
+    points: [
+      { t: 40_000, value: 3 },
+      { t: 90_000, value: 3 },
+      { t: 130_000, value: 0 },
+      { t: 160_000, value: 1 },
+    ],
+  };
+
+  it("drops what came before the job and starts the count at 0 at its creation", () => {
+    expect(countSince([restarts], created, 0)).toEqual([
+      {
+        name: "PLR",
+        points: [
+          { t: 100_000, value: 0 },
+          { t: 130_000, value: 0 },
+          { t: 160_000, value: 1 },
+        ],
+      },
+    ]);
+  });
+
+  it("a job created before the window is drawn from the window's first sample", () => {
+    expect(countSince([restarts], created, 120_000)[0]?.points[0]).toEqual({ t: 130_000, value: 0 });
   });
 });

@@ -51,3 +51,26 @@ export function timeTicks(min: number, max: number, count = 6): number[] {
   for (let t = Math.ceil(min / step) * step; t <= max; t += step) ticks.push(t);
   return ticks;
 }
+
+/**
+ * A cumulative count of this run (restarts) as it is drawn: nothing before the run's creation (a window
+ * reaching back past it, or an earlier run's samples under the same name, would draw a count the job never
+ * had), and, when the creation falls in the chart's window (after `windowStart`), a first point at it with
+ * the count 0, so the steps start where the job did. `createdAt` null: the series as they are.
+ */
+export function countSince(
+  series: readonly ChartSeries[],
+  createdAt: number | null,
+  windowStart: number,
+): ChartSeries[] {
+  if (createdAt === null || !Number.isFinite(createdAt)) return [...series];
+  return series.map((one) => {
+    const kept = one.points.filter((point) => point.t >= createdAt);
+    const first = kept[0];
+    const points =
+      createdAt >= windowStart && (first === undefined || first.t > createdAt)
+        ? [{ t: createdAt, value: 0 }, ...kept]
+        : kept;
+    return { name: one.name, points };
+  });
+}

@@ -1,10 +1,9 @@
 "use client";
 
-import { formatNumber } from "@/components/jobs/format";
 import { EmptyState, LoadingState } from "@/components/ui/query-state";
 import type { ChartSeries } from "./chart-data";
 import styles from "./charts.module.css";
-import { MetricLines, SERIES_COLORS } from "./metric-lines";
+import { chartFormat, MetricLines, SERIES_COLORS } from "./metric-lines";
 import { usePacedValue } from "./use-paced-value";
 import { useStableValue } from "./use-stable-value";
 
@@ -19,6 +18,8 @@ export type MetricChartProps = {
   unavailable?: string | null;
   /** The first result has not arrived yet. */
   loading?: boolean;
+  /** A cumulative count (restarts): drawn as steps on an integer axis from 0. */
+  count?: boolean;
 };
 
 /** Changes when a series gains, loses or shifts points: cheap (O(series)), and enough for append-only data. */
@@ -52,12 +53,21 @@ function ChartState(props: {
   return null;
 }
 
-export function MetricChart({ title, unit, series, height = 220, unavailable, loading }: MetricChartProps) {
+export function MetricChart({
+  title,
+  unit,
+  series,
+  height = 220,
+  unavailable,
+  loading,
+  count,
+}: MetricChartProps) {
   const stable = useStableValue(series, seriesKeyOf(series));
   const paced = usePacedValue(stable);
   const suffix = unit ? ` ${unit}` : "";
+  const format = chartFormat(series, count);
   const latest = series.map(
-    (one) => `${one.name} ${formatNumber(one.points.at(-1)?.value ?? null, 4)}${suffix}`,
+    (one) => `${one.name} ${format.value(one.points.at(-1)?.value ?? null)}${suffix}`,
   );
   const state = ChartState({ title, series, unavailable, loading });
   return (
@@ -77,7 +87,11 @@ export function MetricChart({ title, unit, series, height = 220, unavailable, lo
               </li>
             ))}
           </ul>
-          {paced ? <MetricLines series={paced} unit={unit} height={height} /> : <div style={{ height }} />}
+          {paced ? (
+            <MetricLines series={paced} unit={unit} height={height} count={count} />
+          ) : (
+            <div style={{ height }} />
+          )}
         </>
       )}
     </figure>

@@ -2,7 +2,8 @@
 
 import { memo, useMemo } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatClock, formatNumber } from "@/components/jobs/format";
+import { formatClock } from "@/components/jobs/format";
+import { axisFormat } from "./axis-format";
 import { type ChartSeries, mergeSeries, seriesKey, timeTicks } from "./chart-data";
 import { timeAxisProps } from "./time-axis";
 
@@ -11,9 +12,13 @@ export const SERIES_COLORS = ["#4ea1ff", "#bc8cff", "#ff9b50", "#39c5cf", "#3fb9
 
 /**
  * One recharts Line per series, to put inside a LineChart: coloured in SERIES_COLORS order, no dots, no
- * animation, gaps bridged.
+ * animation, gaps bridged. `steps`: a count, held until it changes (never a diagonal between two samples).
  */
-export function seriesLines(series: readonly ChartSeries[], strokeWidth: (index: number) => number) {
+export function seriesLines(
+  series: readonly ChartSeries[],
+  strokeWidth: (index: number) => number,
+  steps = false,
+) {
   return series.map((one, index) => (
     <Line
       key={one.name}
@@ -21,6 +26,7 @@ export function seriesLines(series: readonly ChartSeries[], strokeWidth: (index:
       name={one.name}
       stroke={SERIES_COLORS[index % SERIES_COLORS.length]}
       strokeWidth={strokeWidth(index)}
+      type={steps ? "stepAfter" : "linear"}
       dot={false}
       connectNulls
       isAnimationActive={false}
@@ -28,15 +34,32 @@ export function seriesLines(series: readonly ChartSeries[], strokeWidth: (index:
   ));
 }
 
-type MetricLinesProps = { series: readonly ChartSeries[]; unit: string; height: number };
+type MetricLinesProps = {
+  series: readonly ChartSeries[];
+  unit: string;
+  height: number;
+  /** A cumulative count: drawn as steps, on an integer axis from 0. */
+  count?: boolean;
+};
+
+/**
+ * The chart's one value format (axis-format.ts): its ticks, and its tooltip and spoken values. Whole-number
+ * series (ranks running, counts) get whole-number ticks: "1", never "0.90, 0.95, 1.00".
+ */
+export function chartFormat(series: readonly ChartSeries[], count = false) {
+  const values = series.flatMap((one) => one.points.map((point) => point.value));
+  const integer = count || (values.length > 0 && values.every(Number.isInteger));
+  return axisFormat(values, { ...(count ? { from: 0 } : {}), integer });
+}
 
 /**
  * The recharts part of MetricChart, memoised on its (stable, deferred) series so it re-renders only when
  * a new sample arrives. No animation, explicit ticks and no recharts Legend (both measure text in the DOM
  * on every update): a re-render of ~200 rows stays well under the 50 ms long-task budget.
  */
-export const MetricLines = memo(function MetricLines({ series, unit, height }: MetricLinesProps) {
+export const MetricLines = memo(function MetricLines({ series, unit, height, count }: MetricLinesProps) {
   const rows = useMemo(() => mergeSeries(series), [series]);
+  const format = useMemo(() => chartFormat(series, count), [series, count]);
   const ticks = useMemo(() => timeTicks(rows[0]?.t ?? 0, rows.at(-1)?.t ?? 0), [rows]);
   const suffix = unit ? ` ${unit}` : "";
   return (
@@ -47,19 +70,21 @@ export const MetricLines = memo(function MetricLines({ series, unit, height }: M
           <XAxis {...timeAxisProps(ticks, 11)} />
           <YAxis
             width={64}
-            tickFormatter={(value: number) => formatNumber(value, 3)}
+            ticks={format.ticks}
+            tickFormatter={format.tick}
             stroke="var(--muted)"
             fontSize={11}
             interval={0}
-            domain={["auto", "auto"]}
+            domain={format.domain}
+            allowDataOverflow
           />
           <Tooltip
             isAnimationActive={false}
             labelFormatter={(t) => formatClock(Number(t))}
-            formatter={(value) => `${formatNumber(Number(value), 4)}${suffix}`}
+            formatter={(value) => `${format.value(Number(value))}${suffix}`}
             contentStyle={{ background: "var(--panel)", border: "1px solid var(--panel-border)" }}
           />
-          {seriesLines(series, (index) => (index === 0 ? 2.5 : 1.5))}
+          {seriesLines(series, (index) => (index === 0 ? 2.5 : 1.5), count)}
         </LineChart>
       </ResponsiveContainer>
     </div>

@@ -1,42 +1,75 @@
 "use client";
 
-import { useMemo, useRef } from "react";
+import { type RefObject, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { CartesianGrid, LineChart, XAxis, YAxis } from "recharts";
-import { formatNumber } from "@/components/jobs/format";
-import { useElementWidth } from "@/components/jobs/use-element-width";
+import { axisFormat } from "./axis-format";
 import { type ChartSeries, mergeSeries, timeTicks } from "./chart-data";
 import { seriesLines } from "./metric-lines";
 import { timeAxisProps } from "./time-axis";
 
+type Box = { width: number; height: number; fontSize: number };
+
 /**
- * A wall screen's line chart (the TV's cluster throughput): one line per series, sized from its box so
- * 1080p and 4K read alike (type scales with the width), no animation, no tooltip (nobody hovers a TV),
- * rows capped by mergeSeries. The figures are said in text beside it; the drawing is aria-hidden.
+ * The box's size and its computed font size, kept current with a ResizeObserver (whole pixels): the chart
+ * fills whatever its place on the screen is, and its ticks use the screen's type size, so a 1080p and a 4K
+ * screen read alike and no tick is smaller than the text around it.
+ */
+function useBox(ref: RefObject<HTMLElement | null>): Box {
+  const [box, setBox] = useState<Box>({ width: 0, height: 0, fontSize: 0 });
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const update = () => {
+      const rect = element.getBoundingClientRect();
+      const next = {
+        width: Math.floor(rect.width),
+        height: Math.floor(rect.height),
+        fontSize: Math.round(Number.parseFloat(getComputedStyle(element).fontSize) || 0),
+      };
+      setBox((current) =>
+        current.width === next.width && current.height === next.height && current.fontSize === next.fontSize
+          ? current
+          : next,
+      );
+    };
+    update();
+    const observer = new ResizeObserver(update);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [ref]);
+  return box;
+}
+
+/**
+ * A wall screen's line chart (the TV's cluster throughput): one line per series, filling its box (give it a
+ * height, or a flex place, and a font size: the ticks are drawn at it), no animation, no tooltip (nobody
+ * hovers a TV), rows capped by mergeSeries. The figures are said in text beside it; the drawing is aria-hidden.
  */
 export function TvLineChart({
   series,
-  aspect,
+  className,
   testId,
 }: {
   series: readonly ChartSeries[];
-  /** Height over width. */
-  aspect: number;
+  /** Sizes the box: its height (or flex) and its font size, which the ticks take. */
+  className?: string;
   testId: string;
 }) {
-  const box = useRef<HTMLDivElement>(null);
-  const width = useElementWidth(box);
+  const ref = useRef<HTMLDivElement>(null);
+  const { width, height, fontSize } = useBox(ref);
   const rows = useMemo(() => mergeSeries(series, 240), [series]);
   const ticks = useMemo(() => timeTicks(rows[0]?.t ?? 0, rows.at(-1)?.t ?? 0, 6), [rows]);
-  const fontSize = Math.max(12, Math.round(width / 48));
-  const height = Math.round(width * aspect);
+  const format = useMemo(
+    () =>
+      axisFormat(
+        series.flatMap((one) => one.points.map((point) => point.value)),
+        { from: 0 },
+      ),
+    [series],
+  );
   return (
-    <div
-      ref={box}
-      data-testid={testId}
-      aria-hidden="true"
-      style={{ height: height || undefined, width: "100%" }}
-    >
-      {width > 0 ? (
+    <div ref={ref} data-testid={testId} aria-hidden="true" className={className}>
+      {width > 0 && height > 0 && fontSize > 0 ? (
         <LineChart
           width={width}
           height={height}
@@ -48,11 +81,12 @@ export function TvLineChart({
           <XAxis {...timeAxisProps(ticks, fontSize)} height={fontSize * 2} />
           <YAxis
             width={fontSize * 5}
-            tickFormatter={(value: number) => formatNumber(value, 3)}
+            ticks={format.ticks}
+            tickFormatter={format.tick}
             stroke="var(--muted)"
             fontSize={fontSize}
             interval={0}
-            domain={[0, "auto"]}
+            domain={format.domain}
           />
           {seriesLines(series, () => Math.max(2, fontSize / 6))}
         </LineChart>

@@ -4,7 +4,8 @@ import { JobCountTiles } from "./job-counts";
 import styles from "./tv.module.css";
 
 function TeamBar({ team, scale }: { team: TeamGpuRow; scale: number }) {
-  const over = team.used > team.quota;
+  const quota = team.quota;
+  const over = quota !== null && team.used > quota;
   const width = (value: number) => `${Math.min(100, (value / scale) * 100)}%`;
   return (
     <li className={styles.team}>
@@ -14,25 +15,28 @@ function TeamBar({ team, scale }: { team: TeamGpuRow; scale: number }) {
           className={`${styles.barUsed} ${over ? styles.barOver : ""}`}
           style={{ width: width(team.used) }}
         />
-        {team.quota > 0 ? (
+        {quota !== null && quota > 0 ? (
           // Kept inside the bar at 100 % too: the mark's own width is taken off in proportion.
           <div
             className={styles.barQuota}
-            style={{ left: width(team.quota), transform: `translateX(-${width(team.quota)})` }}
+            style={{ left: width(quota), transform: `translateX(-${width(quota)})` }}
           />
         ) : null}
       </div>
       <span className={styles.teamFigures}>
-        {team.used} / {team.quota} GPUs
+        {quota === null ? `${team.used} GPUs` : `${team.used} / ${quota} GPUs`}
         {team.borrowed > 0 ? <span className={styles.warn}> (+{team.borrowed} borrowed)</span> : null}
       </span>
     </li>
   );
 }
 
-/** GPUs in use against quota per team, and the jobs running, pending and failed. */
+/**
+ * GPUs in use against quota per team, and the jobs running, pending and failed. The tile's "in use" is the
+ * bars' sum (server/domain/tv/cluster.ts: clusterGpus), so the two never disagree.
+ */
 export function ClusterView({ frame }: { frame: ClusterFrame }) {
-  const scale = Math.max(1, ...frame.teams.map((team) => Math.max(team.used, team.quota)));
+  const scale = Math.max(1, ...frame.teams.map((team) => Math.max(team.used, team.quota ?? 0)));
   return (
     <>
       <JobCountTiles counts={frame.counts}>
@@ -41,12 +45,14 @@ export function ClusterView({ frame }: { frame: ClusterFrame }) {
           <dd>{frame.gpus.inUse}</dd>
         </div>
       </JobCountTiles>
-      <section aria-labelledby="tv-teams">
+      <section aria-labelledby="tv-teams" className={styles.fill}>
         <h2 id="tv-teams" className={styles.sectionTitle}>
           GPUs in use against quota, by team (the white mark is the quota)
         </h2>
         {frame.teams.length === 0 ? (
-          <p className={styles.more}>No teams to show.</p>
+          <div className={styles.allClearPanel}>
+            <p className={styles.more}>No teams to show.</p>
+          </div>
         ) : (
           <ul className={styles.teams}>
             {frame.teams.map((team) => (
@@ -54,7 +60,11 @@ export function ClusterView({ frame }: { frame: ClusterFrame }) {
             ))}
           </ul>
         )}
-        {frame.moreTeams > 0 ? <p className={styles.more}>and {frame.moreTeams} more teams</p> : null}
+        {frame.moreTeams > 0 ? (
+          <p className={styles.more}>
+            and {frame.moreTeams} more teams using {frame.moreTeamsGpus} GPUs
+          </p>
+        ) : null}
       </section>
     </>
   );

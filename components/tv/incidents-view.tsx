@@ -1,7 +1,7 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useMemo } from "react";
 import { formatDuration } from "@/components/jobs/format";
 import { useNow } from "@/components/jobs/use-now";
-import { lastedMs } from "@/server/domain/tv/incidents";
+import { runningFor } from "@/server/domain/tv/incidents";
 import type { IncidentsFrame } from "@/server/services/tv/frame";
 import styles from "./tv.module.css";
 
@@ -12,13 +12,22 @@ const ACTIONS: Record<string, string> = {
 };
 
 /** One incident: what it is, how long it has lasted, and what is happening. */
-function IncidentRow(props: { name: ReactNode; since: number; now: number; detail: string; warn?: boolean }) {
+function IncidentRow(props: {
+  name: ReactNode;
+  lastedMs: number | null;
+  receivedAt: number;
+  now: number;
+  detail: string;
+  warn?: boolean;
+}) {
   return (
     <li className={props.warn ? `${styles.incident} ${styles.incidentWarn}` : styles.incident}>
       <span className={styles.incidentName}>{props.name}</span>
       <span className={styles.lasted} suppressHydrationWarning>
         <span className="sr-only">lasted </span>
-        {formatDuration(lastedMs(props.since, props.now))}
+        {formatDuration(
+          runningFor({ lastedMs: props.lastedMs, receivedAt: props.receivedAt, now: props.now }),
+        )}
       </span>
       <span className={styles.incidentDetail}>{props.detail}</span>
     </li>
@@ -40,7 +49,9 @@ function IncidentSection<T>(props: {
         {props.title} ({props.items.length + props.more})
       </h2>
       {props.items.length === 0 ? (
-        <p className={styles.allClear}>{props.allClear}</p>
+        <div className={styles.allClearPanel}>
+          <p className={styles.allClear}>{props.allClear}</p>
+        </div>
       ) : (
         <ul className={styles.incidents}>{props.items.map((item) => props.row(item))}</ul>
       )}
@@ -53,6 +64,9 @@ function IncidentSection<T>(props: {
 export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
   const { incidents } = frame;
   const now = useNow();
+  // When this screen received the frame, on its own clock: durations tick from the frame's figures.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new frame is a new reception
+  const receivedAt = useMemo(() => Date.now(), [frame]);
   return (
     <div className={styles.columns}>
       <IncidentSection
@@ -70,7 +84,8 @@ export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
                 {job.name} <span className={styles.scope}>· {job.team ?? job.namespace}</span>
               </>
             }
-            since={job.since}
+            lastedMs={job.lastedMs}
+            receivedAt={receivedAt}
             now={now}
             detail={`${job.reason}: ${ACTIONS[job.action] ?? job.action} (${job.stage})`}
           />
@@ -86,7 +101,8 @@ export function IncidentsView({ frame }: { frame: IncidentsFrame }) {
           <IncidentRow
             key={node.name}
             name={node.name}
-            since={node.since}
+            lastedMs={node.lastedMs}
+            receivedAt={receivedAt}
             now={now}
             detail={node.ready ? node.health : `not ready · ${node.health}`}
           />

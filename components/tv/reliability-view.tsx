@@ -1,5 +1,6 @@
+import { axisFormat } from "@/components/charts/axis-format";
 import { TvLineChart } from "@/components/charts/tv-line-chart";
-import { formatDuration, formatNumber } from "@/components/jobs/format";
+import { formatDuration } from "@/components/jobs/format";
 import type { HourBucket } from "@/server/domain/tv/reliability";
 import type { MetricsResult } from "@/server/metrics/series";
 import type { ReliabilityFrame } from "@/server/services/tv/frame";
@@ -36,9 +37,14 @@ function FaultsPerHour({ hours }: { hours: HourBucket[] }) {
 }
 
 function lastValues(result: Extract<MetricsResult, { status: "ok" }>): string {
+  // The chart's own precision (axis-format.ts), so the words and the drawing agree.
+  const format = axisFormat(
+    result.series.flatMap((series) => series.points.map((point) => point.value)),
+    { from: 0 },
+  );
   const parts = result.series.map((series) => {
     const last = series.points.at(-1);
-    return `${series.name}: ${last ? formatNumber(last.value, 3) : "no data"}`;
+    return `${series.name}: ${last ? format.value(last.value) : "no data"}`;
   });
   return parts.length > 0
     ? `Latest throughput (samples/s) ${parts.join("; ")}`
@@ -56,9 +62,11 @@ function Throughput({ result }: { result: MetricsResult }) {
         <>
           <p className="sr-only">{lastValues(result)}</p>
           {result.series.length === 0 ? (
-            <p className={styles.more}>No throughput recorded in the last hour.</p>
+            <div className={styles.allClearPanel}>
+              <p className={styles.more}>No throughput recorded in the last hour.</p>
+            </div>
           ) : (
-            <TvLineChart series={result.series} aspect={0.5} testId="tv-throughput" />
+            <TvLineChart series={result.series} className={styles.chartBox} testId="tv-throughput" />
           )}
         </>
       ) : (

@@ -24,7 +24,7 @@ export function VersionDiff(props: { saved: VersionChoice }) {
       ) : diff.isPending ? (
         <LoadingState label="the diff" />
       ) : diff.isError ? (
-        <ErrorState title="Could not load the diff" message={diff.error.message} />
+        <ErrorState title="Could not load the diff" error={diff.error} />
       ) : (
         <DiffOf from={version - 1} to={version} lines={diff.data.lines} label={`Diff ${title}`} />
       )}

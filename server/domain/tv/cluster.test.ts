@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GPU, type TeamCapacity } from "@/server/domain/governance/types";
-import { gpusInUse, jobCounts, teamGpuRows } from "./cluster";
+import { clusterGpus, jobCounts, teamGpuRows } from "./cluster";
 
 const cell = (team: string, over: Partial<TeamCapacity>): TeamCapacity => ({
   team,
@@ -81,14 +81,16 @@ describe("jobCounts", () => {
   });
 });
 
-describe("gpusInUse", () => {
-  it("sums the GPUs of running, starting and recovering jobs", () => {
-    const jobs = [
-      { phase: "Running", gpus: 8 },
-      { phase: "Recovering", gpus: 4 },
-      { phase: "Pending", gpus: 16 },
-      { phase: "Failed", gpus: 2 },
-    ];
-    expect(gpusInUse(jobs)).toBe(12);
+describe("clusterGpus", () => {
+  it("adds the teams past the cap to the total, so the bars and the tile agree", () => {
+    const figures = clusterGpus({
+      teams,
+      scope: { all: true },
+      max: 1,
+      jobs: [{ team: null, phase: "Suspended", gpus: 8 }],
+      capacities: [cell("vision", { used: 6 }), cell("nlp", { used: 5 }), cell("speech", { used: 3 })],
+    });
+    expect(figures).toMatchObject({ more: 2, moreGpus: 8, inUse: 14 });
+    expect(figures.teams.map((row) => row.team)).toEqual(["vision"]);
   });
 });

@@ -3,8 +3,17 @@ import { scopeAllowsTeam, type TvScope } from "./scope";
 
 export type TvTeam = { id: string; name: string; displayName: string };
 
-/** One team's GPUs now: in use by its admitted jobs, its guaranteed quota, and the part of `used` borrowed. */
-export type TeamGpuRow = { team: string; displayName: string; used: number; quota: number; borrowed: number };
+/**
+ * One team's GPUs now: in use by its admitted jobs, its guaranteed quota (null: none applies, the bar of jobs
+ * outside any team), and the part of `used` borrowed.
+ */
+export type TeamGpuRow = {
+  team: string;
+  displayName: string;
+  used: number;
+  quota: number | null;
+  borrowed: number;
+};
 
 /** Teams on screen at most (the busiest first); the frame says how many more there are. */
 export const MAX_TV_TEAMS = 10;
@@ -22,11 +31,6 @@ export function jobCounts(jobs: ReadonlyArray<{ phase: string }>): JobCounts {
     else if (job.phase === "Failed") counts.failed += 1;
   }
   return counts;
-}
-
-/** GPUs held by running jobs (starting and recovering ones keep theirs). */
-export function gpusInUse(jobs: ReadonlyArray<{ phase: string; gpus: number }>): number {
-  return jobs.reduce((sum, job) => (RUNNING.has(job.phase) ? sum + job.gpus : sum), 0);
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -59,4 +63,46 @@ export function teamGpuRows(input: {
     .sort((a, b) => b.used - a.used || a.displayName.localeCompare(b.displayName));
   const max = input.max ?? MAX_TV_TEAMS;
   return { teams: rows.slice(0, max), more: Math.max(0, rows.length - max) };
+}
+
+/** The display name of the bar for GPUs held by jobs outside any team's namespace. */
+export const OUTSIDE_TEAMS = "Outside any team";
+
+const ACTIVE_OUTSIDE = (phase: string) =>
+  phase !== "Suspended" && phase !== "Succeeded" && phase !== "Failed";
+
+/**
+ * The cluster view's GPU figures from one source, so the tile and the bars add up: the bars are the teams'
+ * GPUs in use (teamGpuRows: the governance page's "used", what admitted jobs hold), plus, for a whole-cluster
+ * viewer, one bar for the jobs in no team's namespace (counted as the governance snapshot takes them off the
+ * capacity: every job neither finished nor suspended); the tile's "in use" is the sum of every bar, the ones
+ * past MAX_TV_TEAMS included (their GPUs are `moreGpus`).
+ */
+export function clusterGpus(input: {
+  teams: readonly TvTeam[];
+  capacities: readonly TeamCapacity[];
+  scope: TvScope;
+  jobs: ReadonlyArray<{ team: string | null; phase: string; gpus: number }>;
+  max?: number;
+}): { teams: TeamGpuRow[]; more: number; moreGpus: number; inUse: number } {
+  const max = input.max ?? MAX_TV_TEAMS;
+  const all = teamGpuRows({ ...input, max: Number.POSITIVE_INFINITY }).teams;
+  const outside = input.scope.all
+    ? round(
+        input.jobs.reduce(
+          (sum, job) => (job.team === null && ACTIVE_OUTSIDE(job.phase) ? sum + job.gpus : sum),
+          0,
+        ),
+      )
+    : 0;
+  const rows =
+    outside > 0
+      ? [...all, { team: "", displayName: OUTSIDE_TEAMS, used: outside, quota: null, borrowed: 0 }].sort(
+          (a, b) => b.used - a.used,
+        )
+      : all;
+  const shown = rows.slice(0, max);
+  const rest = rows.slice(max);
+  const total = (list: readonly TeamGpuRow[]) => round(list.reduce((sum, row) => sum + row.used, 0));
+  return { teams: shown, more: rest.length, moreGpus: total(rest), inUse: total(rows) };
 }

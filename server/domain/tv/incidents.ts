@@ -9,10 +9,18 @@ export type JobIncident = {
   action: string;
   stage: string;
   since: number;
+  /** How long it had lasted when the frame was assembled (lastedMs at the frame's `now`). */
+  lastedMs: number | null;
 };
 
 /** A node that is not healthy now (not ready, or a health status other than Schedulable), since its last change. */
-export type NodeIncident = { name: string; health: string; ready: boolean; since: number };
+export type NodeIncident = {
+  name: string;
+  health: string;
+  ready: boolean;
+  since: number;
+  lastedMs: number | null;
+};
 
 /** At most MAX_INCIDENTS of each kind, and how many more there are. */
 export type Incidents = { jobs: JobIncident[]; nodes: NodeIncident[]; moreJobs: number; moreNodes: number };
@@ -39,6 +47,8 @@ export function incidentsOf(input: {
   nodes: readonly IncidentNode[];
   scope: TvScope;
   teamOfNamespace: ReadonlyMap<string, { id: string; name: string }>;
+  /** The assembling clock's now (each incident's lastedMs is measured against it). */
+  now: number;
 }): Incidents {
   const team = (namespace: string) => input.teamOfNamespace.get(namespace) ?? null;
   const visible = input.jobs.filter((job) => scopeAllowsTeam(input.scope, team(job.namespace)?.id ?? null));
@@ -55,6 +65,7 @@ export function incidentsOf(input: {
               action: job.recovery.action,
               stage: job.recovery.stage,
               since: job.recovery.faultAt,
+              lastedMs: lastedMs(job.recovery.faultAt, input.now),
             },
           ],
     )
@@ -62,7 +73,13 @@ export function incidentsOf(input: {
   const usedNodes = new Set(visible.flatMap((job) => job.pods.map((pod) => pod.node)));
   const nodes = input.nodes
     .filter((node) => unhealthy(node) && (input.scope.all || usedNodes.has(node.name)))
-    .map((node) => ({ name: node.name, health: node.health, ready: node.ready, since: node.changedAt }))
+    .map((node) => ({
+      name: node.name,
+      health: node.health,
+      ready: node.ready,
+      since: node.changedAt,
+      lastedMs: lastedMs(node.changedAt, input.now),
+    }))
     .sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
   return {
     jobs: jobs.slice(0, MAX_INCIDENTS),
@@ -72,7 +89,26 @@ export function incidentsOf(input: {
   };
 }
 
-/** "lasted 3 min 05 s": how long an incident has lasted at `now` (never negative under clock skew). */
-export function lastedMs(since: number, now: number): number {
+/**
+ * How long an incident has lasted at `now`, both on the clock that stamped `since` (the console's, when it
+ * assembles a frame: a screen's own clock may be minutes off, which read as a frozen "0 ms"); never negative;
+ * null when the start is unknown (a source that keeps no change time reports 0).
+ */
+export function lastedMs(since: number, now: number): number | null {
+  if (!Number.isFinite(since) || since <= 0) return null;
   return Math.max(0, now - since);
+}
+
+/**
+ * The running duration a screen shows: what the frame said the incident had lasted when it was assembled,
+ * plus the time since the screen received that frame on its own clock (so skew between the screen and the
+ * console never freezes or inflates it); null (shown "—") when the start is unknown.
+ */
+export function runningFor(input: {
+  lastedMs: number | null;
+  receivedAt: number;
+  now: number;
+}): number | null {
+  if (input.lastedMs === null) return null;
+  return input.lastedMs + Math.max(0, input.now - input.receivedAt);
 }

@@ -1,13 +1,7 @@
 import { isNodeHealthy } from "@/server/cluster/types";
 import type { TvView } from "@/server/domain/access/share";
 import { timelineTotals } from "@/server/domain/console/timeline";
-import {
-  gpusInUse,
-  type JobCounts,
-  jobCounts,
-  type TeamGpuRow,
-  teamGpuRows,
-} from "@/server/domain/tv/cluster";
+import { clusterGpus, type JobCounts, jobCounts, type TeamGpuRow } from "@/server/domain/tv/cluster";
 import { type Incidents, incidentsOf } from "@/server/domain/tv/incidents";
 import { type TvJobRow, tvJobList } from "@/server/domain/tv/jobs";
 import { type ReliabilityStats, reliabilityOf } from "@/server/domain/tv/reliability";
@@ -31,8 +25,10 @@ export type ClusterFrame = FrameBase & {
   view: "cluster";
   teams: TeamGpuRow[];
   moreTeams: number;
+  /** GPUs in use by the teams past `teams` (so the bars and "and N more" add up to `gpus.inUse`). */
+  moreTeamsGpus: number;
   counts: JobCounts;
-  /** GPUs on healthy nodes, and in use by the jobs in scope. */
+  /** GPUs on healthy nodes, and in use in scope: the sum of the bars (clusterGpus), never a second count. */
   gpus: { capacity: number; inUse: number };
 };
 export type JobsFrame = FrameBase & {
@@ -70,18 +66,28 @@ async function clusterFrame(args: FrameArgs): Promise<Omit<ClusterFrame, keyof F
     scopedJobRows(args),
     args.reads.nodes(),
   ]);
-  const shown = teamGpuRows({ teams, capacities, scope: args.scope });
+  const gpus = clusterGpus({ teams, capacities, scope: args.scope, jobs: rows });
   return {
     view: "cluster",
-    teams: shown.teams,
-    moreTeams: shown.more,
+    teams: gpus.teams,
+    moreTeams: gpus.more,
+    moreTeamsGpus: gpus.moreGpus,
     counts: jobCounts(rows),
     gpus: {
       capacity: nodes.filter(isNodeHealthy).reduce((sum, node) => sum + node.gpus, 0),
-      inUse: gpusInUse(rows),
+      inUse: gpus.inUse,
     },
   };
 }
+
+const NOT_STARTED = new Set(["Pending", "Starting"]);
+
+/**
+ * Whether a job's goodput applies yet: not while it waits for admission or its first pods (its lifetime
+ * would count as all good, "100 %"); a job pending again after a fault has a run to measure.
+ */
+const hasRun = (phase: string, timeline: readonly unknown[]) =>
+  !NOT_STARTED.has(phase) || timeline.length > 0;
 
 async function jobsFrame(args: FrameArgs): Promise<Omit<JobsFrame, keyof FrameBase>> {
   const [rows, live, timelines, teams] = await Promise.all([
@@ -107,7 +113,10 @@ async function jobsFrame(args: FrameArgs): Promise<Omit<JobsFrame, keyof FrameBa
         ranksHealthy: row.ranksHealthy,
         ranksTotal: row.ranksTotal,
         restarts: row.restarts.plr + row.restarts.podReplacement + row.restarts.jlr,
-        goodput: totals.goodput === null ? null : Math.round(totals.goodput * 10_000) / 10_000,
+        goodput:
+          totals.goodput === null || !hasRun(row.phase, timeline)
+            ? null
+            : Math.round(totals.goodput * 10_000) / 10_000,
       };
     }),
   );
@@ -142,7 +151,10 @@ async function incidentsFrame(args: FrameArgs): Promise<Omit<IncidentsFrame, key
   const teamOfNamespace = new Map(
     teams.map((team) => [team.namespace, { id: team.id, name: team.displayName || team.name }]),
   );
-  return { view: "incidents", incidents: incidentsOf({ jobs, nodes, scope: args.scope, teamOfNamespace }) };
+  return {
+    view: "incidents",
+    incidents: incidentsOf({ jobs, nodes, scope: args.scope, teamOfNamespace, now: args.now }),
+  };
 }
 
 const ASSEMBLE: {

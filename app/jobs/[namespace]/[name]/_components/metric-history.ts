@@ -10,14 +10,20 @@ import type { JobSeriesName } from "@/server/metrics/series";
  * operator's embedded history, so they survive a reload either way. One shared server-side query per job,
  * series list, window and rank every 5 s; no request from the browser after the subscription opens.
  */
-export const JOB_CHARTS: ReadonlyArray<{ series: JobSeriesName; title: string; unit: string }> = [
+export const JOB_CHARTS: ReadonlyArray<{
+  series: JobSeriesName;
+  title: string;
+  unit: string;
+  /** A cumulative count of the run: drawn as steps from the job's creation (countSince). */
+  count?: true;
+}> = [
   { series: "throughput", title: "Throughput", unit: "samples/s" },
   { series: "loss", title: "Loss", unit: "" },
   { series: "heartbeat_age", title: "Heartbeat age", unit: "s" },
   { series: "ranks", title: "Ranks running", unit: "" },
   { series: "detection_latency", title: "Detection latency", unit: "s" },
   { series: "restart_latency", title: "Restart latency", unit: "s" },
-  { series: "restarts", title: "Restarts", unit: "" },
+  { series: "restarts", title: "Restarts", unit: "", count: true },
 ];
 
 /** Each chart's window: the last 15 minutes. */
