@@ -108,7 +108,7 @@ test("a viewer cannot see restart actions, and the server refuses them", async (
   await expect(page.getByTestId("ranks-healthy")).toHaveText(/\d+\/8/);
   await expect(page.getByRole("button", { name: "Restart job" })).toHaveCount(0);
   await job.selectRank(1);
-  await expect(page.getByRole("button", { name: "Restart rank" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Restart all ranks in place" })).toHaveCount(0);
 
   const request = await playwright.request.newContext({ baseURL });
   await trpcMutation(request, "auth.signIn", { email: "viewer@rebound.local", password: "rebound-demo" });

@@ -2,20 +2,21 @@ import type { ReactNode } from "react";
 import type { RankView } from "@/server/domain/jobs/view-model";
 import { formatAgo, formatLoss, formatNumber } from "./format";
 import { HealthGlyph } from "./health-glyph";
-import { HEALTH_STYLE } from "./health-style";
+import { healthTextColor } from "./health-style";
 import styles from "./jobs.module.css";
 import { ageFrom, formatRuleStates, healthText, type SortKey } from "./rank-table-model";
+import type { ColumnLayout } from "./rank-table-model-columns";
 
 /** What a cell may need beyond its row: the clock for ages, the selection callback for the rank button. */
 export type CellContext = { now: number; onSelectRank?: (rank: number) => void };
 
-/** Column config (Headlamp style): header, sort key, fixed width (rows never reflow) and how to render. */
-export type RankColumn = {
-  id: string;
-  header: string;
+/**
+ * Column config (Headlamp style): header, sort key, fixed width (rows never reflow), whether it is pinned
+ * (stays in view while the table scrolls sideways; rank-table-model-columns.ts) and how to render.
+ */
+export type RankColumn = ColumnLayout & {
   sortKey?: SortKey;
   numeric?: boolean;
-  width: number;
   cell: (rank: RankView, ctx: CellContext) => ReactNode;
   /** Full text for the cell's title when the cell may be truncated. */
   title?: (rank: RankView, ctx: CellContext) => string | undefined;
@@ -50,9 +51,9 @@ function ageTitle(rank: RankView, now: number): string {
 /**
  * Column order: what tells whether a rank is moving first (health, its progress age, step, loss, throughput,
  * restarts), then where it runs, then rules and the last line, which are long. Widths fit each header and
- * "No progress for 59 s" (bold 13 px); Rank to Straggler take 1,090 px, inside the job page's 1,200 px column
- * (1,116 px in its card, 1,101 px beside a vertical scrollbar): from 1,248 px wide only Last line needs the
- * horizontal scroll; narrower windows scroll as before. Longer cells are cut with an ellipsis and a title.
+ * "No progress for 59 s" (bold 13 px). Rank and Health are pinned: however narrow the window, a row scrolled
+ * sideways keeps its rank and health in view; the column chooser hides the columns one does not need.
+ * Longer cells are cut with an ellipsis and a title.
  */
 export const RANK_COLUMNS: readonly RankColumn[] = [
   {
@@ -60,6 +61,7 @@ export const RANK_COLUMNS: readonly RankColumn[] = [
     header: "Rank",
     sortKey: "rank",
     numeric: true,
+    pinned: true,
     width: 66,
     cell: (r, ctx) => <RankCell rank={r} ctx={ctx} />,
   },
@@ -67,9 +69,10 @@ export const RANK_COLUMNS: readonly RankColumn[] = [
     id: "health",
     header: "Health",
     sortKey: "health",
+    pinned: true,
     width: 184,
     cell: (r, ctx) => (
-      <span className={styles.healthText} style={{ color: HEALTH_STYLE[r.health].color }}>
+      <span className={styles.healthText} style={{ color: healthTextColor(r.health) }}>
         <HealthGlyph health={r.health} /> {healthText(r, ctx.now)}
       </span>
     ),
@@ -140,6 +143,3 @@ export const RANK_COLUMNS: readonly RankColumn[] = [
     title: (r) => r.lastLine?.slice(0, MAX_LINE),
   },
 ];
-
-/** The table's width: the sum of its columns (the table is laid out fixed; it never sizes to its content). */
-export const RANK_TABLE_WIDTH = RANK_COLUMNS.reduce((sum, column) => sum + column.width, 0);

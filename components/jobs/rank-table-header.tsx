@@ -1,6 +1,7 @@
 import styles from "./jobs.module.css";
-import { RANK_COLUMNS, type RankColumn } from "./rank-table-columns";
+import type { RankColumn } from "./rank-table-columns";
 import { nextSort, type RankSort } from "./rank-table-model";
+import { pinnedOffsets } from "./rank-table-model-columns";
 
 type SortProps = { sort: RankSort; onSort: (sort: RankSort) => void };
 
@@ -9,11 +10,20 @@ function ariaSort(column: RankColumn, sort: RankSort) {
   return sort.key === column.sortKey ? sort.direction : "none";
 }
 
-function HeaderCell({ column, sort, onSort }: SortProps & { column: RankColumn }) {
+/** A cell's class and style: numeric alignment, and a pinned column's sticky `left`. */
+export function cellLayout(column: RankColumn, left: number | undefined) {
+  const classes = [column.numeric ? styles.num : "", left === undefined ? "" : styles.pinned];
+  return {
+    className: classes.filter(Boolean).join(" ") || undefined,
+    style: left === undefined ? undefined : { left },
+  };
+}
+
+function HeaderCell({ column, left, sort, onSort }: SortProps & { column: RankColumn; left?: number }) {
   const { sortKey } = column;
   const direction = ariaSort(column, sort);
   return (
-    <th scope="col" className={column.numeric ? styles.num : undefined} aria-sort={direction}>
+    <th scope="col" {...cellLayout(column, left)} aria-sort={direction}>
       {sortKey === undefined ? (
         column.header
       ) : (
@@ -29,18 +39,25 @@ function HeaderCell({ column, sort, onSort }: SortProps & { column: RankColumn }
 }
 
 /** Column widths and the sortable header row; each sortable header is a button and carries aria-sort. */
-export function RankTableHeader({ sort, onSort }: SortProps) {
+export function RankTableHeader({ columns, sort, onSort }: SortProps & { columns: readonly RankColumn[] }) {
+  const offsets = pinnedOffsets(columns);
   return (
     <>
       <colgroup>
-        {RANK_COLUMNS.map((column) => (
+        {columns.map((column) => (
           <col key={column.id} style={{ width: column.width }} />
         ))}
       </colgroup>
       <thead>
         <tr aria-rowindex={1}>
-          {RANK_COLUMNS.map((column) => (
-            <HeaderCell key={column.id} column={column} sort={sort} onSort={onSort} />
+          {columns.map((column) => (
+            <HeaderCell
+              key={column.id}
+              column={column}
+              left={offsets.get(column.id)}
+              sort={sort}
+              onSort={onSort}
+            />
           ))}
         </tr>
       </thead>

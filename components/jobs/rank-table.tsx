@@ -4,9 +4,11 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState } from "@/components/ui/query-state";
 import type { RankView } from "@/server/domain/jobs/view-model";
 import styles from "./jobs.module.css";
-import { RANK_COLUMNS, RANK_TABLE_WIDTH } from "./rank-table-columns";
+import { RankColumnChooser, useHiddenColumns } from "./rank-table-chooser";
+import { RANK_COLUMNS } from "./rank-table-columns";
 import { RankTableHeader } from "./rank-table-header";
 import { DEFAULT_SORT, filterRanks, type RankSort, sortRanks } from "./rank-table-model";
+import { tableWidth, visibleColumns } from "./rank-table-model-columns";
 import { RankTableRow } from "./rank-table-row";
 import { scrollToRow, virtualWindow } from "./virtual-window";
 
@@ -25,11 +27,11 @@ export type RankTableProps = {
 export const ROW_HEIGHT = 30;
 
 /** Stands in for the rows outside the window, so the scrollbar is true to the whole list. */
-function Spacer({ height }: { height: number }) {
+function Spacer({ height, columns }: { height: number; columns: number }) {
   if (height <= 0) return null;
   return (
     <tr className={styles.spacer}>
-      <td colSpan={RANK_COLUMNS.length} style={{ height }} />
+      <td colSpan={columns} style={{ height }} />
     </tr>
   );
 }
@@ -39,6 +41,8 @@ function Spacer({ height }: { height: number }) {
  * only the rows in view (plus a few) are rendered, in a fixed-height scroll box with constant row height,
  * so 2,048 ranks cost about 30 rows of React per update. It is also the topology canvas's accessible
  * alternative: a real <table> with aria-rowcount/aria-rowindex so assistive tech knows its true size.
+ * Rank and Health stay in view while it scrolls sideways; the column chooser hides the others
+ * (rank-table-model-columns.ts).
  */
 export function RankTable({
   ranks,
@@ -53,6 +57,8 @@ export function RankTable({
   const [scrollTop, setScrollTop] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
   const scrolledTo = useRef<number | null>(null);
+  const { hidden, toggle } = useHiddenColumns(RANK_COLUMNS);
+  const columns = useMemo(() => visibleColumns(RANK_COLUMNS, hidden), [hidden]);
 
   const rows = useMemo(() => sortRanks(filterRanks(ranks, query), sort), [ranks, query, sort]);
   const view = virtualWindow({
@@ -80,7 +86,7 @@ export function RankTable({
 
   if (ranks.length === 0) return <EmptyState>No ranks yet: the job's pods have not started.</EmptyState>;
 
-  const ctx = { now, onSelectRank };
+  const ctx = { now, onSelectRank, columns };
   return (
     <div className={styles.rankTable}>
       <div className={styles.tableToolbar}>
@@ -100,6 +106,7 @@ export function RankTable({
             ? `${ranks.length.toLocaleString("en-US")} ranks`
             : `${rows.length.toLocaleString("en-US")} of ${ranks.length.toLocaleString("en-US")} ranks`}
         </span>
+        <RankColumnChooser columns={RANK_COLUMNS} hidden={hidden} onToggle={toggle} />
       </div>
       <div
         ref={scrollRef}
@@ -107,14 +114,18 @@ export function RankTable({
         style={{ height: height + ROW_HEIGHT }}
         onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
       >
-        <table className={styles.table} style={{ width: RANK_TABLE_WIDTH }} aria-rowcount={rows.length + 1}>
+        <table
+          className={styles.table}
+          style={{ width: tableWidth(columns) }}
+          aria-rowcount={rows.length + 1}
+        >
           <caption id={captionId} className={styles.srOnly}>
             Per-rank health, {ranks.length.toLocaleString("en-US")} ranks; the same data as the rank topology.
             Sort with the column headers; rows load as you scroll.
           </caption>
-          <RankTableHeader sort={sort} onSort={setSort} />
+          <RankTableHeader columns={columns} sort={sort} onSort={setSort} />
           <tbody>
-            <Spacer height={view.padTop} />
+            <Spacer height={view.padTop} columns={columns.length} />
             {rows.slice(view.start, view.end).map((rank, i) => (
               <RankTableRow
                 key={rank.rank}
@@ -124,7 +135,7 @@ export function RankTable({
                 ctx={ctx}
               />
             ))}
-            <Spacer height={view.padBottom} />
+            <Spacer height={view.padBottom} columns={columns.length} />
           </tbody>
         </table>
         {rows.length === 0 ? <EmptyState>No rank matches “{query.trim()}”.</EmptyState> : null}

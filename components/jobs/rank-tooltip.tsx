@@ -1,7 +1,7 @@
 import type { RankView } from "@/server/domain/jobs/view-model";
 import { formatAgo, formatLoss, formatNumber } from "./format";
 import { HealthGlyph } from "./health-glyph";
-import { HEALTH_STYLE } from "./health-style";
+import { healthTextColor } from "./health-style";
 import styles from "./jobs.module.css";
 import { healthText } from "./rank-table-model";
 
@@ -20,7 +20,7 @@ export function RankTooltip(props: { rank: RankView; now: number; x: number; y: 
     >
       <div className={styles.tooltipTitle}>
         Rank {rank.rank}
-        <span className={styles.healthText} style={{ color: HEALTH_STYLE[rank.health].color }}>
+        <span className={styles.healthText} style={{ color: healthTextColor(rank.health) }}>
           <HealthGlyph health={rank.health} /> {healthText(rank, now)}
         </span>
       </div>

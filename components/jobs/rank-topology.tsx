@@ -7,7 +7,7 @@ import { HealthLegend } from "./health-legend";
 import { countHealth, healthSummary } from "./health-style";
 import styles from "./jobs.module.css";
 import { RankTooltip } from "./rank-tooltip";
-import { rankAt, type TopologyCell, type TopologyLayout, topologyLayout } from "./topology-layout";
+import { labelAt, rankAt, type TopologyCell, type TopologyLayout, topologyLayout } from "./topology-layout";
 import { useElementWidth } from "./use-element-width";
 import { useTopologyCanvas } from "./use-topology-canvas";
 
@@ -41,16 +41,29 @@ function lookup(cells: ReadonlyMap<number, TopologyCell>, rank: number | null | 
   return rank === null || rank === undefined ? undefined : cells.get(rank);
 }
 
+function pointIn(event: MouseEvent<HTMLCanvasElement>) {
+  const box = event.currentTarget.getBoundingClientRect();
+  return { x: event.clientX - box.left, y: event.clientY - box.top };
+}
+
 function cellAt(layout: TopologyLayout | null, event: MouseEvent<HTMLCanvasElement>): TopologyCell | null {
   if (!layout) return null;
-  const box = event.currentTarget.getBoundingClientRect();
-  return rankAt(layout, event.clientX - box.left, event.clientY - box.top);
+  const { x, y } = pointIn(event);
+  return rankAt(layout, x, y);
+}
+
+/** The full name of the node whose (possibly shortened) label is under the pointer. */
+function nodeNameAt(layout: TopologyLayout | null, event: MouseEvent<HTMLCanvasElement>): string | null {
+  if (!layout) return null;
+  const { x, y } = pointIn(event);
+  const block = labelAt(layout, x, y);
+  return block ? (block.node ?? "no node yet") : null;
 }
 
 /**
  * The job's ranks as a node → pod → rank map on one <canvas>: a 2,048-rank job is one element, drawn in a
  * couple of milliseconds, and a 1 Hz update re-runs only the O(n log n) layout and O(n) paint, never React
- * per cell. Hover shows a tooltip; click selects a rank. The canvas is role="img" with a per-health count
+ * per cell. Hover shows a tooltip (over a node's label, its full name); click selects a rank. The canvas is role="img" with a per-health count
  * summary; the rank table is the accessible alternative (point `describedBy` at its caption).
  */
 export function RankTopology(props: RankTopologyProps) {
@@ -59,6 +72,7 @@ export function RankTopology(props: RankTopologyProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const width = useElementWidth(wrapperRef);
   const [hovered, setHovered] = useState<number | null>(null);
+  const [hoveredNode, setHoveredNode] = useState<string | null>(null);
 
   const layout = useMemo(
     () => (width > 0 ? topologyLayout(topology, width, maxHeight) : null),
@@ -87,8 +101,15 @@ export function RankTopology(props: RankTopologyProps) {
           aria-describedby={describedBy}
           className={hoveredCell ? styles.canvasPointer : undefined}
           style={layout ? { width: layout.width, height: layout.height } : { width: 0, height: 0 }}
-          onPointerMove={(event) => setHovered(cellAt(layout, event)?.rank ?? null)}
-          onPointerLeave={() => setHovered(null)}
+          title={hoveredNode ?? undefined}
+          onPointerMove={(event) => {
+            setHovered(cellAt(layout, event)?.rank ?? null);
+            setHoveredNode(nodeNameAt(layout, event));
+          }}
+          onPointerLeave={() => {
+            setHovered(null);
+            setHoveredNode(null);
+          }}
           onClick={(event) => {
             const cell = cellAt(layout, event);
             if (cell) onSelectRank?.(cell.rank);

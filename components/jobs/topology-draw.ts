@@ -72,6 +72,11 @@ function traceMark(ctx: CanvasRenderingContext2D, mark: HealthMark, cell: Topolo
       ctx.rect(x - r * 1.2, y - r * 1.4, r * 0.8, r * 2.8);
       ctx.rect(x + r * 0.4, y - r * 1.4, r * 0.8, r * 2.8);
       return;
+    case "check":
+      ctx.moveTo(x - r * 1.4, y + r * 0.1);
+      ctx.lineTo(x - r * 0.3, y + r * 1.2);
+      ctx.lineTo(x + r * 1.4, y - r * 1.2);
+      return;
     case "none":
     case "hollow":
       return;
@@ -109,7 +114,7 @@ function markCells(
   ctx.strokeStyle = color;
   ctx.fillStyle = color;
   ctx.lineWidth = size >= 12 ? 2 : 1.5;
-  if (mark === "cross" || mark === "ring" || mark === "slash") ctx.stroke();
+  if (mark === "cross" || mark === "ring" || mark === "slash" || mark === "check") ctx.stroke();
   else ctx.fill();
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { TopologyView } from "@/server/domain/jobs/view-model";
 import { syntheticRank, syntheticTopology } from "./testing";
-import { CELL_SIZES, groupRanks, rankAt, shortenLabel, topologyLayout } from "./topology-layout";
+import { nodeLabels, shortenLabel } from "./topology-labels";
+import { CELL_SIZES, groupRanks, LABEL_CHAR_WIDTH, labelAt, rankAt, topologyLayout } from "./topology-layout";
 
 describe("topologyLayout", () => {
   it("places every rank exactly once, inside its node's block, without overlaps", () => {
@@ -74,7 +75,7 @@ describe("topologyLayout", () => {
     expect(groups.map((group) => group.node)).toEqual(["late", null]);
     const unscheduled = topologyLayout(topology, 400).blocks[1];
     expect(unscheduled?.node).toBeNull();
-    expect(unscheduled?.label).toMatch(/^\(no…/);
+    expect(unscheduled?.label).toBe("(no node)");
   });
 
   it("handles an empty job", () => {
@@ -115,5 +116,48 @@ describe("shortenLabel", () => {
     expect(shortenLabel("ip-10-0-12-3.ec2.internal", 11)).toBe("ip-10…ernal");
     expect(shortenLabel("abcdef", 1)).toBe("…");
     expect(shortenLabel("abcdef", 0)).toBe("");
+  });
+});
+
+/** A topology of `names.length` nodes with `perNode` ranks each, nodes named `names`. */
+function namedTopology(names: readonly string[], perNode: number): TopologyView {
+  const base = syntheticTopology(names.length, perNode);
+  const rename = (node: string | null) => (node === null ? null : (names[Number(node.slice(5))] ?? node));
+  return {
+    nodes: base.nodes.map((node) => ({ ...node, name: rename(node.name) ?? node.name })),
+    pods: base.pods.map((pod) => ({ ...pod, node: rename(pod.node) })),
+    ranks: base.ranks.map((rank) => ({ ...rank, node: rename(rank.node) })),
+  };
+}
+
+describe("node labels (issue 36 item 2)", () => {
+  it("shows the local back end's node names whole, the blocks widened to fit them", () => {
+    // The demo job's layout on the local back end: 2 nodes × 4 ranks, once cut to "local…de-0".
+    const layout = topologyLayout(namedTopology(["local-node-0", "local-node-1"], 4), 1100);
+    expect(layout.blocks.map((block) => block.label)).toEqual(["local-node-0", "local-node-1"]);
+    for (const block of layout.blocks) {
+      expect(block.label.length * LABEL_CHAR_WIDTH).toBeLessThanOrEqual(block.width - 8);
+    }
+  });
+
+  it("labels long names by the part that tells them apart, cut at a separator", () => {
+    const names = ["ip-10-0-12-3.ec2.internal", "ip-10-0-12-17.ec2.internal", "ip-10-0-9-200.ec2.internal"];
+    const layout = topologyLayout(namedTopology(names, 8), 1100);
+    expect(layout.blocks.map((block) => block.label)).toEqual(["…12-3…", "…12-17…", "…9-200…"]);
+    expect(nodeLabels(["gpu-a.example", "gpu-b.example"]).labels.get("gpu-a.example")).toBe("gpu-a.example");
+    expect(nodeLabels(["a-very-long-node-name-01", "b-very-long-node-name-02"]).labels).toEqual(
+      new Map([
+        ["a-very-long-node-name-01", "a-very-l…name-01"],
+        ["b-very-long-node-name-02", "b-very-l…name-02"],
+      ]),
+    );
+  });
+
+  it("names the block under a label row, for the full name on hover", () => {
+    const layout = topologyLayout(namedTopology(["local-node-0", "local-node-1"], 4), 1100);
+    const second = layout.blocks[1];
+    if (!second) throw new Error("expected two blocks");
+    expect(labelAt(layout, second.x + 6, second.y + 6)?.node).toBe("local-node-1");
+    expect(labelAt(layout, second.x + 6, second.y + second.height - 2)).toBeNull();
   });
 });

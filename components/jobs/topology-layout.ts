@@ -1,8 +1,10 @@
 import type { RankView, TopologyView } from "@/server/domain/jobs/view-model";
+import { nodeLabels } from "./topology-labels";
 
 /**
  * Where each rank's cell goes on the topology canvas: a compact grid of node blocks, each with a label row
- * (the node's name) and one row of cells per pod (wrapped past MAX_COLUMNS), flowing left to right and
+ * (the node's name, or the part of it that tells the job's nodes apart: topology-labels.ts; each block is
+ * wide enough for its label) and one row of cells per pod (wrapped past MAX_COLUMNS), flowing left to right and
  * wrapping at the canvas width. Pure and O(n log n) (one sort), so it is unit-tested and cheap enough to
  * recompute on every 1 Hz update; drawing (topology-draw.ts) and hit-testing (rankAt) only read it.
  *
@@ -97,21 +99,14 @@ export function groupRanks(topology: TopologyView): Group[] {
   return groups;
 }
 
-/** Shortens a label to `max` characters, keeping both ends ("ip-10-0-12-3…internal"): names differ at both. */
-export function shortenLabel(label: string, max: number): string {
-  if (label.length <= max) return label;
-  if (max <= 1) return "…".slice(0, Math.max(0, max));
-  const head = Math.ceil((max - 1) / 2);
-  return `${label.slice(0, head)}…${label.slice(label.length - (max - 1 - head))}`;
-}
-
 type Flow = { x: number; y: number; rowHeight: number };
 
 function placeGroups(groups: readonly Group[], width: number, cellSize: number, ctx: BlockContext) {
   const columns = Math.min(MAX_COLUMNS, Math.max(1, ...groups.flatMap((g) => g.pods.map((p) => p.length))));
   const gap = cellSize >= 10 ? 2 : 1;
   const pitch = cellSize + gap;
-  const blockWidth = PAD * 2 + Math.max(columns * pitch - gap, MIN_LABEL_CHARS * LABEL_CHAR_WIDTH);
+  const labelChars = Math.max(MIN_LABEL_CHARS, ctx.labelChars);
+  const blockWidth = PAD * 2 + Math.max(columns * pitch - gap, labelChars * LABEL_CHAR_WIDTH);
   const flow: Flow = { x: 0, y: 0, rowHeight: 0 };
   const blocks: TopologyBlock[] = [];
   const cells: TopologyCell[] = [];
@@ -133,7 +128,11 @@ function placeGroups(groups: readonly Group[], width: number, cellSize: number, 
   return { blocks, cells, gap, height: flow.y + flow.rowHeight };
 }
 
-type BlockContext = { unhealthy: ReadonlySet<string> };
+type BlockContext = {
+  unhealthy: ReadonlySet<string>;
+  labels: ReadonlyMap<string, string>;
+  labelChars: number;
+};
 
 function makeBlock(args: {
   group: Group;
@@ -145,11 +144,10 @@ function makeBlock(args: {
 }): TopologyBlock {
   const { group, x, y, width, height, ctx } = args;
   const name = group.node ?? UNSCHEDULED;
-  const maxChars = Math.floor((width - PAD * 2) / LABEL_CHAR_WIDTH);
   const ok = group.node === null || !ctx.unhealthy.has(group.node);
   return {
     node: group.node,
-    label: shortenLabel(name, maxChars),
+    label: ctx.labels.get(name) ?? name,
     ok,
     x,
     y,
@@ -187,9 +185,15 @@ function placeCells(args: {
 export function topologyLayout(topology: TopologyView, width: number, maxHeight = 560): TopologyLayout {
   const groups = groupRanks(topology);
   const unhealthy = new Set(topology.nodes.filter((n) => !(n.ready && n.healthy)).map((n) => n.name));
+  const named = nodeLabels(groups.flatMap((group) => (group.node === null ? [] : [group.node])));
+  const labels = new Map(named.labels).set(UNSCHEDULED, UNSCHEDULED);
+  const labelChars = Math.max(
+    named.chars,
+    groups.some((group) => group.node === null) ? UNSCHEDULED.length : 0,
+  );
   let layout: TopologyLayout | null = null;
   for (const cellSize of CELL_SIZES) {
-    const placed = placeGroups(groups, width, cellSize, { unhealthy });
+    const placed = placeGroups(groups, width, cellSize, { unhealthy, labels, labelChars });
     layout = { width, cellSize, ...placed };
     if (placed.height <= maxHeight) break;
   }
@@ -198,6 +202,15 @@ export function topologyLayout(topology: TopologyView, width: number, maxHeight 
 
 function inside(px: number, py: number, box: { x: number; y: number; width: number; height: number }) {
   return px >= box.x && px < box.x + box.width && py >= box.y && py < box.y + box.height;
+}
+
+/** The node block whose label row is under a point (for the full node name as a title), or null. */
+export function labelAt(layout: TopologyLayout, x: number, y: number): TopologyBlock | null {
+  return (
+    layout.blocks.find((block) =>
+      inside(x, y, { x: block.x, y: block.y, width: block.width, height: PAD + LABEL_HEIGHT }),
+    ) ?? null
+  );
 }
 
 /** The cell under a point (CSS pixels, relative to the canvas), or null over gaps, labels and margins. */

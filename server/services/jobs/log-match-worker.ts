@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { parentPort } from "node:worker_threads";
 import { type CompiledPattern, compilePattern } from "@/server/domain/log-rules/pattern";
+import { type MarkingRule, type MarkMetric, metricTrips } from "./log-matcher-rules";
 
 /**
  * The worker thread behind log-matcher.ts: runs the rules' logPatterns over the lines of one logs-view
@@ -18,7 +19,8 @@ import { type CompiledPattern, compilePattern } from "@/server/domain/log-rules/
 
 export type MatchRequest = {
   id: number;
-  rules: { name: string; logPattern: string }[];
+  /** A rule with `metric` marks a line only where its first capture passes the comparison. */
+  rules: MarkingRule[];
   lines: string[];
   budgetMs: number;
 };
@@ -59,7 +61,7 @@ function progressOf(key: string): Progress {
 
 const digest = (text: string) => createHash("sha1").update(text).digest("base64");
 
-type Rule = { name: string; pattern: Pattern };
+type Rule = { name: string; pattern: Pattern; metric?: MarkMetric };
 
 /** The characters of `line` a pattern is run on (pattern.ts cuts longer lines; +1 for the cut mark). */
 const seenChars = (compiled: CompiledPattern, line: string) => Math.min(line.length, compiled.lineChars) + 1;
@@ -77,7 +79,9 @@ function budgeted(budgetMs: number, clock: () => number): Run {
     const chars = seenChars(compiled, line);
     const t0 = clock();
     if (ranOne && t0 - started + rule.pattern.msPerChar * chars > budgetMs) return null;
-    const matched = compiled.match(line) !== null;
+    const found = compiled.match(line);
+    const matched =
+      found !== null && (rule.metric === undefined || metricTrips(rule.metric, found.groups[0]));
     rule.pattern.msPerChar = (clock() - t0) / chars;
     ranOne = true;
     return matched;
@@ -100,7 +104,7 @@ export function matchLines(
   clock: () => number = () => performance.now(),
 ): MatchResponse {
   const run = budgeted(request.budgetMs, clock);
-  const rules = request.rules.map((rule) => ({ name: rule.name, pattern: pattern(rule.logPattern) }));
+  const rules = request.rules.map((rule) => ({ ...rule, pattern: pattern(rule.logPattern) }));
   const rulesKey = digest(JSON.stringify(request.rules));
   const matches: string[][] = [];
   let complete = true;

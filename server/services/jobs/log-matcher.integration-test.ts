@@ -1,7 +1,9 @@
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { LONG_LINE_CHARS, WORST_ACCEPTED_RULES } from "@/test/adversarial/rule-cost-rules";
+import type { ClusterSource } from "./gateway/types";
 import { ANSWER_MS, matchLogLines } from "./log-matcher";
+import { rankLogs } from "./queries";
 
 /**
  * The logs view's rule marks (log-matcher.ts and its worker) under the costliest rule set the validator
@@ -52,4 +54,43 @@ describe("the logs view's rule marks under the worst accepted rules", () => {
     expect(polls).toBeGreaterThan(1);
     for (const found of matches) expect(found).toEqual(rules.map((rule) => rule.name));
   }, 120_000);
+});
+
+describe("the logs view marks only the lines that make a rule act (issue 36 item 1)", () => {
+  it("leaves a healthy trainer's progress lines unmarked under the demo job's hang and metric rules", async () => {
+    // examples/jobs/demo-job.yaml's rules; the pod's log as the agent writes it (each rank's lines prefixed).
+    const rules = [
+      { name: "JobStart", logPattern: ".*training started.*", expectedStartCutOffInSeconds: 60 },
+      { name: "JobHang", logPattern: ".*step=(\\d+).*", expectedRecurringFrequencyInSeconds: 10 },
+      { name: "LossNaN", logPattern: ".*loss=(nan|inf).*", faultOnMatch: true },
+      {
+        name: "LowThroughput",
+        logPattern: ".*throughput=([0-9.]+).*",
+        metricThreshold: 100,
+        operator: "lt" as const,
+      },
+    ];
+    const steps = Array.from(
+      { length: 40 },
+      (_, i) => `step=${i + 1} loss=2.${i} throughput=400.0 samples/s`,
+    );
+    const rank0 = ["training started", ...steps, "step=41 loss=nan throughput=400.0 samples/s"];
+    const log = rank0.flatMap((line) => [`[default0]:${line}`, `[default1]:${line} (rank 1)`]).join("\n");
+    const source = { logs: async () => log } as unknown as ClusterSource;
+    const lines = await rankLogs(
+      source,
+      { namespace: "team-a", name: "demo" },
+      {
+        pod: "demo-worker-0",
+        localRank: 0,
+        tail: 200,
+        rules,
+      },
+    );
+    expect(lines).toHaveLength(42);
+    const marked = lines.filter((line) => line.matches.length > 0);
+    expect(marked).toEqual([
+      { text: "step=41 loss=nan throughput=400.0 samples/s", matches: ["LossNaN: faults the rank"] },
+    ]);
+  }, 60_000);
 });

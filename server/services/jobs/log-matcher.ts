@@ -4,9 +4,11 @@ import { MAX_LINE_CHARS } from "@/server/domain/log-rules/pattern";
 import { rootLogger } from "@/server/log";
 import { bundleWorkerSource } from "@/server/worker-bundle";
 import type { MatchRequest, MatchResponse } from "./log-match-worker";
+import type { MarkingRule } from "./log-matcher-rules";
 
 /**
- * Which log rules match each line of the console's logs view, computed off the request path: user patterns
+ * Which log rules mark each line of the console's logs view (the patterns of log-matcher-rules.ts: a
+ * rule's fault, metric past its threshold, or stop; not its every match), computed off the request path: user patterns
  * run in one worker thread (log-match-worker.ts), never on the console's event loop, so a costly rule set
  * cannot delay other requests (issue 16: 100 costly rules blocked every request for 17 s).
  * - one worker, started on first use from the TypeScript source bundled by esbuild (the console runs from
@@ -97,11 +99,11 @@ function logFailureOnce(error: unknown): void {
 }
 
 /**
- * For each line, the names of the rules whose logPattern matches it; where the worker's budget ran out,
- * those found so far; past ANSWER_MS, none.
+ * For each line, the names of the rules whose logPattern matches it (a rule with `metric`: whose capture
+ * passes the comparison too); where the worker's budget ran out, those found so far; past ANSWER_MS, none.
  */
 export async function matchLogLines(input: {
-  rules: readonly { name: string; logPattern: string }[];
+  rules: readonly MarkingRule[];
   lines: readonly string[];
 }): Promise<string[][]> {
   const { rules, lines } = input;

@@ -1,6 +1,8 @@
 "use client";
 
 import { formatLoss, formatNumber } from "@/components/jobs/format";
+import { RankLog } from "@/components/jobs/rank-log";
+import { rankLogDownloadHref } from "@/components/jobs/rank-log-model";
 import { LiveNote } from "@/lib/live/live-note";
 import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
@@ -21,30 +23,6 @@ const FAULTS = [
 
 const applyLines = applyTail<LogLine>;
 
-function LogView(props: { rank: number; lines: LogLine[] }) {
-  if (props.lines.length === 0) return <p className="muted">No output from this rank yet.</p>;
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling log must be reachable by keyboard (WCAG 2.1.1)
-    <pre className="log-view" role="log" aria-label={`Log of rank ${props.rank}`} tabIndex={0}>
-      {props.lines.map((line, index) =>
-        line.matches.length > 0 ? (
-          // biome-ignore lint/suspicious/noArrayIndexKey: log lines have no identity but their position
-          <mark key={index} title={`matches ${line.matches.join(", ")}`}>
-            {line.text}
-            {"\n"}
-          </mark>
-        ) : (
-          // biome-ignore lint/suspicious/noArrayIndexKey: log lines have no identity but their position
-          <span key={index}>
-            {line.text}
-            {"\n"}
-          </span>
-        ),
-      )}
-    </pre>
-  );
-}
-
 /** The rank's log tail, pushed as lines arrive (jobs.logsWatch): no polling from the browser. */
 function RankLogs(props: { job: Ref; rank: RankView }) {
   const trpc = useTRPC();
@@ -64,12 +42,49 @@ function RankLogs(props: { job: Ref; rank: RankView }) {
   return (
     <>
       <LiveNote status={logs.status} error={logs.error} />
-      <LogView rank={props.rank.rank} lines={logs.data} />
+      {logs.data.length === 0 ? (
+        <p className="muted">No output from this rank yet.</p>
+      ) : (
+        <RankLog
+          rank={props.rank.rank}
+          lines={logs.data}
+          downloadHref={rankLogDownloadHref(props.job, props.rank.rank)}
+        />
+      )}
     </>
   );
 }
 
-/** The selected rank: its numbers, its actions (restart, fault injection on the local back end), its log. */
+/**
+ * The job-wide in-place restart (the operator's restart-rank: every process of the job restarts, pods stay,
+ * recorded as a manual restart naming `rank`), labelled for what it does: a rank cannot rejoin its
+ * collective alone, so there is no restart of one rank's process.
+ */
+export function RestartAllInPlace(props: { job: Ref; rank: number }) {
+  const act = useJobAction();
+  return (
+    <>
+      <ConfirmButton
+        label="Restart all ranks in place"
+        title="Restart every rank of the job in place?"
+        onConfirm={() => act.mutate({ job: props.job, input: { action: "restart-rank", rank: props.rank } })}
+      >
+        Every process of the job restarts in place (a rank cannot rejoin its collective alone); pods stay. The
+        restart is recorded against rank {props.rank}.
+      </ConfirmButton>
+      {act.isError ? (
+        <p role="alert" className="form-error">
+          {act.error.message}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * The selected rank: its numbers, what can be done to it (replace its pod, fault injection on the local back
+ * end), the job-wide in-place restart labelled as such, and its log.
+ */
 export function RankPanel(props: { job: Ref; rank: RankView; canAct: boolean; canInject: boolean }) {
   const act = useJobAction();
   const { rank, job } = props;
@@ -99,18 +114,12 @@ export function RankPanel(props: { job: Ref; rank: RankView; canAct: boolean; ca
         <fieldset className="actions">
           <legend className="sr-only">Actions on rank {rank.rank}</legend>
           <ConfirmButton
-            label="Restart rank"
-            title={`Restart rank ${rank.rank}?`}
-            onConfirm={() => act.mutate({ job, input: { action: "restart-rank", rank: rank.rank } })}
-          >
-            Every process of the job restarts in place (a rank cannot rejoin its collective alone); pods stay.
-          </ConfirmButton>
-          <ConfirmButton
-            label="Restart pod"
+            label="Replace this rank's pod"
             title={`Replace pod ${rank.pod}?`}
             onConfirm={() => act.mutate({ job, input: { action: "restart-pod", pod: rank.pod } })}
           >
-            The pod is deleted and created again; the other ranks restart in place.
+            Pod {rank.pod}, which runs rank {rank.rank}, is deleted and created again; the other pods' ranks
+            restart in place.
           </ConfirmButton>
           {props.canInject
             ? FAULTS.map((fault) => (
@@ -127,6 +136,13 @@ export function RankPanel(props: { job: Ref; rank: RankView; canAct: boolean; ca
                 </ConfirmButton>
               ))
             : null}
+        </fieldset>
+      ) : null}
+      {props.canAct ? (
+        <fieldset className="actions" style={{ marginTop: 8, alignItems: "center" }}>
+          <legend className="sr-only">Actions on the whole job</legend>
+          <span className="muted">Whole job:</span>
+          <RestartAllInPlace job={job} rank={rank.rank} />
         </fieldset>
       ) : null}
       {act.isError ? (
