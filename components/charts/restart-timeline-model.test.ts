@@ -82,3 +82,16 @@ describe("timelineRows", () => {
     expect(data.rows[0]?.loss?.basis).toBe("control-plane");
   });
 });
+
+describe("timelineRows: crash loops (issue 36)", () => {
+  it("draws a back-off's wait apart from the recovery and labels a folded row with its count", () => {
+    const waited = entry("w", 1000, { recoveredAt: 1000 + 200 + 10_000 + 600, waitMs: 10_000, count: 6 });
+    const [row] = timelineRows([waited], { now: 20_000 }).rows;
+    expect(row).toMatchObject({
+      detection: 200,
+      waiting: 10_000,
+      recovery: 600,
+      label: "PLR · RankCrashed ×6",
+    });
+  });
+});

@@ -5,8 +5,9 @@ import type { RestartAction, TimelineEntry } from "@/server/domain/jobs/view-mod
 /**
  * Turns restart-timeline entries into rows for a stacked horizontal bar chart (a Gantt): per fault an
  * invisible `offset` from the chart's origin to the bar, then `stalled` (the job's last progress → the
- * fault: a hang's detection window), `detection` (faultAt → detectedAt), `recovery` (detectedAt →
- * recoveredAt; while pending, or when the recovery failed, → now), and `catchUp` (recovered → training
+ * fault: a hang's detection window), `detection` (faultAt → detectedAt), `waiting` (the crash-loop
+ * back-off's wait after detection, waitMs), `recovery` (the rest of detectedAt → recoveredAt; while
+ * pending, or when the recovery failed, → now), and `catchUp` (recovered → training
  * back at the step it had reached: steps redone after a checkpoint reload; → now while not back). Values
  * are ms relative to the origin so the axis stays small and exact.
  */
@@ -35,6 +36,8 @@ export type TimelineRow = {
   offset: number;
   stalled: number;
   detection: number;
+  /** Of detected → recovered, the crash-loop back-off's wait (kept apart from recovery). */
+  waiting: number;
   recovery: number;
   catchUp: number;
 };
@@ -51,6 +54,9 @@ export function entryLosses(entries: readonly TimelineEntry[], now: number): Map
   return byId;
 }
 
+/** " ×6" for a row standing for 6 identical failures in a row; "" for one. */
+export const timesText = (entry: TimelineEntry): string => ((entry.count ?? 1) > 1 ? ` ×${entry.count}` : "");
+
 /** Where a fault's bar begins: its last progress when that came before the fault. */
 const barStart = (entry: TimelineEntry, loss: FaultLoss | null) =>
   loss?.basis === "progress" ? Math.min(loss.start, entry.faultAt) : entry.faultAt;
@@ -66,15 +72,18 @@ function row(input: {
   const recoveredAt = recovered ? (entry.recoveredAt as number) : now;
   const start = barStart(entry, loss);
   const progress = loss?.basis === "progress";
+  // The wait comes first after detection (the restart's stop steps take milliseconds, its wait seconds).
+  const waiting = Math.min(entry.waitMs ?? 0, span(entry.detectedAt, recoveredAt));
   return {
     id: entry.id,
-    label: `${ACTION_SHORT[entry.action]} · ${entry.reason}`,
+    label: `${ACTION_SHORT[entry.action]} · ${entry.reason}${timesText(entry)}`,
     entry,
     loss,
     offset: span(origin, start),
     stalled: span(start, entry.faultAt),
     detection: span(entry.faultAt, entry.detectedAt),
-    recovery: span(entry.detectedAt, recoveredAt),
+    waiting,
+    recovery: span(entry.detectedAt + waiting, recoveredAt),
     catchUp: progress && recovered && loss ? span(recoveredAt, loss.end) : 0,
   };
 }
@@ -96,7 +105,7 @@ export function timelineRows(
     row({ entry, loss: losses.get(entry.id) ?? null, origin, now: opts.now }),
   );
   const end = rows.reduce(
-    (max, r) => Math.max(max, r.offset + r.stalled + r.detection + r.recovery + r.catchUp),
+    (max, r) => Math.max(max, r.offset + r.stalled + r.detection + r.waiting + r.recovery + r.catchUp),
     0,
   );
   return { origin, end, rows };

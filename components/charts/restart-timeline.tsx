@@ -26,7 +26,7 @@ function entriesKey(entries: readonly TimelineEntry[]): string {
   return entries
     .map(
       (e) =>
-        `${e.id}:${e.outcome}:${e.faultAt}:${e.detectedAt}:${e.recoveredAt}:${e.progressAt}:${e.resumeStep}:${e.resumedAt}`,
+        `${e.id}:${e.outcome}:${e.faultAt}:${e.detectedAt}:${e.recoveredAt}:${e.progressAt}:${e.resumeStep}:${e.resumedAt}:${e.count}:${e.waitMs}`,
     )
     .join("|");
 }
@@ -36,6 +36,7 @@ function ChartKey() {
     <div className={styles.key} aria-hidden="true">
       <span style={{ color: SPAN_COLORS.stalled }}>■ Stalled</span>
       <span style={{ color: SPAN_COLORS.detection }}>■ Detection</span>
+      <span style={{ color: SPAN_COLORS.waiting, opacity: 0.7 }}>■ Back-off wait</span>
       <span style={{ color: SPAN_COLORS.recovery }}>■ Recovery</span>
       <span style={{ color: SPAN_COLORS.recovery }}>▨ Recovering</span>
       <span style={{ color: SPAN_COLORS.failed }}>■ Failed</span>

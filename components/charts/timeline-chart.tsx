@@ -12,6 +12,8 @@ export const SPAN_COLORS = {
   /** The job's last progress → the fault (a hang's silence). */
   stalled: HEALTH_STYLE.hanging.color,
   detection: HEALTH_STYLE.slow.color,
+  /** A crash-loop back-off's wait before the restart (waiting, not recovering). */
+  waiting: HEALTH_STYLE.waiting.color,
   recovery: HEALTH_STYLE.restarting.color,
   failed: HEALTH_STYLE.faulted.color,
   /** Recovered → training back at the step it had reached (steps redone). */
@@ -46,7 +48,8 @@ function recoveryCell(row: TimelineRow) {
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /**
- * The Gantt of faults: stacked horizontal bars (invisible offset, stalled, detection, recovery, catch-up)
+ * The Gantt of faults: stacked horizontal bars (invisible offset, stalled, detection, back-off wait, recovery,
+ * catch-up)
  * on a clock axis.
  * Memoised on its data, which RestartTimeline keeps stable while nothing changed, so an idle 1 Hz tick
  * costs recharts nothing. aria-hidden: the list in RestartTimeline is the accessible version.
@@ -109,6 +112,14 @@ export const TimelineChart = memo(function TimelineChart({
             stackId="t"
             fill={SPAN_COLORS.detection}
             minPointSize={MIN_SPAN_PX}
+            isAnimationActive={false}
+          />
+          <Bar
+            dataKey="waiting"
+            name="Back-off wait"
+            stackId="t"
+            fill={SPAN_COLORS.waiting}
+            fillOpacity={0.5}
             isAnimationActive={false}
           />
           <Bar

@@ -22,11 +22,19 @@ export function faultScope(entry: TimelineEntry): string {
   return `${ranks}${node}${pods}`;
 }
 
-/** How the recovery went: "recovered in 850 ms", "recovering for 3.2 s", "failed". */
+/** " after a 10 s back-off wait" where the restart waited one out; "" otherwise. */
+export function waitText(entry: TimelineEntry): string {
+  return (entry.waitMs ?? 0) > 0 ? ` after a ${formatDuration(entry.waitMs ?? 0)} back-off wait` : "";
+}
+
+/**
+ * How the recovery went: "recovered in 850 ms" (a back-off's wait said apart: "recovered in 850 ms after a
+ * 10 s back-off wait"), "recovering for 3.2 s", "failed".
+ */
 export function recoveryText(entry: TimelineEntry, now: number): string {
   switch (entry.outcome) {
     case "recovered":
-      return `recovered in ${formatDuration(entry.recoveryMs)}`;
+      return `recovered in ${formatDuration(entry.recoveryMs)}${waitText(entry)}`;
     case "pending":
       return `recovering for ${formatDuration(now - entry.detectedAt)}`;
     case "failed":
@@ -74,5 +82,6 @@ export function faultCause(entry: TimelineEntry): string {
 export function entrySentence(entry: TimelineEntry, now: number, loss?: FaultLoss): string {
   const policy = entry.policy ? ` (under ${entry.policy})` : "";
   const cost = loss ? `; ${lossText(loss)}` : "";
-  return `${formatClock(entry.faultAt)}: ${faultCause(entry)} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}${cost}.`;
+  const times = (entry.count ?? 1) > 1 ? ` (${entry.count} times in a row, the last shown)` : "";
+  return `${formatClock(entry.faultAt)}: ${faultCause(entry)}${times} in ${faultScope(entry)}; ${ACTION_LABEL[entry.action]}${policy}; detected in ${formatDuration(entry.detectionMs)}, ${recoveryText(entry, now)}${cost}.`;
 }

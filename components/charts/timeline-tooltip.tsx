@@ -1,6 +1,6 @@
 import { formatClock, formatDuration } from "@/components/jobs/format";
 import styles from "./charts.module.css";
-import { ACTION_LABEL, type TimelineRow } from "./restart-timeline-model";
+import { ACTION_LABEL, type TimelineRow, timesText } from "./restart-timeline-model";
 import { faultScope, lossText, recoveryText } from "./timeline-text";
 
 function isRow(value: unknown): value is TimelineRow {
@@ -22,6 +22,7 @@ export function TimelineTooltip({ active, payload, now }: TimelineTooltipProps) 
     <div className={styles.tooltip}>
       <strong>
         {ACTION_LABEL[entry.action]} · {entry.reason}
+        {timesText(entry)}
       </strong>
       <div className="muted">{formatClock(entry.faultAt)}</div>
       {entry.message ? <div>{entry.message}</div> : null}
@@ -36,6 +37,7 @@ export function TimelineTooltip({ active, payload, now }: TimelineTooltipProps) 
           ? recoveryText(entry, now)
           : `${formatDuration(entry.recoveryMs)} (${Math.round(entry.recoveryMs).toLocaleString("en-US")} ms)`}
       </div>
+      {(entry.waitMs ?? 0) > 0 ? <div>Back-off wait: {formatDuration(entry.waitMs ?? 0)}</div> : null}
       {row.loss ? <div>Training: {lossText(row.loss)}</div> : null}
     </div>
   );

@@ -26,9 +26,17 @@ export function TotalsStrip({ totals }: { totals: JobTotals }) {
           <dd>{totals.faults.toLocaleString("en-US")}</dd>
         </div>
         <div>
-          <dt title="Mean time to recover, fault to recovered">MTTR</dt>
+          <dt title="Mean time to recover, fault to recovered, less crash-loop back-off waits">MTTR</dt>
           <dd>{formatDuration(totals.mttrMs)}</dd>
         </div>
+        {(totals.waitMs ?? 0) > 0 ? (
+          <div>
+            <dt title="Time restarts waited out the crash-loop back-off (not counted in MTTR)">
+              Back-off waits
+            </dt>
+            <dd>{formatDuration(totals.waitMs ?? 0)}</dd>
+          </div>
+        ) : null}
         <div>
           <dt title="Time lost to faults: last progress to training back at that step">Downtime</dt>
           <dd>{totals.downtimeMs > 0 ? formatDuration(totals.downtimeMs) : "none"}</dd>

@@ -20,6 +20,8 @@ function Mark({ mark }: { mark: (typeof HEALTH_STYLE)[RankHealth]["mark"] }) {
       return <path d="M2.6 9.4 L9.4 2.6" stroke={BG} strokeWidth={2} />;
     case "pause":
       return <path d="M3.4 2.6 H5.2 V9.4 H3.4 Z M6.8 2.6 H8.6 V9.4 H6.8 Z" fill={BG} />;
+    case "check":
+      return <path d="M2.4 6.4 L5 9 L9.6 3.2" fill="none" stroke={BG} strokeWidth={2} />;
     case "none":
     case "hollow":
       return null;

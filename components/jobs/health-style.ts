@@ -6,7 +6,7 @@ import { RANK_HEALTH, type RankHealth } from "@/server/domain/jobs/view-model";
  * Colours: every one has a contrast ratio of at least 4.5:1 (WCAG AA for text, above the 3:1 needed for
  * graphics) against both --bg (#0f1419) and --panel (#161d25) of app/globals.css, so the same colour serves
  * as a cell fill and as text; health-style.test.ts checks it. Marks: health is never shown by colour alone;
- * each health has a distinct shape (hollow, dot, triangle, bar, cross, ring, slash, pause) drawn in the background colour
+ * each health has a distinct shape (hollow, dot, triangle, bar, cross, ring, slash, pause, check) drawn in the background colour
  * on the cell, and the legend and tooltip always add the word.
  */
 
@@ -19,7 +19,8 @@ export type HealthMark =
   | "cross"
   | "ring"
   | "slash"
-  | "pause";
+  | "pause"
+  | "check";
 
 export type HealthStyle = { label: string; color: string; mark: HealthMark; description: string };
 
@@ -63,7 +64,19 @@ export const HEALTH_STYLE: Readonly<Record<RankHealth, HealthStyle>> = {
     mark: "ring",
     description: "Being restarted or replaced",
   },
+  finished: {
+    label: "Finished",
+    color: "#58a6ff",
+    mark: "check",
+    description: "The job has ended; the rank no longer runs",
+  },
 };
+
+/**
+ * A health's colour as text on the page: the theme's variable (app/globals.css keeps a dark and a light value,
+ * each AA on its background). The canvas, which cannot read variables per draw, uses `color` (the dark value).
+ */
+export const healthTextColor = (health: RankHealth): string => `var(--health-${health})`;
 
 /** Most severe first: the order of rankHealth's precedence (server/domain/console/rank-health.ts). */
 export const HEALTH_ORDER: readonly RankHealth[] = [
@@ -76,6 +89,7 @@ export const HEALTH_ORDER: readonly RankHealth[] = [
   "straggler",
   "waiting",
   "healthy",
+  "finished",
 ];
 
 /** Severity rank of a health (0 = most severe), for sorting. */

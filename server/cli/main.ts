@@ -1,7 +1,8 @@
 /**
  * `npx rebound <command>`: talk to the operator of the local back end.
  *   rebound submit <job.yaml>                       validate and submit a HyperPodPyTorchJob
- *   rebound jobs                                    list jobs with status and ranks
+ *   rebound jobs                                    list jobs with status, ranks and reason (one line)
+ *   rebound job <job>                               one job's status, ranks and its reason in full
  *   rebound fault <job> <crash|hang|nan|slow|node> [--rank N]   inject a fault (local back end); a node
  *         fault said by --source hyperpod (default: the health label) | nvsentinel | npd | eks | dcgm |
  *         device-plugin | cordon | not-ready
@@ -21,10 +22,11 @@ import {
   parseAnswer,
   submitResponseSchema,
 } from "@/server/domain/operator-api/contract";
+import { jobDetailText, jobsTable } from "./job-format";
 import { operatorToken } from "./operator-token";
 import { operatorUrl } from "./operator-url";
 
-const USAGE = `usage: rebound submit <job.yaml> | jobs | fault <job> <crash|hang|nan|slow|node> [--rank N] | delete <job>
+const USAGE = `usage: rebound submit <job.yaml> | jobs | job <job> | fault <job> <crash|hang|nan|slow|node> [--rank N] | delete <job>
        rebound fault <job> node --source ${NODE_FAULT_SOURCES.join("|")}
        rebound install [--dry-run] [--kubeconfig FILE]
 options: -n, --namespace NS   --operator URL   --token TOKEN`;
@@ -90,11 +92,17 @@ async function jobs(call: Call) {
   const { status, body } = await request(call, { path: "/api/v1/jobs" });
   if (status !== 200) fail(String(body.message ?? `operator answered ${status}`));
   const list = answer(jobListResponseSchema, body, "GET /api/v1/jobs").jobs;
-  console.log(["NAMESPACE", "NAME", "STATUS", "RANKS", "RESTARTS", "REASON"].join("\t"));
-  for (const job of list) {
-    const ranks = `${job.ranksRunning}/${job.ranksTotal}`;
-    console.log([job.namespace, job.name, job.status, ranks, job.restartCount, job.reason ?? ""].join("\t"));
-  }
+  console.log(jobsTable(list, Date.now()));
+}
+
+async function job(call: Call, name: string | undefined) {
+  if (!name) fail(`job needs a job name\n${USAGE}`);
+  const { status, body } = await request(call, { path: "/api/v1/jobs" });
+  if (status !== 200) fail(String(body.message ?? `operator answered ${status}`));
+  const list = answer(jobListResponseSchema, body, "GET /api/v1/jobs").jobs;
+  const found = list.find((each) => each.name === name && each.namespace === call.namespace);
+  if (!found) fail(`no job ${call.namespace}/${name}`);
+  console.log(jobDetailText(found, Date.now()));
 }
 
 async function fault(call: Call, args: { job?: string; kind?: string; rank?: string; source?: string }) {
@@ -170,6 +178,8 @@ async function main() {
       return submit(call, rest[0]);
     case "jobs":
       return jobs(call);
+    case "job":
+      return job(call, rest[0]);
     case "fault":
       return fault(call, { job: rest[0], kind: rest[1], rank: values.rank, source: values.source });
     case "delete":

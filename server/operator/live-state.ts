@@ -103,6 +103,8 @@ export function createLiveState(opts: { history?: OperatorHistory } = {}) {
         phase: JobPhase;
         status: string;
         reason: string | null;
+        /** When the crash-loop back-off the job waits out ends (job-state.ts backOffUntil). */
+        backOffUntil?: number | null;
         recovery: Recovery | null;
         restartCount: number;
         ranksPerNode: number;
@@ -126,6 +128,7 @@ export function createLiveState(opts: { history?: OperatorHistory } = {}) {
         phase: entry.phase,
         status: entry.status,
         reason: entry.reason,
+        backOffUntil: entry.backOffUntil ?? null,
         recovery: toLiveRecovery(entry.recovery),
         restartCount: entry.restartCount,
         pods,

@@ -10,28 +10,33 @@ import { LiveNote } from "@/lib/live/live-note";
 import { useLive } from "@/lib/live/use-live";
 import { useTRPC } from "@/lib/trpc/client";
 import type { JobRow } from "@/server/domain/jobs/pages";
+import { ranksText } from "@/server/domain/jobs/view-model-summary";
 import { jobRowList } from "@/server/domain/live/lists";
-import { filterJobs, type JobFilters, statusTone } from "./jobs-filter";
+import { JobReason, JobStatus } from "./job-status";
+import { filterJobs, type JobFilters } from "./jobs-filter";
 
 /** The columns at `now` (the age ticks with the page's clock: rows only re-render on a pushed change). */
 const columnsAt = (now: number): ReadonlyArray<Column<JobRow>> => [
   {
     id: "name",
     header: "Job",
-    cell: (job) => <Link href={`/jobs/${job.namespace}/${job.name}`}>{job.name}</Link>,
+    // A name breaks nowhere (not at its hyphens): the table scrolls sideways instead.
+    cell: (job) => (
+      <Link href={`/jobs/${job.namespace}/${job.name}`} style={{ whiteSpace: "nowrap" }}>
+        {job.name}
+      </Link>
+    ),
   },
   {
     id: "status",
     header: "Status",
-    cell: (job) =>
-      // A governed job waiting for admission: Pending first, whatever the operator's status text says.
-      job.phase === "Pending" && job.status !== "Pending" ? (
-        <>
-          <span className="badge badge-warn">Pending</span> <span className="muted">{job.status}</span>
-        </>
-      ) : (
-        <span className={`badge badge-${statusTone(job.status)}`}>{job.status}</span>
-      ),
+    // The same status (and back-off's next try) as the job page's header: JobStatus.
+    cell: (job) => <JobStatus job={job} now={now} />,
+  },
+  {
+    id: "reason",
+    header: "Reason",
+    cell: (job) => <JobReason reason={job.reason} max={80} />,
   },
   { id: "team", header: "Team", cell: (job) => job.team ?? "—" },
   { id: "namespace", header: "Namespace", cell: (job) => <code>{job.namespace}</code> },
@@ -41,7 +46,8 @@ const columnsAt = (now: number): ReadonlyArray<Column<JobRow>> => [
     id: "ranks",
     header: "Ranks healthy",
     numeric: true,
-    cell: (job) => `${job.ranksHealthy}/${job.ranksTotal}`,
+    // As the job page's header shows them (ranksText): a finished job's ranks read "N finished".
+    cell: (job) => ranksText(job),
   },
   {
     id: "restarts",

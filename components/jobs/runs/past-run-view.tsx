@@ -15,9 +15,7 @@ export function PastRunView(props: { namespace: string; name: string; uid: strin
   const run = useQuery(trpc.jobs.pastRun.queryOptions({ job: { namespace, name }, uid }));
   if (run.isPending) return <LoadingState label="past run" />;
   if (run.isError)
-    return (
-      <ErrorState title="Could not load this run" message={run.error.message} onRetry={() => run.refetch()} />
-    );
+    return <ErrorState title="Could not load this run" error={run.error} onRetry={() => run.refetch()} />;
   const data = run.data;
   const jobHref = `/jobs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
   return (
@@ -36,8 +34,7 @@ export function PastRunView(props: { namespace: string; name: string; uid: strin
               Ran <strong>{formatDuration(data.endedAt - data.createdAt)}</strong>
             </li>
             <li>
-              Outcome <strong>{data.phase ?? "—"}</strong>
-              {data.reason ? ` (${data.reason})` : null}
+              Outcome <strong data-testid="run-outcome">{data.summary}</strong>
             </li>
           </ul>
         </div>

@@ -14,13 +14,18 @@ export type PodExit = {
 const TAIL_BYTES = 4096;
 const TAIL_LINES = 5;
 
-/** The last few non-empty lines of a file, reading at most its last 4 KiB; "" when it cannot be read. */
-export function lastLines(file: string, lines = TAIL_LINES): string {
+/**
+ * The last few non-empty lines of a file from byte `from` on (where this attempt's output begins: the
+ * file is appended to by every attempt of the pod), reading at most its last 4 KiB; "" when it cannot be
+ * read.
+ */
+export function lastLines(file: string, opts: { lines?: number; from?: number } = {}): string {
+  const lines = opts.lines ?? TAIL_LINES;
   let fd: number | undefined;
   try {
     fd = openSync(file, "r");
     const { size } = fstatSync(fd);
-    const length = Math.min(size, TAIL_BYTES);
+    const length = Math.max(0, Math.min(size - (opts.from ?? 0), TAIL_BYTES));
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
     return buffer

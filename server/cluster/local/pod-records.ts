@@ -19,6 +19,8 @@ export const podRecordSchema = z.object({
   phase: z.enum(["Pending", "Running", "Succeeded", "Failed", "Unknown"]),
   /** The agent's own output (stdout/stderr), read back for the event when it exits. */
   log: z.string().optional(),
+  /** Where this attempt's output begins in `log` (bytes): the file is appended to by every attempt. */
+  logFrom: z.number().int().min(0).optional(),
   /** Killed by the operator's clean stop (not a fault): the pod resumes at the next start. */
   stoppedOnPurpose: z.boolean().optional(),
   /**

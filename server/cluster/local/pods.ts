@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { fstatSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import { lowerPriority } from "@/server/agent/priority";
 import { AGENT_CREDENTIAL_ENV, agentCredentials, loadAgentKey } from "@/server/cluster/agent-credential";
@@ -116,7 +116,7 @@ export function createPodManager(opts: {
     identities.releasePod(record);
     save();
     if (exit && exit.code !== 0 && record.log) {
-      const tail = lastLines(record.log);
+      const tail = lastLines(record.log, { from: record.logFrom });
       opts.onExit?.({ namespace: record.namespace, job: record.job, pod: record.name, ...exit, tail });
     }
     opts.onChange({ namespace: record.namespace, name: record.job });
@@ -207,6 +207,8 @@ export function createPodManager(opts: {
       // Root's own file (0600): the pod writes it through the descriptor it inherits, and cannot read or
       // replace it (its directory is root's), so the operator reading it back never follows a pod's link.
       const log = openSync(path.join(podDir, "agent.log"), "a", 0o600);
+      // This attempt's output starts here: the exit's last lines are this attempt's, not earlier ones'.
+      const logFrom = fstatSync(log).size;
       const child = spawn(runAs.command.command, runAs.command.args, {
         cwd: opts.repoRoot,
         detached: true,
@@ -238,6 +240,7 @@ export function createPodManager(opts: {
         finishedAt: null,
         phase: "Running",
         log: path.join(podDir, "agent.log"),
+        logFrom,
         ...(runAs.identity ? { runAs: runAs.identity } : {}),
       };
       records.set(key(record.namespace, podName), record);

@@ -114,10 +114,12 @@ function podHealthyRanks(pod: LivePod, state: JobState): number {
  * progress ages taken at `now` (default: when the operator last observed the job).
  */
 export function countHealthyRanks(live: LiveJob, now: number = live.updatedAt): number {
+  // A finished job's ranks no longer run: the topology shows them finished (server/services/jobs/job-view.ts).
+  if (live.phase === "Succeeded" || live.phase === "Failed") return 0;
   const state: JobState = {
     now,
     recovering: live.recovery !== null,
-    jobFailed: live.phase === "Failed",
+    jobFailed: false, // a failed job returned above
     stragglers: jobStragglers(live),
     perPod: ranksPerPod(live),
   };

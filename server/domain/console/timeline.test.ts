@@ -134,3 +134,22 @@ describe("timelineTotals", () => {
     expect(bad.mttrMs).toBeNull();
   });
 });
+
+describe("timelineTotals: a crash loop's rows (issue 36)", () => {
+  it("counts every failure a folded row stands for, not the rows", () => {
+    const folded = { ...entry(1_000, 2_000), count: 5 };
+    const failed = { ...entry(60_000, null, "failed"), action: "FAIL" as const };
+    const totals = timelineTotals([folded, failed], { startedAt: 0, now: 100_000 });
+    expect(totals.faults).toBe(6);
+  });
+
+  it("keeps a back-off's wait out of MTTR and totals it apart", () => {
+    // Fault at 1 s, detected at 1.1 s, waited 10 s of back-off, agents started again at 11.6 s.
+    const waited = { ...entry(1_000, 11_600), waitMs: 10_000 };
+    const plain = entry(20_000, 20_700);
+    const totals = timelineTotals([waited, plain], { startedAt: 0, now: 30_000 });
+    // (11.6 − 1 − 10) s and 0.7 s: 0.6 s and 0.7 s, mean 0.65 s (not 5.65 s with the wait in).
+    expect(totals.mttrMs).toBe(650);
+    expect(totals.waitMs).toBe(10_000);
+  });
+});

@@ -5,8 +5,10 @@ export { unionLength } from "@/server/domain/goodput";
 
 /**
  * The job's recovery totals, from its restart timeline:
+ * - faults: the failures, a row standing for several identical ones in a row (`count`) counting each.
  * - mttrMs: mean of recoveredAt − faultAt over recovered faults (null with none), the control plane's cost
- *   of one fault from the moment it happened, detection included.
+ *   of one fault from the moment it happened, detection included, less the time the restart waited out a
+ *   crash-loop back-off (waitMs: a deliberate wait, not recovery; totalled apart as waitMs).
  * - downtimeMs, goodput, lostSteps: goodput as training progress (server/domain/goodput): a fault costs
  *   the time from the job's last progress to progress back at the same step (a hang's detection window
  *   and the steps redone after a checkpoint reload included), overlapping faults counted once, a fault
@@ -20,7 +22,8 @@ function meanRecoveryMs(entries: readonly TimelineEntry[]): number | null {
   let count = 0;
   for (const entry of entries) {
     if (entry.outcome !== "recovered" || entry.recoveredAt === null) continue;
-    const ms = entry.recoveredAt - entry.faultAt;
+    // A crash-loop back-off's wait is waiting, not recovering: kept apart (totals' waitMs).
+    const ms = entry.recoveredAt - entry.faultAt - (entry.waitMs ?? 0);
     if (!Number.isFinite(ms) || ms < 0) continue;
     sum += ms;
     count += 1;
@@ -48,9 +51,13 @@ export function timelineTotals(
   opts: { startedAt: number | null; now: number },
 ): JobTotals {
   const totals = jobGoodput(entries.map(faultFacts), opts);
+  const waitMs = entries.reduce((sum, entry) => sum + (entry.waitMs ?? 0), 0);
   return {
-    faults: entries.length,
+    ...(waitMs > 0 ? { waitMs } : {}),
+    // A row standing for several identical failures in a row counts each of them.
+    faults: entries.reduce((sum, entry) => sum + (entry.count ?? 1), 0),
     mttrMs: meanRecoveryMs(entries),
+
     downtimeMs: totals.lostMs,
     goodput: totals.goodput,
     lostSteps: totals.lostSteps,

@@ -36,6 +36,10 @@ export type JobRow = {
   ranksTotal: number;
   restarts: { plr: number; podReplacement: number; jlr: number };
   createdAt: number;
+  /** Why it is not running (view-model-summary.ts: the same as the job page's header); null while it runs. */
+  reason?: string | null;
+  /** Epoch ms a crash-loop back-off ends, while the job waits one out; null otherwise. */
+  backOffUntil?: number | null;
 };
 
 export type JobPage = {
@@ -48,6 +52,12 @@ export type JobPage = {
   priorityClass: string | null;
   gpus: number;
   restartCount: number;
+  /** What the jobs list shows of this job too, from the same source (view-model-summary.ts). */
+  reason: string | null;
+  backOffUntil: number | null;
+  ranksHealthy: number;
+  ranksTotal: number;
+  restarts: { plr: number; podReplacement: number; jlr: number };
   recovering: string | null;
   createdAt: number;
   topology: TopologyView;

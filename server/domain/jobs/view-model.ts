@@ -14,6 +14,8 @@ export const RANK_HEALTH = [
   "straggler",
   "suspect",
   "stalled",
+  /** The job has ended (Succeeded, or Failed and not this rank's fault): the rank no longer runs. */
+  "finished",
 ] as const;
 export type RankHealth = (typeof RANK_HEALTH)[number];
 
@@ -92,8 +94,12 @@ export type TimelineEntry = {
   recoveredAt: number | null;
   /** detectedAt − faultAt */
   detectionMs: number;
-  /** recoveredAt − detectedAt (null while pending or when it failed) */
+  /** recoveredAt − detectedAt − waitMs: recovering, not waiting (null while pending or when it failed) */
   recoveryMs: number | null;
+  /** Of detected → recovered, the ms spent waiting out the crash-loop back-off (0 or absent: none). */
+  waitMs?: number;
+  /** Identical failures in a row this entry stands for (a crash loop folds into one row); absent: 1. */
+  count?: number;
   /** The policy the recovery ran under (`<team>/<name> v<N>`); null: the job's own runPolicy. */
   policy?: string | null;
   /**
@@ -130,9 +136,12 @@ export type ShadowVerdictEntry = {
 export type PolicyLabelView = { id: string; name: string; version: number; team?: string };
 
 export type JobTotals = {
+  /** Failures: each entry counts as many as it stands for (`count`). */
   faults: number;
-  /** Mean time to recover (fault → recovered) over recovered faults, ms; null with none. */
+  /** Mean time to recover (fault → recovered, less back-off waits) over recovered faults, ms; null with none. */
   mttrMs: number | null;
+  /** Time spent waiting out crash-loop back-offs (kept out of MTTR), ms; absent: none recorded. */
+  waitMs?: number;
   /**
    * Time lost to faults over the job's life, ms (server/domain/goodput): last progress → progress back,
    * or fault → recovered for faults without progress facts; overlaps counted once.

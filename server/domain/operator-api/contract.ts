@@ -104,6 +104,8 @@ export const liveJobSchema = z.object({
   status: z.string(),
   /** Why it is not running, when it is not (a start failure, a back-off, the failure); absent from older operators. */
   reason: z.string().nullable().optional(),
+  /** Epoch ms a crash-loop back-off ends while the job waits one out (status "BackOff"); absent otherwise. */
+  backOffUntil: z.number().nullable().optional(),
   recovery: liveRecoverySchema.nullable(),
   restartCount: z.int(),
   pods: z.array(livePodSchema),
@@ -193,6 +195,8 @@ export const restartRecordSchema = z.object({
   message: z.string(),
   /** Identical failures in a row without progress collapsed into this record (absent from older operators). */
   count: z.int().optional(),
+  /** Of detected → recovered, ms spent waiting out a crash-loop back-off (absent from older operators). */
+  waitMs: z.int().optional(),
   /** The policy in force when it ran (`<team>/<name> v<N>`); null: the job's own runPolicy. */
   policy: z.string().nullable().optional(),
   /**

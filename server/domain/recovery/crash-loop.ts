@@ -38,12 +38,15 @@ export function onFailure(input: {
   limit: number;
   cause: string;
 }): CrashLoopDecision {
-  if (input.limit <= 0) return { action: "restart", delayMs: 0, state: { restartsWithoutProgress: 0 } };
   const before = input.progressed ? 0 : input.state.restartsWithoutProgress;
+  // Off: no back-off and no bound, but the count goes on, so the repeats still fold into one restart
+  // record (server/store/restart-events/mutations.ts recordRepeat) as they do under any other limit.
+  if (input.limit <= 0)
+    return { action: "restart", delayMs: 0, state: { restartsWithoutProgress: before + 1 } };
   if (before >= input.limit) {
     return {
       action: "fail",
-      reason: `CrashLoop: ${before} restarts in a row without progress (limit ${input.limit}); last failure: ${input.cause}`,
+      reason: `${before} restarts in a row without progress (limit ${input.limit}); last failure: ${input.cause}`,
       state: { restartsWithoutProgress: before },
     };
   }

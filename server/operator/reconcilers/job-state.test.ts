@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readState, withState } from "./job-state";
+import { onFailure } from "@/server/domain/recovery/crash-loop";
+import { backOffUntil, displayStatus, readState, setCondition, statusReason, withState } from "./job-state";
 
 const NOW = 1_700_000_000_000;
 
@@ -87,5 +88,51 @@ describe("readState", () => {
     const state = readState(olderStatus("REBOOT_NODE"), NOW);
 
     expect(state).toMatchObject({ phase: "Starting", since: NOW, recovery: null, elastic: null });
+  });
+});
+
+describe("the status a crash loop shows (issue 36)", () => {
+  it("says a crash loop's failure reason once", () => {
+    const decision = onFailure({
+      state: { restartsWithoutProgress: 5 },
+      progressed: false,
+      limit: 5,
+      cause: "The agent of pod w-0 exited with code 3",
+    });
+    if (decision.action !== "fail") throw new Error("expected the crash loop to fail the job");
+    const status = setCondition(
+      {},
+      { type: "Failed", status: "True", reason: "CrashLoop", message: decision.reason },
+      NOW,
+    );
+    expect(statusReason(status)).toBe(
+      "CrashLoop: 5 restarts in a row without progress (limit 5); last failure: The agent of pod w-0 exited with code 3",
+    );
+    // An older operator's message already carried its reason: not said twice.
+    const older = setCondition(
+      {},
+      { type: "Failed", status: "True", reason: "CrashLoop", message: "CrashLoop: 5 restarts" },
+      NOW,
+    );
+    expect(statusReason(older)).toBe("CrashLoop: 5 restarts");
+  });
+
+  it("shows BackOff while a restart waits out its back-off, until the next try", () => {
+    const waiting = readState(olderStatus("POD_REPLACEMENT"), NOW);
+    waiting.recovery = waiting.recovery ? { ...waiting.recovery, notBefore: NOW + 12_000 } : null;
+    // PodsRunning is True (HyperPod's STATUS would say so) while nothing runs.
+    const status = setCondition({}, { type: "PodsRunning", status: "True", reason: "PodsRunning" }, NOW);
+    expect(backOffUntil(waiting, NOW)).toBe(NOW + 12_000);
+    expect(displayStatus(status, backOffUntil(waiting, NOW))).toBe("BackOff");
+    expect(backOffUntil(waiting, NOW + 12_000)).toBeNull();
+    expect(displayStatus(status, backOffUntil(waiting, NOW + 12_000))).toBe("PodsRunning");
+  });
+
+  it("shows BackOff while a pod that exited at start waits to be created again", () => {
+    const state = readState({}, NOW);
+    state.crashLoop = { restartsWithoutProgress: 2, progressed: false, notBefore: NOW + 10_000 };
+    expect(state.phase).toBe("Starting");
+    expect(backOffUntil(state, NOW + 1)).toBe(NOW + 10_000);
+    expect(backOffUntil({ ...state, phase: "Failed" }, NOW + 1)).toBeNull();
   });
 });

@@ -79,6 +79,11 @@ const crashLoopSchema = z.object({
   notBefore: z.number().nullable(),
   /** Pods (name@createdAt) whose start failure is already counted. */
   counted: z.array(z.string()).optional(),
+  /**
+   * The restart-timeline row of the start failures in a row (lifecycle.ts): completed as recovered once
+   * the job runs, as failed when the crash loop fails it; null or absent: none open.
+   */
+  startRow: z.string().nullable().optional(),
 });
 export type CrashLoop = z.infer<typeof crashLoopSchema>;
 export const NO_CRASH_LOOP: CrashLoop = { restartsWithoutProgress: 0, progressed: false, notBefore: null };
@@ -233,7 +238,9 @@ export function setCondition(
 /**
  * Why the job is not running, when it is not: the Failed condition's reason and message, else a False
  * Admitted condition's (waiting for admission under task governance), else a False PodsRunning or Running
- * condition's (a start failure, a back-off, a restart under way); null otherwise.
+ * condition's (a start failure, a back-off, a restart under way); null otherwise. The reason is said once:
+ * a message that already begins with it (an older operator's "CrashLoop: CrashLoop: …") is not prefixed.
+ * The full text, new lines included: tables show it through oneLine.
  */
 export function statusReason(status: JobStatus): string | null {
   const conditions = status.conditions ?? [];
@@ -243,11 +250,35 @@ export function statusReason(status: JobStatus): string | null {
     conditions.find((c) => c.type === "Admitted" && c.status === "False") ??
     conditions.find((c) => (c.type === "PodsRunning" || c.type === "Running") && c.status === "False");
   if (!blocking) return null;
-  return blocking.message ? `${blocking.reason ?? ""}: ${blocking.message}` : (blocking.reason ?? null);
+  const reason = blocking.reason ?? "";
+  const message = blocking.message ?? "";
+  if (!message) return reason || null;
+  if (!reason || message.startsWith(`${reason}:`)) return message;
+  return `${reason}: ${message}`;
 }
 
-/** HyperPod CLI's STATUS column: the type of the last condition whose status is True. */
-export function displayStatus(status: JobStatus): string {
+/**
+ * When the job's crash-loop back-off ends (epoch ms), while it waits one out at `now`: a restart whose
+ * agents are not started again before then (recovery.ts), or a pod that exited at start and is not
+ * created again before then (lifecycle.ts); null when it waits for nothing of the kind.
+ */
+export function backOffUntil(state: ReboundState, now: number): number | null {
+  const until =
+    state.phase === "Recovering"
+      ? (state.recovery?.notBefore ?? null)
+      : state.phase === "Starting"
+        ? state.crashLoop.notBefore
+        : null;
+  return until !== null && now < until ? until : null;
+}
+
+/**
+ * HyperPod CLI's STATUS column: the type of the last condition whose status is True; "BackOff" while the
+ * job waits out a crash-loop back-off (`backOff`: backOffUntil), which no condition of HyperPod's says
+ * (PodsRunning stays True while nothing runs).
+ */
+export function displayStatus(status: JobStatus, backOff: number | null = null): string {
+  if (backOff !== null) return "BackOff";
   const conditions = status.conditions ?? [];
   for (let i = conditions.length - 1; i >= 0; i -= 1) {
     if (conditions[i]?.status === "True") return conditions[i]?.type ?? "Unknown";

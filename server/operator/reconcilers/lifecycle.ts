@@ -1,55 +1,182 @@
-import { onFailure, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
-import { event, type JobContext } from "./deps";
-import { setCondition } from "./job-state";
-import { dropRecovery } from "./record";
+import { randomUUID } from "node:crypto";
+import { backoffDelayMs, onFailure, restartsWithoutProgressLimit } from "@/server/domain/recovery/crash-loop";
+import { event, type JobContext, saveStatus } from "./deps";
+import { type PendingRecord, setCondition } from "./job-state";
+import { completeRecord, dropRecovery, ownDecision, writeRecord } from "./record";
 import { deleteAllPods, ensurePods, shutdownAgents, startAgents, stopAgents } from "./steps";
 
 /** Phases around recovery: first start, completion, failure, suspension, finished-job cleanup, deletion. */
 
 const deadKey = (name: string, createdAt: number) => `${name}@${createdAt}`;
 
+/** A start failure's fault reason on the restart timeline (its Warning event's reason too). */
+export const START_FAILURE = "StartFailure";
+/** How long after a pod's exit its agent's own words (the AgentExited event) are still looked for. */
+const EXIT_WORDS_MS = 5_000;
+
+type DeadPod = { name: string; key: string; createdAt: number; finishedAt: number };
+
+/**
+ * What the back end said of these pods' exit (the local back end's AgentExited event: exit code and the
+ * last lines of that attempt's output), the newest; null when it said nothing (yet).
+ */
+async function exitWords(ctx: JobContext, pods: readonly DeadPod[]): Promise<string | null> {
+  const since = Math.min(...pods.map((pod) => pod.createdAt));
+  const events = await ctx.deps.backend.listEvents(ctx.job.ref).catch(() => []);
+  let found: { at: number; message: string } | null = null;
+  for (const candidate of events) {
+    if (candidate.reason !== "AgentExited" || candidate.at < since) continue;
+    if (!pods.some((pod) => candidate.message.includes(`pod ${pod.name} `))) continue;
+    if (!found || candidate.at >= found.at) found = candidate;
+  }
+  return found?.message ?? null;
+}
+
+const backOffHead = (names: string, seconds: number, inARow: number) =>
+  `Pod ${names} exited before the job ran; starting it again ${seconds > 0 ? `in ${seconds} s` : "now"} (${inARow} in a row without progress)`;
+
+/** PodsRunning False with reason BackOff: the job's status says why nothing runs, at once. */
+function setBackOff(ctx: JobContext, message: string): void {
+  ctx.status = setCondition(
+    ctx.status,
+    { type: "PodsRunning", status: "False", reason: "BackOff", message },
+    ctx.now,
+  );
+}
+
+/**
+ * The start failure's row, event and (past the limit) the job's failure, written exactly once as a fault's
+ * are (recovery.ts decide): saved in status first, then carried out. Failures in a row fold into one row
+ * with a count (`repeat`); the failure that fails the job completes that row as failed.
+ */
+async function recordStartFailure(
+  ctx: JobContext,
+  input: { fresh: readonly DeadPod[]; message: string; fail: { reason: string; message: string } | null },
+): Promise<void> {
+  const { fresh, message, fail } = input;
+  const open = ctx.state.crashLoop.startRow ?? null;
+  const now = ctx.deps.clock();
+  const record: PendingRecord = {
+    id: randomUUID(),
+    ranks: [],
+    pods: fresh.map((pod) => pod.name),
+    node: null,
+    reason: START_FAILURE,
+    faultAt: Math.min(...fresh.map((pod) => pod.finishedAt)),
+    detectedAt: now,
+    action: fail ? "FAIL" : "POD_REPLACEMENT",
+    message: fail ? fail.message : message,
+    event: { type: "Warning", message: fail ? fail.message : message },
+    detection: true,
+    fail,
+    repeat: !fail && open !== null,
+    supersedes: fail && open ? { id: open, message: "the crash loop failed the job" } : null,
+  };
+  ctx.state.crashLoop = { ...ctx.state.crashLoop, startRow: fail ? null : record.id };
+  ownDecision(ctx, record.id);
+  ctx.state.record = record;
+  await saveStatus(ctx);
+  await writeRecord(ctx, record);
+  if (fail) await failJob(ctx, fail);
+  ctx.state.record = null;
+}
+
+/** The job runs after start failures: their row is over, recovered. */
+async function endStartFailures(ctx: JobContext): Promise<void> {
+  const id = ctx.state.crashLoop.startRow;
+  if (!id) return;
+  // The last failure's back-off ended at notBefore: its delay, before then, was waiting, not recovering.
+  const loop = ctx.state.crashLoop;
+  const waitMs = loop.notBefore === null ? 0 : backoffDelayMs(loop.restartsWithoutProgress);
+  const message = `The job's pods started and run after failing to start.${waitMs > 0 ? ` ${Math.round(waitMs / 1000)} s of it was the crash-loop back-off's wait.` : ""}`;
+  await completeRecord(ctx, id, { outcome: "recovered", recoveredAt: new Date(ctx.now), message, waitMs });
+  ctx.state.crashLoop = { ...ctx.state.crashLoop, startRow: null };
+}
+
 /**
  * A pod that died before the job ran (its agent exited at start): a start failure, backed off as
- * CrashLoopBackOff, and failing the job past the limit of restarts without progress. Returns true while
- * the job waits (a back-off, or the job failed).
+ * CrashLoopBackOff, and failing the job past the limit of restarts without progress. Each is on the
+ * restart timeline and in PodsRunning's reason at once, with the agent's own words where the back end
+ * has them. Returns true while the job waits (a back-off, or the job failed).
  */
 async function backOffStartFailures(ctx: JobContext): Promise<boolean> {
-  const loop = ctx.state.crashLoop;
-  const dead = ctx.obs.pods.flatMap((view) =>
-    view.pod && (view.pod.phase === "Failed" || view.pod.phase === "Succeeded")
-      ? [{ name: view.expected.name, key: deadKey(view.expected.name, view.pod.createdAt) }]
-      : [],
-  );
-  const fresh = dead.filter((pod) => !loop.counted?.includes(pod.key));
+  const dead = deadPods(ctx);
+  const fresh = dead.filter((pod) => !ctx.state.crashLoop.counted?.includes(pod.key));
   if (fresh.length > 0) {
-    const names = fresh.map((pod) => pod.name).join(", ");
-    const limit = restartsWithoutProgressLimit(ctx.job.object.metadata.annotations);
-    const decision = onFailure({
-      state: loop,
-      progressed: false,
-      limit: limit.ok ? limit.limit : 0,
-      cause: `pod ${names} exited before the job ran`,
-    });
-    ctx.state.crashLoop = {
-      ...loop,
-      restartsWithoutProgress: decision.state.restartsWithoutProgress,
-      counted: dead.map((pod) => pod.key),
-      notBefore: decision.action === "restart" ? ctx.now + decision.delayMs : null,
-    };
-    if (decision.action === "fail") {
-      await failJob(ctx, { reason: "CrashLoop", message: decision.reason });
-      return true;
-    }
-    const seconds = Math.round(decision.delayMs / 1000);
-    await event(
-      ctx,
-      "Warning",
-      "BackOff",
-      `Pod ${names} exited before the job ran; starting it again ${seconds > 0 ? `in ${seconds} s` : "now"} (${decision.state.restartsWithoutProgress} in a row without progress)`,
-    );
-  }
+    if (await countStartFailure(ctx, { fresh, dead })) return true;
+  } else if (dead.length > 0) await addExitWords(ctx, dead);
   const notBefore = ctx.state.crashLoop.notBefore;
   return notBefore !== null && ctx.now < notBefore && dead.length > 0;
+}
+
+/** The job's pods that stopped (their agent exited). */
+function deadPods(ctx: JobContext): DeadPod[] {
+  return ctx.obs.pods.flatMap((view) =>
+    view.pod && (view.pod.phase === "Failed" || view.pod.phase === "Succeeded")
+      ? [
+          {
+            name: view.expected.name,
+            key: deadKey(view.expected.name, view.pod.createdAt),
+            createdAt: view.pod.createdAt,
+            finishedAt: view.pod.finishedAt ?? ctx.now,
+          },
+        ]
+      : [],
+  );
+}
+
+/** Counts new start failures: a back-off (its reason and row), or the job failed; true when it failed. */
+async function countStartFailure(
+  ctx: JobContext,
+  pods: { fresh: readonly DeadPod[]; dead: readonly DeadPod[] },
+): Promise<boolean> {
+  const { fresh, dead } = pods;
+  const loop = ctx.state.crashLoop;
+  const names = fresh.map((pod) => pod.name).join(", ");
+  const words = await exitWords(ctx, fresh);
+  const limit = restartsWithoutProgressLimit(ctx.job.object.metadata.annotations);
+  const decision = onFailure({
+    state: loop,
+    progressed: false,
+    limit: limit.ok ? limit.limit : 0,
+    cause: words ?? `pod ${names} exited before the job ran`,
+  });
+  ctx.state.crashLoop = {
+    ...loop,
+    restartsWithoutProgress: decision.state.restartsWithoutProgress,
+    counted: dead.map((pod) => pod.key),
+    notBefore: decision.action === "restart" ? ctx.now + decision.delayMs : null,
+  };
+  if (decision.action === "fail") {
+    const fail = { reason: "CrashLoop", message: decision.reason };
+    await recordStartFailure(ctx, { fresh, message: decision.reason, fail });
+    return true;
+  }
+  // The pod created again is a restart the operator makes (HyperPod counts a failed pod's as one).
+  ctx.status = { ...ctx.status, restartCount: (ctx.status.restartCount ?? 0) + 1 };
+  const head = backOffHead(
+    names,
+    Math.round(decision.delayMs / 1000),
+    decision.state.restartsWithoutProgress,
+  );
+  const message = words ? `${head}: ${words}` : head;
+  setBackOff(ctx, message);
+  await recordStartFailure(ctx, { fresh, message, fail: null });
+  return false;
+}
+
+/** The back end's words about the exit came after the reason was set (an event written meanwhile): added. */
+async function addExitWords(ctx: JobContext, dead: readonly DeadPod[]): Promise<void> {
+  const condition = ctx.status.conditions?.find((c) => c.type === "PodsRunning");
+  if (
+    condition?.reason !== "BackOff" ||
+    condition.status !== "False" ||
+    (condition.message ?? "").includes(": ")
+  )
+    return;
+  if (dead.every((pod) => ctx.now - pod.finishedAt > EXIT_WORDS_MS)) return;
+  const words = await exitWords(ctx, dead);
+  if (words) setBackOff(ctx, `${condition.message}: ${words}`);
 }
 
 /**
@@ -116,6 +243,7 @@ export async function progressStart(ctx: JobContext): Promise<void> {
   if (!(await startAgents(ctx))) return;
   ctx.state.phase = "Running";
   ctx.state.since = ctx.now;
+  await endStartFailures(ctx);
   ctx.status = setCondition(ctx.status, { type: "Running", status: "True", reason: "Running" }, ctx.now);
   ctx.status.startTime ??= new Date(ctx.now).toISOString();
   await event(ctx, "Normal", "Running", `All ${ctx.obs.pods.length} pods are running`);

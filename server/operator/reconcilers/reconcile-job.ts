@@ -9,7 +9,7 @@ import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectDrift, detectFault } from "./detect";
 import { faultyScaleDown, liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
-import { displayStatus, readState, setCondition, statusReason, withState } from "./job-state";
+import { backOffUntil, displayStatus, readState, setCondition, statusReason, withState } from "./job-state";
 import {
   completeJob,
   expireFinished,
@@ -25,7 +25,7 @@ import { type ObservedPod, observe } from "./observe";
 import { trackProgress } from "./progress";
 import { reportedRanks } from "./ranks";
 import { advanceRecovery, beginRecovery, carryOutDecision, inBackOff } from "./recovery";
-import { noteRunEnded, noteRunStarted } from "./runs";
+import { noteRunEnded, noteRunFinished, noteRunStarted } from "./runs";
 
 /**
  * reconcile(key): read the job as it is now, look at its pods, nodes and agents, take the next step, write
@@ -300,12 +300,16 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     failure ??= error;
     return withState(ctx.status, ctx.state);
   });
+  // A finished job's run ends once its status says so, not when the job is deleted (runs.ts).
+  if (failure === null) await noteRunFinished(ctx).catch((error: unknown) => (failure = error));
   // Listed from its first reconcile, also when that reconcile failed (its status says why).
+  const backOff = backOffUntil(ctx.state, deps.clock());
   deps.live.update(key, {
     obs: ctx.obs,
     phase: ctx.state.phase,
-    status: displayStatus(next),
+    status: displayStatus(next, backOff),
     reason: statusReason(next),
+    backOffUntil: backOff,
     recovery: ctx.state.recovery,
     restartCount: next.restartCount ?? 0,
     ranksPerNode: ctx.ranksPerNode,

@@ -238,6 +238,18 @@ function recoveredRowMessage(ctx: JobContext, reason: string, message: string): 
   return reason === "NodeFault" && found?.includes(" (") ? `${message} ${found}` : message;
 }
 
+/**
+ * Of the restart's detected → recovered, the time it waited out its crash-loop back-off: waiting, not
+ * recovering, kept apart on its row so MTTR counts only the recovery (server/domain/console/timeline.ts).
+ */
+export function backOffWaitMs(recovery: Pick<Recovery, "detectedAt" | "notBefore">, now: number): number {
+  if (recovery.notBefore === undefined) return 0;
+  return Math.round(Math.max(0, Math.min(now, recovery.notBefore) - recovery.detectedAt));
+}
+
+const waitNote = (waitMs: number) =>
+  waitMs > 0 ? ` ${Math.round(waitMs / 1000)} s of it was the crash-loop back-off's wait.` : "";
+
 async function finishRecovery(ctx: JobContext): Promise<void> {
   const recovery = ctx.state.recovery;
   if (!recovery) return;
@@ -245,10 +257,12 @@ async function finishRecovery(ctx: JobContext): Promise<void> {
   // Recovered now, once every agent has accepted its /start (not when this reconcile began).
   const now = deps.clock();
   const message = remediatedMessage(recovery.reason, Math.max(0, now - recovery.faultAt));
+  const waitMs = backOffWaitMs(recovery, now);
   const result = {
     outcome: "recovered",
     recoveredAt: new Date(now),
-    message: recoveredRowMessage(ctx, recovery.reason, message),
+    message: `${recoveredRowMessage(ctx, recovery.reason, message)}${waitNote(waitMs)}`,
+    waitMs,
   } as const;
   if (await completeRecord(ctx, recovery.eventId, result)) {
     deps.metrics.restarted.inc({ ...labels(ctx), restart_type: recovery.action });

@@ -11,6 +11,8 @@ import type {
 export type FakeRow = NewRestartEvent & {
   outcome: "pending" | "recovered" | "failed";
   recoveredAt: Date | null;
+  /** Set by a completion: the crash-loop back-off's wait (FaultCompletion.waitMs). */
+  waitMs?: number;
   /** Completions that changed this row (a correct operator makes at most one). */
   completions: number;
 };

@@ -105,6 +105,25 @@ function sinceLatestFault(rank: RankView, culprits: ReadonlySet<number> | null):
   return { ...rank, health: culprits.has(rank.rank) ? "faulted" : "restarting" };
 }
 
+/** What a pod of a finished job shows instead of Missing once its pod was cleaned up (cleanPodPolicy). */
+const FINISHED_POD_PHASE: Readonly<Record<string, string>> = { Succeeded: "Completed", Failed: "Stopped" };
+
+/**
+ * A finished job's ranks (Succeeded, Failed) no longer run: "finished", not "waiting" for pods that were
+ * cleaned up, nor "faulted" all of them; under Failed the ranks of the latest fault, and a rank its agent
+ * reported faulted, stay faulted. `placeholder`: a rank no agent reported (its pod is gone).
+ */
+function finishedRank(
+  rank: RankView,
+  job: { phase: string; culprits: ReadonlySet<number> | null; placeholder: boolean },
+): RankView {
+  const podPhase = FINISHED_POD_PHASE[job.phase];
+  if (!podPhase) return rank;
+  const faulted = job.culprits?.has(rank.rank) || (!job.placeholder && rank.health === "faulted");
+  if (job.phase === "Failed" && faulted) return { ...rank, health: "faulted" };
+  return { ...rank, health: "finished", state: job.placeholder ? podPhase.toLowerCase() : rank.state };
+}
+
 /** `now` (epoch ms) dates the ranks' progress ages; by default when the operator last observed the job. */
 export function topologyView(
   live: LiveJob,
@@ -119,12 +138,17 @@ export function topologyView(
   const ranks = live.pods
     .flatMap((pod) => [
       ...pod.ranks.map((rank) =>
-        sinceLatestFault(
-          rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank), now }),
-          culprits,
+        finishedRank(
+          sinceLatestFault(
+            rankView(pod, rank, { recovering, straggler: stragglers.has(rank.rank), now }),
+            culprits,
+          ),
+          { phase: live.phase, culprits, placeholder: false },
         ),
       ),
-      ...missingRanks(pod, perPod, { recovering, jobFailed: live.phase === "Failed" }),
+      ...missingRanks(pod, perPod, { recovering, jobFailed: live.phase === "Failed" }).map((rank) =>
+        finishedRank(rank, { phase: live.phase, culprits, placeholder: true }),
+      ),
     ])
     .sort((a, b) => a.rank - b.rank);
   const ranksOfPod = new Map<string, number[]>();
@@ -132,7 +156,7 @@ export function topologyView(
   const pods: PodTile[] = live.pods.map((pod) => ({
     name: pod.name,
     node: pod.node,
-    phase: pod.phase,
+    phase: pod.phase === "Missing" ? (FINISHED_POD_PHASE[live.phase] ?? pod.phase) : pod.phase,
     agentState: pod.agentState,
     ranks: ranksOfPod.get(pod.name) ?? [],
   }));
@@ -159,6 +183,16 @@ export function topologyView(
 const ACTIONS = new Set(["PLR", "POD_REPLACEMENT", "JLR", "FAIL"]);
 const OUTCOMES = new Set(["pending", "recovered", "failed"]);
 
+/** A back-off's wait kept apart from the recovery (recoveryMs); how many failures the row stands for. */
+function waitAndCount(
+  row: RestartEventRow,
+  at: { detectedAt: number; recoveredAt: number | null },
+): Pick<TimelineEntry, "recoveryMs" | "waitMs" | "count"> {
+  const waitMs = row.waitMs ?? 0;
+  const recoveryMs = at.recoveredAt === null ? null : Math.max(0, at.recoveredAt - at.detectedAt - waitMs);
+  return { recoveryMs, waitMs, count: row.count ?? 1 };
+}
+
 export function timelineEntries(rows: readonly RestartEventRow[]): TimelineEntry[] {
   return rows.map((row) => {
     const faultAt = row.faultAt.getTime();
@@ -177,7 +211,7 @@ export function timelineEntries(rows: readonly RestartEventRow[]): TimelineEntry
       detectedAt,
       recoveredAt,
       detectionMs: Math.max(0, detectedAt - faultAt),
-      recoveryMs: recoveredAt === null ? null : Math.max(0, recoveredAt - detectedAt),
+      ...waitAndCount(row, { detectedAt, recoveredAt }),
       policy: row.policy ?? null,
       ...entryProgress(row.progress),
     };

@@ -69,6 +69,8 @@ export const jobRowSchema = z.object({
   ranksTotal: z.int(),
   restarts: restartCountsSchema,
   createdAt: z.number(),
+  reason: z.string().nullable().optional(),
+  backOffUntil: z.number().nullable().optional(),
 });
 
 export const jobAccessOutputSchema = z.object({

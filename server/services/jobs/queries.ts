@@ -1,7 +1,7 @@
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
-import { countHealthyRanks } from "@/server/domain/console/job-ranks";
 import type { JobPage, JobRow } from "@/server/domain/jobs/pages";
+import { jobSummaryParts, restartTotals } from "@/server/domain/jobs/view-model-summary";
 import { AppError } from "@/server/errors";
 import { teamsByNamespace } from "@/server/services/access/job-access";
 import type { ClusterSource, JobPolicyView } from "@/server/services/jobs/gateway/types";
@@ -12,6 +12,7 @@ import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { listScalingEvents } from "@/server/store/scaling-events/queries";
 import { jobTotalsView, shadowEntries, timelineEntries, topologyView } from "./job-view";
 import { matchLogLines } from "./log-matcher";
+import { markingRules, type PageLogRule } from "./log-matcher-rules";
 
 /** The console's reads of jobs: the cluster source for live state, Postgres for teams and restart history. */
 
@@ -35,18 +36,21 @@ const noRestarts = (): RestartCounts => ({ plr: 0, podReplacement: 0, jlr: 0 });
 async function restartCounts(
   db: Db,
 ): Promise<{ byUid: Map<string, RestartCounts>; byName: Map<string, RestartCounts> }> {
+  // Summed counts: a row standing for several identical failures counts each (as the job's page does).
   const groups = await db.restartEvent.groupBy({
     by: ["jobUid", "namespace", "jobName", "action"],
-    _count: { _all: true },
+    _sum: { count: true },
   });
   const byUid = new Map<string, RestartCounts>();
   const byName = new Map<string, RestartCounts>();
   const add = (map: Map<string, RestartCounts>, key: string, group: (typeof groups)[number]) => {
     const entry = map.get(key) ?? noRestarts();
-    if (group.action === "PLR") entry.plr += group._count._all;
-    if (group.action === "POD_REPLACEMENT") entry.podReplacement += group._count._all;
-    if (group.action === "JLR") entry.jlr += group._count._all;
-    map.set(key, entry);
+    const more = restartTotals([{ action: group.action, count: group._sum.count ?? 0 }]);
+    map.set(key, {
+      plr: entry.plr + more.plr,
+      podReplacement: entry.podReplacement + more.podReplacement,
+      jlr: entry.jlr + more.jlr,
+    });
   };
   for (const group of groups) {
     if (group.jobUid !== null) add(byUid, group.jobUid, group);
@@ -76,13 +80,9 @@ export async function listJobRows(
         namespace: live.namespace,
         name: live.name,
         team: teams.get(live.namespace)?.name ?? null,
-        status: live.status,
-        phase: live.phase,
+        ...jobSummaryParts(live),
         priorityClass: live.priorityClass,
         gpus: live.gpus,
-        // Counted by the operator in the list's summary view; from the ranks for a source that sends them.
-        ranksHealthy: live.ranksHealthy ?? countHealthyRanks(live),
-        ranksTotal: live.ranksTotal,
         restarts:
           (live.uid === undefined ? restarts.byName.get(key) : restarts.byUid.get(live.uid)) ?? noRestarts(),
         createdAt: live.createdAt,
@@ -133,8 +133,8 @@ async function buildJobPage(db: Db, source: ClusterSource, ref: JobRef): Promise
     name: ref.name,
     team: team?.name ?? null,
     teamId: team?.id ?? null,
-    status: live.status,
-    phase: live.phase,
+    ...jobSummaryParts(live),
+    restarts: restartTotals(rows.map((row) => ({ action: row.action, count: row.count }))),
     priorityClass: live.priorityClass,
     gpus: live.gpus,
     restartCount: live.restartCount,
@@ -172,13 +172,14 @@ export type LogLine = { text: string; matches: string[] };
 
 /**
  * The tail of one rank's output (the agent prefixes each rank's lines with `[default<localRank>]:`), each
- * line with the rules whose logPattern matches it. The patterns run in a worker (log-matcher.ts), never on
+ * line with the rules it makes act (log-matcher-rules.ts: a fault, a metric past its threshold, a stop;
+ * a hang rule's every heartbeat is not marked). The patterns run in a worker (log-matcher.ts), never on
  * this event loop. `pod` must come from the job's own pods (the router checks it against the job's page).
  */
 export async function rankLogs(
   source: ClusterSource,
   ref: JobRef,
-  opts: { pod: string; localRank: number; tail: number; rules: Array<{ name: string; logPattern?: string }> },
+  opts: { pod: string; localRank: number; tail: number; rules: readonly PageLogRule[] },
 ): Promise<LogLine[]> {
   const text = await source.logs(ref, opts.pod, opts.tail * 16).catch((error: unknown) => {
     throw toAppError(error);
@@ -189,9 +190,6 @@ export async function rankLogs(
     .filter((line) => line.startsWith(prefix))
     .slice(-opts.tail)
     .map((line) => line.slice(prefix.length));
-  const rules = opts.rules.flatMap((rule) =>
-    rule.logPattern ? [{ name: rule.name, logPattern: rule.logPattern }] : [],
-  );
-  const matches = await matchLogLines({ rules, lines: bodies });
+  const matches = await matchLogLines({ rules: markingRules(opts.rules), lines: bodies });
   return bodies.map((body, index) => ({ text: body, matches: matches[index] ?? [] }));
 }

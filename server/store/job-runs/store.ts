@@ -2,8 +2,9 @@ import type { Db } from "@/server/db/client";
 
 /**
  * Runs of a job name (one per job uid), written by the operator: `started` when it first marks a job
- * Created, `ended` when the job's deletion is finalized (with the phase and reason it ended in). Both are
- * idempotent, so a retried reconcile or a restarted operator writes nothing twice.
+ * Created, `ended` when the job finishes (Succeeded, Failed) or, before that, when its deletion is
+ * finalized (phase Deleted), with a reason a user can read (server/operator/reconcilers/runs.ts). Both are
+ * idempotent, and the first end wins, so a retried reconcile or a restarted operator writes nothing twice.
  */
 export type JobRunStore = {
   started(run: { uid: string; namespace: string; jobName: string; createdAt: Date }): Promise<void>;

@@ -45,6 +45,8 @@ export type RestartEventRow = {
   message: string;
   /** How many identical failures in a row (a crash loop) the record stands for; 1 for most. */
   count?: number;
+  /** Of detected → recovered, ms spent waiting out the crash-loop back-off; 0 or absent: none. */
+  waitMs?: number;
   /** The policy the recovery ran under (issue 12); null: the job's own runPolicy. */
   policy?: string | null;
   /** Training progress around the fault; null: not recorded (an older row, an agent without steps). */
@@ -109,7 +111,15 @@ export async function listRestartEvents(
         ? { namespace: job.namespace, jobName: job.jobName }
         : { jobUid: job.jobUid, namespace: job.namespace, jobName: job.jobName },
     orderBy: { faultAt: "asc" },
-    select: { ...summarySelect, ranks: true, pods: true, message: true, count: true, policy: true },
+    select: {
+      ...summarySelect,
+      ranks: true,
+      pods: true,
+      message: true,
+      count: true,
+      policy: true,
+      waitMs: true,
+    },
   });
   return rows.map(withProgress);
 }

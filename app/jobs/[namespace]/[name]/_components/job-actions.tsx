@@ -14,14 +14,11 @@ export function useJobAction() {
   return useMutation(trpc.jobs.act.mutationOptions());
 }
 
-export function JobActions(props: { job: Ref; suspended: boolean; onDone?: (message: string) => void }) {
-  const router = useRouter();
-  const act = useJobAction();
-  const run = (input: JobActionInput, done: string) =>
-    act.mutate({ job: props.job, input }, { onSuccess: () => props.onDone?.(done) });
+/** The live-only actions (restart, suspend, resume): a finished job (Succeeded, Failed) offers Delete only. */
+function LiveActions(props: { suspended: boolean; run: (input: JobActionInput, done: string) => void }) {
+  const { run } = props;
   return (
-    <fieldset className="actions">
-      <legend className="sr-only">Job actions</legend>
+    <>
       <ConfirmButton
         label="Restart job"
         title="Restart the whole job?"
@@ -46,6 +43,25 @@ export function JobActions(props: { job: Ref; suspended: boolean; onDone?: (mess
           The job's pods are deleted until it is resumed; its GPUs are freed.
         </ConfirmButton>
       )}
+    </>
+  );
+}
+
+export function JobActions(props: {
+  job: Ref;
+  suspended: boolean;
+  /** Succeeded or Failed: nothing runs any more, so only Delete is offered. */
+  finished?: boolean;
+  onDone?: (message: string) => void;
+}) {
+  const router = useRouter();
+  const act = useJobAction();
+  const run = (input: JobActionInput, done: string) =>
+    act.mutate({ job: props.job, input }, { onSuccess: () => props.onDone?.(done) });
+  return (
+    <fieldset className="actions">
+      <legend className="sr-only">Job actions</legend>
+      {props.finished ? null : <LiveActions suspended={props.suspended} run={run} />}
       <ConfirmButton
         label="Delete"
         title="Delete the job?"

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
+import { JobStatus } from "@/app/jobs/_components/job-status";
 import { RestartTimeline } from "@/components/charts/restart-timeline";
 import { formatDuration } from "@/components/jobs/format";
 import { RankTable } from "@/components/jobs/rank-table";
@@ -11,6 +12,7 @@ import { ScalingHistory } from "@/components/jobs/scaling-history";
 import { useNow } from "@/components/jobs/use-now";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import type { JobPage } from "@/server/domain/jobs/pages";
+import { ranksText } from "@/server/domain/jobs/view-model-summary";
 import { JobActions } from "./job-actions";
 import { JobCharts } from "./job-charts";
 import { RankPanel } from "./rank-panel";
@@ -23,20 +25,22 @@ const LIVE_LABEL: Record<ConnectionState, string> = {
   reconnecting: "Reconnecting… (showing the last data received)",
 };
 
+/** Succeeded or Failed: the page shows what was, and offers no action on what no longer runs. */
+const isFinished = (page: { phase: string }) => page.phase === "Succeeded" || page.phase === "Failed";
+
 function JobHeader(props: { page: JobPage; now: number; state: ConnectionState; actions: ReactNode }) {
   const { page, now, state } = props;
-  const healthy = page.topology.ranks.filter((rank) => rank.health === "healthy").length;
   return (
     <div className="page-header">
-      <div>
-        <h1>{page.name}</h1>
+      <div style={{ minWidth: 0 }}>
+        {/* A name breaks nowhere (not at its hyphens): cut with "…", whole in its title. */}
+        <h1 title={page.name} style={{ whiteSpace: "nowrap", overflow: "hidden", textOverflow: "ellipsis" }}>
+          {page.name}
+        </h1>
         <ul className="facts" aria-label="Job facts">
           <li>
-            Status{" "}
-            <strong data-testid="job-status">
-              {/* Waiting for admission (task governance): Pending, whatever the operator's status says. */}
-              {page.phase === "Pending" ? "Pending" : page.status}
-            </strong>
+            {/* The list's status, from the same source (view-model-summary.ts) and component. */}
+            Status <JobStatus job={page} now={now} testId="job-status" />
           </li>
           <li>
             Team <strong>{page.team ?? "—"}</strong>
@@ -47,10 +51,20 @@ function JobHeader(props: { page: JobPage; now: number; state: ConnectionState; 
           <li>
             GPUs <strong>{page.gpus}</strong>
           </li>
+          {isFinished(page) ? (
+            // Its ranks no longer run: not "0/2 healthy" (job-view.ts shows them finished).
+            <li>
+              Ranks <strong data-testid="ranks-finished">{ranksText(page)}</strong>
+            </li>
+          ) : (
+            <li>
+              Ranks healthy <strong data-testid="ranks-healthy">{ranksText(page)}</strong>
+            </li>
+          )}
           <li>
-            Ranks healthy{" "}
-            <strong data-testid="ranks-healthy">
-              {healthy}/{page.topology.ranks.length}
+            Restarts (PLR/pod/JLR){" "}
+            <strong data-testid="job-restarts">
+              {page.restarts.plr}/{page.restarts.podReplacement}/{page.restarts.jlr}
             </strong>
           </li>
           <li>
@@ -73,6 +87,12 @@ function JobHeader(props: { page: JobPage; now: number; state: ConnectionState; 
             </li>
           ) : null}
         </ul>
+        {page.reason ? (
+          // The full reason (new lines kept): the list shows it on one line.
+          <p className="muted" data-testid="job-reason" style={{ whiteSpace: "pre-wrap", margin: "8px 0 0" }}>
+            <strong>Reason</strong> {page.reason}
+          </p>
+        ) : null}
       </div>
       <div className="stack">
         <span className="live-status" role="status" data-state={state}>
@@ -102,6 +122,15 @@ function JobTimeline({ page, now }: { page: JobPage; now: number }) {
   );
 }
 
+function allowed(access: { canAct?: boolean; mode?: string } | undefined, finished: boolean) {
+  const canAct = access?.canAct ?? false;
+  return {
+    canAct,
+    canActLive: canAct && !finished,
+    canInject: (access?.mode ?? "local") === "local" && !finished,
+  };
+}
+
 export function JobView(props: { namespace: string; name: string }) {
   const ref = { namespace: props.namespace, name: props.name };
   const { page, access, state, streamError } = useLiveJob(ref);
@@ -113,8 +142,8 @@ export function JobView(props: { namespace: string; name: string }) {
       return <ErrorState title={`Could not load ${props.name}`} message={streamError.message} />;
     return <LoadingState label={props.name} />;
   }
-  const canAct = access.data?.canAct ?? false;
-  const mode = access.data?.mode ?? "local";
+  // A finished job offers nothing that acts on what no longer runs (restarts, fault injection).
+  const { canAct, canActLive, canInject } = allowed(access.data, isFinished(page));
   const selectedRank =
     selected === null ? null : (page.topology.ranks.find((rank) => rank.rank === selected) ?? null);
   return (
@@ -123,7 +152,11 @@ export function JobView(props: { namespace: string; name: string }) {
         page={page}
         now={now}
         state={state}
-        actions={canAct ? <JobActions job={ref} suspended={page.status === "Suspended"} /> : null}
+        actions={
+          canAct ? (
+            <JobActions job={ref} suspended={page.status === "Suspended"} finished={isFinished(page)} />
+          ) : null
+        }
       />
 
       <WhyPendingPanel page={page} />
@@ -143,7 +176,7 @@ export function JobView(props: { namespace: string; name: string }) {
       </section>
 
       {selectedRank ? (
-        <RankPanel job={ref} rank={selectedRank} canAct={canAct} canInject={mode === "local"} />
+        <RankPanel job={ref} rank={selectedRank} canAct={canActLive} canInject={canInject} />
       ) : null}
 
       <section className="card" aria-labelledby="ranks-heading">
@@ -166,11 +199,11 @@ export function JobView(props: { namespace: string; name: string }) {
         now={now}
       />
 
-      <JobCharts job={ref} selected={selected} />
+      <JobCharts job={ref} selected={selected} createdAt={page.createdAt} />
 
       <section className="card" aria-labelledby="past-runs-heading">
         <h2 id="past-runs-heading">Past runs</h2>
-        <PastRuns namespace={page.namespace} name={page.name} />
+        <PastRuns namespace={page.namespace} name={page.name} finished={isFinished(page)} />
       </section>
 
       <section className="card" aria-labelledby="events-heading">

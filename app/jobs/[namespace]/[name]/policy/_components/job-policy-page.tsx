@@ -21,7 +21,7 @@ export function JobPolicyPage(props: { namespace: string; name: string }) {
     return (
       <ErrorState
         title={`Could not load the policy of ${props.name}`}
-        message={current.error.message}
+        error={current.error}
         onRetry={() => current.refetch()}
       />
     );
