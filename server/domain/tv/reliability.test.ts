@@ -28,6 +28,14 @@ function fault(
 }
 
 describe("reliabilityOf", () => {
+  it("counts each failure a folded row stands for, and leaves its back-off wait out of MTTR", () => {
+    // A crash loop of 5 folded into one row: 12 s from fault to recovered, 10 s of it waiting out back-off.
+    const folded = { ...fault(NOW - HOUR_MS, NOW - HOUR_MS + 12_000), count: 5, waitMs: 10_000 };
+    const stats = reliabilityOf([folded, fault(NOW - 2 * HOUR_MS, null)], NOW);
+    expect(stats).toMatchObject({ faults: 6, recovered: 5, pending: 1, mttrMs: 2_000 });
+    expect(stats.perHour.reduce((sum, hour) => sum + hour.faults, 0)).toBe(6);
+  });
+
   it("is empty with no faults: 24 zero hours, no MTTR", () => {
     const stats = reliabilityOf([], NOW);
     expect(stats).toMatchObject({ faults: 0, recovered: 0, failed: 0, pending: 0, mttrMs: null });

@@ -34,14 +34,16 @@ export function reliabilityOf(entries: readonly TimelineEntry[], now: number): R
     start: since + index * HOUR_MS,
     faults: 0,
   }));
+  // A row standing for several identical failures in a row (a folded crash loop) counts each of them.
+  const failures = (entry: TimelineEntry) => entry.count ?? 1;
   for (const entry of inWindow) {
     const bucket = perHour[Math.ceil((entry.faultAt - since) / HOUR_MS) - 1];
-    if (bucket) bucket.faults += 1;
+    if (bucket) bucket.faults += failures(entry);
   }
   const count = (outcome: TimelineEntry["outcome"]) =>
-    inWindow.filter((entry) => entry.outcome === outcome).length;
+    inWindow.reduce((sum, entry) => sum + (entry.outcome === outcome ? failures(entry) : 0), 0);
   return {
-    faults: inWindow.length,
+    faults: count("recovered") + count("failed") + count("pending"),
     recovered: count("recovered"),
     failed: count("failed"),
     pending: count("pending"),

@@ -69,6 +69,9 @@ const summarySelect = {
   progressAt: true,
   resumeStep: true,
   resumedAt: true,
+  // A row standing for several identical failures counts each (count), less its back-off wait (waitMs).
+  count: true,
+  waitMs: true,
 } as const;
 
 type ProgressColumns = {
@@ -116,16 +119,14 @@ export async function listRestartEvents(
       ranks: true,
       pods: true,
       message: true,
-      count: true,
       policy: true,
-      waitMs: true,
     },
   });
   return rows.map(withProgress);
 }
 
 /** A restart row without its rank and pod lists (a 2,048-rank row carries thousands), with its run's uid. */
-export type RestartSummaryRow = Omit<RestartEventRow, "ranks" | "pods" | "message" | "count" | "policy"> & {
+export type RestartSummaryRow = Omit<RestartEventRow, "ranks" | "pods" | "message" | "policy"> & {
   jobUid: string | null;
 };
 
