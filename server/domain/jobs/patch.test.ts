@@ -75,6 +75,26 @@ describe("job page diffs", () => {
     });
   });
 
+  it("carries the header's figures: ranks healthy, the reason, the back-off and restarts reach a watching page", () => {
+    const first = page([rank(0), rank(1)], { ranksHealthy: 0, status: "Starting" });
+    const next = page([rank(0), rank(1)], {
+      ranksHealthy: 2,
+      status: "BackOff",
+      reason: "CrashLoop: 2 restarts in a row",
+      backOffUntil: 5_000,
+      restarts: { plr: 2, podReplacement: 0, jlr: 0 },
+    });
+    const patch = diffPage(first, next);
+    expect(patch?.kind).toBe("patch");
+    const applied = applyPatch(first, patch ?? { kind: "snapshot", page: first });
+    expect(applied).toMatchObject({
+      ranksHealthy: 2,
+      reason: "CrashLoop: 2 restarts in a row",
+      backOffUntil: 5_000,
+      restarts: { plr: 2 },
+    });
+  });
+
   it("carries the policy parts: a new version, pending rules and a shadow verdict reach a watching page", () => {
     const first = page([rank(0)]);
     const verdict = {

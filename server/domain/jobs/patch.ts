@@ -16,27 +16,41 @@ export type JobPatch =
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-const PARTS = [
-  "status",
-  "phase",
-  "priorityClass",
-  "gpus",
-  "restartCount",
-  "recovering",
-  "timeline",
-  "totals",
-  "events",
-  "logRules",
-  "team",
-  "teamId",
-  "resourceVersion",
-  "appliedPolicy",
-  "shadow",
-  "verdicts",
-  "pendingRestart",
-  "elastic",
-  "scaling",
-] as const satisfies ReadonlyArray<keyof JobPage>;
+/**
+ * Every part of the page a patch carries whole when it changed: all of JobPage but the topology (diffed by
+ * rank, pod and node below) and updatedAt. A Record over the keys, so a field added to JobPage and not
+ * listed here fails the typecheck instead of freezing at its first value in open pages.
+ */
+const PART_KEYS: Record<Exclude<keyof JobPage, "topology" | "updatedAt">, true> = {
+  namespace: true,
+  name: true,
+  team: true,
+  teamId: true,
+  status: true,
+  phase: true,
+  priorityClass: true,
+  gpus: true,
+  restartCount: true,
+  reason: true,
+  backOffUntil: true,
+  ranksHealthy: true,
+  ranksTotal: true,
+  restarts: true,
+  recovering: true,
+  createdAt: true,
+  timeline: true,
+  totals: true,
+  events: true,
+  logRules: true,
+  resourceVersion: true,
+  appliedPolicy: true,
+  shadow: true,
+  verdicts: true,
+  pendingRestart: true,
+  elastic: true,
+  scaling: true,
+};
+const PARTS = Object.keys(PART_KEYS) as Array<keyof typeof PART_KEYS>;
 
 /** null when nothing a viewer sees changed (updatedAt alone does not count). */
 export function diffPage(previous: JobPage | null, next: JobPage): JobPatch | null {

@@ -14,7 +14,8 @@ export const START_FAILURE = "StartFailure";
 /** How long after a pod's exit its agent's own words (the AgentExited event) are still looked for. */
 const EXIT_WORDS_MS = 5_000;
 
-type DeadPod = { name: string; key: string; createdAt: number; finishedAt: number };
+/** finishedAt is the back end's, or the time it was first seen stopped (exitKnown false). */
+type DeadPod = { name: string; key: string; createdAt: number; finishedAt: number; exitKnown: boolean };
 
 /**
  * What the back end said of these pods' exit (the local back end's AgentExited event: exit code and the
@@ -93,6 +94,9 @@ async function endStartFailures(ctx: JobContext): Promise<void> {
   ctx.state.crashLoop = { ...ctx.state.crashLoop, startRow: null };
 }
 
+/** How long a stopped pod's failure waits for the back end's words about its exit before it counts without. */
+const EXIT_WORDS_GRACE_MS = 2000;
+
 /**
  * A pod that died before the job ran (its agent exited at start): a start failure, backed off as
  * CrashLoopBackOff, and failing the job past the limit of restarts without progress. Each is on the
@@ -103,7 +107,14 @@ async function backOffStartFailures(ctx: JobContext): Promise<boolean> {
   const dead = deadPods(ctx);
   const fresh = dead.filter((pod) => !ctx.state.crashLoop.counted?.includes(pod.key));
   if (fresh.length > 0) {
-    if (await countStartFailure(ctx, { fresh, dead })) return true;
+    const words = await exitWords(ctx, fresh);
+    // The back end writes the agent's words (its AgentExited event) just after the pod is seen stopped: a
+    // failure counted in between would say only "exited", and the one that fails the job is never
+    // completed later (addExitWords completes back-offs only). Waited for a moment; the job is looked at
+    // again every poll while it starts.
+    const justExited = fresh.some((pod) => pod.exitKnown && ctx.now - pod.finishedAt < EXIT_WORDS_GRACE_MS);
+    if (words === null && justExited) return true;
+    if (await countStartFailure(ctx, { fresh, dead, words })) return true;
   } else if (dead.length > 0) await addExitWords(ctx, dead);
   const notBefore = ctx.state.crashLoop.notBefore;
   return notBefore !== null && ctx.now < notBefore && dead.length > 0;
@@ -119,6 +130,7 @@ function deadPods(ctx: JobContext): DeadPod[] {
             key: deadKey(view.expected.name, view.pod.createdAt),
             createdAt: view.pod.createdAt,
             finishedAt: view.pod.finishedAt ?? ctx.now,
+            exitKnown: view.pod.finishedAt !== undefined && view.pod.finishedAt !== null,
           },
         ]
       : [],
@@ -128,12 +140,11 @@ function deadPods(ctx: JobContext): DeadPod[] {
 /** Counts new start failures: a back-off (its reason and row), or the job failed; true when it failed. */
 async function countStartFailure(
   ctx: JobContext,
-  pods: { fresh: readonly DeadPod[]; dead: readonly DeadPod[] },
+  pods: { fresh: readonly DeadPod[]; dead: readonly DeadPod[]; words: string | null },
 ): Promise<boolean> {
-  const { fresh, dead } = pods;
+  const { fresh, dead, words } = pods;
   const loop = ctx.state.crashLoop;
   const names = fresh.map((pod) => pod.name).join(", ");
-  const words = await exitWords(ctx, fresh);
   const limit = restartsWithoutProgressLimit(ctx.job.object.metadata.annotations);
   const decision = onFailure({
     state: loop,
