@@ -1,12 +1,13 @@
 "use client";
 
 import { useMemo, useState } from "react";
+import { healthTextColor } from "@/components/jobs/health-style";
 import { EmptyState } from "@/components/ui/query-state";
 import type { JobTotals, TimelineEntry } from "@/server/domain/jobs/view-model";
 import styles from "./charts.module.css";
 import { entryLosses, timelineRows } from "./restart-timeline-model";
 import { type ShadowTimelineEntry, ShadowVerdictList } from "./shadow-verdict-list";
-import { chartHeight, SPAN_COLORS, TimelineChart } from "./timeline-chart";
+import { chartHeight, TimelineChart } from "./timeline-chart";
 import { entrySentence } from "./timeline-text";
 import { TotalsStrip } from "./totals-strip";
 import { usePacedValue } from "./use-paced-value";
@@ -34,13 +35,14 @@ function entriesKey(entries: readonly TimelineEntry[]): string {
 function ChartKey() {
   return (
     <div className={styles.key} aria-hidden="true">
-      <span style={{ color: SPAN_COLORS.stalled }}>■ Stalled</span>
-      <span style={{ color: SPAN_COLORS.detection }}>■ Detection</span>
-      <span style={{ color: SPAN_COLORS.waiting, opacity: 0.7 }}>■ Back-off wait</span>
-      <span style={{ color: SPAN_COLORS.recovery }}>■ Recovery</span>
-      <span style={{ color: SPAN_COLORS.recovery }}>▨ Recovering</span>
-      <span style={{ color: SPAN_COLORS.failed }}>■ Failed</span>
-      <span style={{ color: SPAN_COLORS.catchUp }}>■ Catching up</span>
+      {/* Text in the theme's health colours (AA on either theme); the chart's spans use SPAN_COLORS. */}
+      <span style={{ color: healthTextColor("hanging") }}>■ Stalled</span>
+      <span style={{ color: healthTextColor("slow") }}>■ Detection</span>
+      <span style={{ color: healthTextColor("waiting") }}>▤ Back-off wait</span>
+      <span style={{ color: healthTextColor("restarting") }}>■ Recovery</span>
+      <span style={{ color: healthTextColor("restarting") }}>▨ Recovering</span>
+      <span style={{ color: healthTextColor("faulted") }}>■ Failed</span>
+      <span style={{ color: healthTextColor("waiting") }}>■ Catching up</span>
     </div>
   );
 }
