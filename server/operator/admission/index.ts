@@ -19,7 +19,6 @@ async function kueueGate(opts: {
   db: Db;
   log: Logger;
   kubeConfig: KubeConfig;
-  backend: ClusterBackend;
 }): Promise<AdmissionGate | null> {
   const { kueueInstalled } = await import("@/server/cluster/kubernetes/kueue-installed");
   if (!(await kueueInstalled(opts.kubeConfig))) {
@@ -27,13 +26,11 @@ async function kueueGate(opts: {
     return null;
   }
   const { createKueueApi } = await import("@/server/cluster/kubernetes/kueue/client");
-  const { capacityOfNodes, startKueueSync } = await import("@/server/cluster/kubernetes/kueue/sync");
+  const { startKueueSync } = await import("@/server/cluster/kubernetes/kueue/sync");
   const { createKueueWorkloads } = await import("@/server/cluster/kubernetes/kueue/workload-client");
   const { createKueueGate } = await import("./kueue");
   const sync = startKueueSync({
     load: () => loadGovernanceConfig(opts.db),
-    // Sizes the cohort's own quota (idle resource sharing) by the healthy nodes.
-    capacity: async () => capacityOfNodes(await opts.backend.listNodes()),
     api: createKueueApi(opts.kubeConfig),
     log: opts.log,
   });
@@ -58,7 +55,5 @@ export async function createAdmissionGate(opts: {
 }): Promise<AdmissionGate | null> {
   const log = opts.log.child({ component: "admission" });
   if (opts.kind === "local") return createLocalAdmission({ db: opts.db, backend: opts.backend, log });
-  return opts.kubeConfig
-    ? kueueGate({ db: opts.db, log, kubeConfig: opts.kubeConfig, backend: opts.backend })
-    : null;
+  return opts.kubeConfig ? kueueGate({ db: opts.db, log, kubeConfig: opts.kubeConfig }) : null;
 }

@@ -15,7 +15,6 @@ export type ManagedKind =
   | "Namespace"
   | "ResourceFlavor"
   | "ClusterQueue"
-  | "Cohort"
   | "LocalQueue"
   | "WorkloadPriorityClass";
 
@@ -35,7 +34,6 @@ export type KueueApi = {
 export const KUEUE_PLURALS = {
   ResourceFlavor: "resourceflavors",
   ClusterQueue: "clusterqueues",
-  Cohort: "cohorts",
   LocalQueue: "localqueues",
   WorkloadPriorityClass: "workloadpriorityclasses",
   Workload: "workloads",
