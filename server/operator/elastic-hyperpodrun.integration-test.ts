@@ -63,7 +63,7 @@ spec:
     faultyScaleDownTimeoutInSeconds: ${FAULTY_SECONDS}
   replicaSpecs:
     - name: workers
-      replicas: 1
+      replicas: 3
       template:
         spec:
           containers:
