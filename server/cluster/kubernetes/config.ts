@@ -1,4 +1,6 @@
+import type { ClientRequest } from "node:http";
 import { type AgentOptions, Agent as HttpsAgent } from "node:https";
+import type { Duplex } from "node:stream";
 import { type Cluster, KubeConfig } from "@kubernetes/client-node";
 
 /**
@@ -27,6 +29,36 @@ export function loadKubeConfig(file?: string): KubeConfig {
  */
 const IDLE_SOCKET_MS = 60_000;
 
+/**
+ * How long a request sent on a reused connection may wait for the answer's headers before the connection is
+ * dropped and the request fails (the caller retries on a new one). A kept-alive connection can die silently
+ * (a NAT or load balancer forgets it, a proxy stops forwarding): nothing tells the client, and a request sent
+ * on it would wait forever; an informer whose list or watch waits so never sees a change again. The
+ * apiserver answers within its own request timeout (60 s by default), and a watch's headers come at once.
+ */
+const REUSED_ANSWER_MS = 60_000;
+
+/** A keep-alive agent that fails a request on a reused connection when no answer starts in time. */
+class GuardedAgent extends HttpsAgent {
+  constructor(
+    options: AgentOptions,
+    private readonly answerMs: number,
+  ) {
+    super(options);
+  }
+
+  override reuseSocket(socket: Duplex, request: ClientRequest): void {
+    super.reuseSocket(socket, request);
+    const timer = setTimeout(() => {
+      request.destroy(
+        new Error(`no answer from the API server within ${this.answerMs} ms on a reused connection`),
+      );
+    }, this.answerMs);
+    timer.unref();
+    request.once("response", () => clearTimeout(timer));
+    request.once("close", () => clearTimeout(timer));
+  }
+}
 type AgentFactory = (cluster: Cluster | null, options: AgentOptions) => unknown;
 
 /** The TLS options as one string (certificates and keys as base64), to tell a changed set from the same. */
@@ -45,9 +77,10 @@ const optionsKey = (options: AgentOptions): string =>
  * call paid a TCP and TLS handshake with the apiserver. This keeps one keep-alive agent per API server and
  * set of TLS options (a rotated client certificate gets a new one, and the old one is closed). It replaces
  * the library's private `createAgent`; a test counts the connections, so a library that stops calling it
- * is noticed. Proxied and plain-http clusters keep the library's own agents.
+ * is noticed. A request on a reused connection that gets no answer fails after `answerMs` (REUSED_ANSWER_MS).
+ * Proxied and plain-http clusters keep the library's own agents.
  */
-export function reuseConnections(config: KubeConfig): KubeConfig {
+export function reuseConnections(config: KubeConfig, opts: { answerMs?: number } = {}): KubeConfig {
   const target = config as unknown as { createAgent: AgentFactory };
   const original = target.createAgent.bind(config);
   const agents = new Map<string, { options: string; agent: HttpsAgent }>();
@@ -57,7 +90,10 @@ export function reuseConnections(config: KubeConfig): KubeConfig {
     const held = agents.get(cluster.server);
     if (held?.options === key) return held.agent;
     held?.agent.destroy();
-    const agent = new HttpsAgent({ ...options, keepAlive: true, timeout: IDLE_SOCKET_MS });
+    const agent = new GuardedAgent(
+      { ...options, keepAlive: true, timeout: IDLE_SOCKET_MS },
+      opts.answerMs ?? REUSED_ANSWER_MS,
+    );
     agents.set(cluster.server, { options: key, agent });
     return agent;
   };

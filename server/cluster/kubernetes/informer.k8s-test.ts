@@ -12,9 +12,9 @@ import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { KubernetesBackend } from "./backend";
 import { createConsoleView, detectClusterMode } from "./console-view";
 import { CRD_OWNER_ANNOTATION, LABEL_JOB } from "./objects";
-import { type KubeEnv, kwokNode, viaProxy, waitUntil } from "./testing/kube-env";
+import { type KubeEnv, kwokNode, PROXIED_ANSWER_MS, viaProxy, waitUntil } from "./testing/kube-env";
 import { type ProxiedBackend, startProxiedBackend } from "./testing/proxied-backend";
-import type { TcpProxy } from "./testing/tcp-proxy";
+import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy";
 
 /**
  * Informers against a real apiserver whose connections a test proxy breaks (cut, or silently stalled), and
@@ -43,6 +43,26 @@ describe("API connections", () => {
     for (let call = 0; call < 20; call += 1) await core.listNamespace();
     expect(proxy.accepted() - before).toBe(1);
   });
+
+  it("give up a call on a reused connection that went silent, and the next call opens a new one", async () => {
+    const server = new URL(env.cluster.server);
+    const silent = await startTcpProxy({ host: server.hostname, port: Number(server.port) });
+    try {
+      const core = viaProxy(env.kubeConfig, silent.port).makeApiClient(CoreV1Api);
+      await core.listNamespace();
+      silent.stallAll();
+      const startedAt = Date.now();
+      await expect(core.listNamespace()).rejects.toThrow(/no answer from the API server/);
+      const waitedMs = Date.now() - startedAt;
+      console.log(`call on a silent reused connection failed after ${waitedMs} ms`);
+      expect(waitedMs).toBeGreaterThanOrEqual(PROXIED_ANSWER_MS - 100);
+      const before = silent.accepted();
+      await core.listNamespace();
+      expect(silent.accepted() - before).toBe(1);
+    } finally {
+      await silent.stop();
+    }
+  }, 30_000);
 });
 
 describe("informers", () => {

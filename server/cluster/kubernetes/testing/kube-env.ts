@@ -72,11 +72,17 @@ export async function installCrd(kubeConfig: KubeConfig, crd = readCrd()): Promi
   });
 }
 
+/**
+ * How long a call on a reused connection through the test proxy waits for an answer: short, because the
+ * proxy's `stallAll` leaves pooled connections silent and the tests wait for the caches to recover.
+ */
+export const PROXIED_ANSWER_MS = 8000;
+
 /** The same credentials, through another address (a test proxy on this port). */
 export function viaProxy(kubeConfig: KubeConfig, port: number): KubeConfig {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error("no cluster");
-  const copy = reuseConnections(new KubeConfig());
+  const copy = reuseConnections(new KubeConfig(), { answerMs: PROXIED_ANSWER_MS });
   copy.loadFromOptions({
     clusters: [{ ...cluster, server: `https://127.0.0.1:${port}` }],
     users: kubeConfig.getUsers(),
