@@ -32,6 +32,8 @@ const RUN_TIMEOUT_MS = 6 * 60_000;
 const MAX_PARALLEL = 10;
 /** After the worker's last line: hyperpodrun reads a new line within 1 s, then its monitor loop reports it. */
 const SETTLE_MS = 1500;
+/** How long after /start the agent may take to start the worker (hyperpodrun imports torch first). */
+const WORKER_START_MS = 60_000;
 const POLL_MS = 100;
 
 type Seen = { state: string; reason: string | null; message: string | null; atMs: number | null };
@@ -87,28 +89,53 @@ const seen = (status: AgentStatus, atMs: number | null): Seen => ({
 
 const failed = (what: string): Seen => ({ state: `error: ${what}`, reason: null, message: null, atMs: null });
 
-type Watch = { run: TemplateCase; startedAt: number; deadline: number; quietEndsAt: number };
+type Watch = {
+  run: TemplateCase;
+  startedAt: number;
+  /** Until the worker has started: /start plus WORKER_START_MS; then its start plus the case's wait. */
+  deadline: number;
+  workerStarted: boolean;
+  quietEndsAt: number;
+};
 
 /** The case's outcome from one /status answer, or null to keep polling. */
 function verdict(status: AgentStatus, watch: Watch, now: number): Seen | null {
   if (status.status === "faulted") return seen(status, now - watch.startedAt);
   if (now >= watch.quietEndsAt) return seen(status, null);
   if (now < watch.deadline) return null;
+  if (!watch.workerStarted) return failed(`the worker did not start within ${WORKER_START_MS} ms`);
   return watch.run.kind === "quiet" ? failed("the worker did not print all its lines") : seen(status, null);
 }
 
+/** Moves the deadlines as the worker's files appear: its start, and (quiet lines) its last line. */
+function noticeWorker(watch: Watch, side: Side, now: number): void {
+  if (!watch.workerStarted && existsSync(`${side.done}.started`)) {
+    watch.workerStarted = true;
+    watch.deadline = now + watch.run.waitMs;
+  }
+  if (watch.run.kind === "quiet" && watch.quietEndsAt === Number.POSITIVE_INFINITY && existsSync(side.done))
+    watch.quietEndsAt = now + SETTLE_MS;
+}
+
 /**
- * Polls /status until a fault, the quiet lines' end (+ SETTLE_MS), or the case's wait runs out. Quiet
- * lines that were never all printed (the worker did not run) are an error, not a pass.
+ * Polls /status until a fault, the quiet lines' end (+ SETTLE_MS), or the case's wait runs out. The wait
+ * counts from the worker's start (its `.started` file), not from /start: hyperpodrun on a loaded machine
+ * can take seconds to start it. Quiet lines that were never all printed (the worker did not run) are an
+ * error, not a pass.
  */
 async function observe(side: Side, run: TemplateCase, startedAt: number): Promise<Seen> {
-  const watch = { run, startedAt, deadline: startedAt + run.waitMs, quietEndsAt: Number.POSITIVE_INFINITY };
+  const watch: Watch = {
+    run,
+    startedAt,
+    deadline: startedAt + WORKER_START_MS,
+    workerStarted: false,
+    quietEndsAt: Number.POSITIVE_INFINITY,
+  };
   for (;;) {
     const reply = await client.status(side.url);
     if (!reply.ok) return failed(`/status ${reply.error.detail}`);
     const now = Date.now();
-    if (run.kind === "quiet" && watch.quietEndsAt === Number.POSITIVE_INFINITY && existsSync(side.done))
-      watch.quietEndsAt = now + SETTLE_MS;
+    noticeWorker(watch, side, now);
     const result = verdict(reply.value, watch, now);
     if (result) return result;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

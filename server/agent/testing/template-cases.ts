@@ -121,8 +121,8 @@ export function templateCases(template: PolicyTemplate): TemplateCase[] {
 }
 
 /**
- * The worker both agents run (`python3 worker.py <schedule.json> <done file>`): prints each line at its
- * time (flushed), writes the done file after the last one, then idles until its agent is gone (its parent
+ * The worker both agents run (`python3 worker.py <schedule.json> <done file>`): writes `<done file>.started`
+ * as it starts, prints each line at its time (flushed), writes the done file after the last one, then idles until its agent is gone (its parent
  * changes: hyperpodrun starts workers in their own session, so killing the agent's group misses them) or
  * for at most 10 minutes.
  */
@@ -132,6 +132,7 @@ import json, os, sys, time
 schedule = json.load(open(sys.argv[1], encoding="utf-8"))
 parent = os.getppid()
 started = time.monotonic()
+open(sys.argv[2] + ".started", "w").close()
 for entry in schedule:
     delay = started + entry["atMs"] / 1000 - time.monotonic()
     if delay > 0:
