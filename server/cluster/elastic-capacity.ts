@@ -37,4 +37,10 @@ export type ElasticCapacity = {
   preempted(job: ClusterJob): number | null;
   /** The largest size all of whose steps are admitted now (minReplicas when it holds none). */
   admitted(job: ClusterJob): number;
+  /**
+   * status.elasticWorkloadRef (HyperPod: "Reference to associated ElasticWorkload, only set when ElasticPolicy
+   * is present"): the governance object that holds the job's minimum, its steps being named after it; null
+   * for a job outside any team queue (no such object exists).
+   */
+  workloadRef?(job: ClusterJob): Record<string, string> | null;
 };

@@ -63,7 +63,7 @@ spec:
     faultyScaleDownTimeoutInSeconds: ${FAULTY_SECONDS}
   replicaSpecs:
     - name: workers
-      replicas: 3
+      replicas: 1
       template:
         spec:
           containers:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { operatorInjectedEnv } from "@/server/cluster/pod-env";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
-import { jobAtMinimum, jobAtSize, sizesOf } from "./sized-job";
+import { initialSize, jobAtMinimum, jobAtSize, sizesOf } from "./sized-job";
 import { baseWorkload, stepWorkload } from "./step-workload";
 
 const PARTIAL = `apiVersion: sagemaker.amazonaws.com/v1
@@ -61,5 +61,14 @@ describe("NNODES of a pod made at a size", () => {
     const job = parse(PARTIAL);
     for (const size of sizesOf(job))
       expect(operatorInjectedEnv(jobAtSize(job, size)).NNODES).toBe(String(size));
+  });
+});
+
+describe("initialSize", () => {
+  it("is the replica specs' replicas (AWS: the initial count), else the largest allowed size below it", () => {
+    expect(initialSize(parse(PARTIAL))).toBe(2);
+    expect(initialSize(parse(PARTIAL.replace("replicas: 0\n", "replicas: 4\n")))).toBe(6);
+    // 5 is no allowed size (2, 4, 6, 8): the job starts at 4.
+    expect(initialSize(parse(PARTIAL.replace("replicas: 0\n", "replicas: 3\n")))).toBe(4);
   });
 });

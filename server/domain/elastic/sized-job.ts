@@ -1,5 +1,5 @@
 import type { HyperPodPyTorchJob } from "@/server/domain/job-spec/job-spec.schema";
-import { allowedSizes, replicasBySpec } from "./sizes";
+import { allowedSizes, largestAllowedAtMost, replicasBySpec } from "./sizes";
 
 /**
  * An elastic job at a world size: the same job with each replica spec's `replicas` set to its share of the
@@ -33,4 +33,13 @@ export function jobAtSize(job: HyperPodPyTorchJob, size: number): HyperPodPyTorc
 export function jobAtMinimum(job: HyperPodPyTorchJob): HyperPodPyTorchJob {
   const policy = job.spec.elasticPolicy;
   return policy ? jobAtSize(job, policy.minReplicas) : job;
+}
+
+/**
+ * The size an elastic job starts at: its replica specs' `replicas` (HyperPod: "Initial replica count"), as
+ * the largest allowed size not above it (minReplicas when it is below every size).
+ */
+export function initialSize(job: HyperPodPyTorchJob): number {
+  const sizes = sizesOf(job);
+  return largestAllowedAtMost(sizes, totalReplicas(job)) ?? sizes[0] ?? totalReplicas(job);
 }

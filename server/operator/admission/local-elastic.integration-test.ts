@@ -88,6 +88,8 @@ describe("local elastic capacity", () => {
     expect(elastic.admitted(grows)).toBe(3);
     expect(await elastic.request(grows, 4)).toBe("pending");
     expect(elastic.preempted(grows)).toBeNull();
+    // It scaled up to 3: its pods use both steps (status.rebound.elastic, as the operator writes it).
+    grows.status = { rebound: { elastic: { size: 3, scaling: null } } } as ClusterJob["status"];
 
     // A job of the same class in the same team: the elastic job's largest step goes, not its base.
     const same = await submit(demoJobYaml({ name: "same-class", namespace: NS, nodes: 1, ranks: 8 }));

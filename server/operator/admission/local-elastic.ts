@@ -1,5 +1,6 @@
 import type { ElasticCapacity } from "@/server/cluster/elastic-capacity";
 import { type ClusterJob, jobKey } from "@/server/cluster/types";
+import { sizeInUse } from "@/server/domain/elastic/in-use";
 import { sizesOf } from "@/server/domain/elastic/sized-job";
 import { stepPods } from "@/server/domain/elastic/sizes";
 import { stepWorkload } from "@/server/domain/elastic/step-workload";
@@ -11,6 +12,10 @@ import type { Entry } from "./local-entries";
  * entries in the local admission beside its base entry, keyed `<namespace>/<name>#<size>`, admitted and
  * preempted by the same cycles as every job. An ungoverned elastic job (no team queue) grows into GPUs no
  * job holds, as HyperPod without Kueue creates its pods when there is room.
+ *
+ * A step preempted before the job uses it (above sizeInUse: no pod runs on it) has nothing to stop: it is
+ * asked for again at once (pending, behind what preempted it) rather than held "evicting", which nothing
+ * would ever end (the gate's requeue is for a job's own entry, once its pods are gone).
  */
 
 export const STEP_SEPARATOR = "#";
@@ -54,7 +59,7 @@ export function createLocalElastic(opts: {
   freeGpus(): Promise<number>;
   schedule(): void;
   clock(): number;
-}): ElasticCapacity & { releaseAll(key: string): boolean } {
+}): Required<ElasticCapacity> & { releaseAll(key: string): boolean } {
   const { entries } = opts;
   /** Ungoverned elastic jobs: the size the free GPUs were found for. */
   const ungoverned = new Map<string, number>();
@@ -100,6 +105,31 @@ export function createLocalElastic(opts: {
     });
     return true;
   };
+  /**
+   * Steps preempted above the size the job's pods exist for wait again at once (their capacity is free for
+   * what preempted them); true when there were any.
+   */
+  const requeueUnused = (job: ClusterJob): boolean => {
+    const inUse = sizeInUse(job.status, job.object.spec.elasticPolicy?.minReplicas ?? 0);
+    const unused = steps(job, Number.POSITIVE_INFINITY).filter(
+      (step) => step.to > inUse && stepState(job, step.to) === "evicting",
+    );
+    for (const step of unused) {
+      const key = stepKey(job, step.to);
+      const entry = entries.get(key);
+      if (!entry) continue;
+      entries.set(key, {
+        ...entry,
+        state: "pending",
+        flavor: null,
+        since: opts.clock(),
+        reason: "Pending",
+        message: "preempted before use: waiting for the next admission cycle",
+      });
+    }
+    if (unused.length > 0) opts.schedule();
+    return unused.length > 0;
+  };
   /** Drops the job's steps above `above`; true when there were any. */
   const dropSteps = (key: string, above: number): boolean => {
     const prefix = `${key}${STEP_SEPARATOR}`;
@@ -128,7 +158,7 @@ export function createLocalElastic(opts: {
     async request(job, toReplicas) {
       const team = opts.teamOf(job);
       if (team === null) return requestUngoverned(job, toReplicas);
-      let changed = false;
+      let changed = requeueUnused(job);
       steps(job, toReplicas).forEach((step, index) => {
         changed = track(job, team, step, index) || changed;
       });
@@ -143,12 +173,18 @@ export function createLocalElastic(opts: {
     },
     preempted(job) {
       if (opts.teamOf(job) === null) return null;
+      requeueUnused(job);
       const evicted = steps(job, Number.POSITIVE_INFINITY).some(
         (step) => stepState(job, step.to) === "evicting",
       );
       return evicted ? admitted(job) : null;
     },
     admitted,
+    workloadRef(job) {
+      // The job's own entry in this admission stands for Kueue's Workload; its steps are `<name>#<size>`.
+      if (opts.teamOf(job) === null) return null;
+      return { kind: "Workload", namespace: job.ref.namespace, name: job.ref.name };
+    },
     releaseAll(key) {
       ungoverned.delete(key);
       return dropSteps(key, 0);

@@ -178,3 +178,29 @@ describe("faulty scale-down whose agents do not start", () => {
     });
   });
 });
+
+describe("an elastic job's start", () => {
+  it("starts at `replicas` (AWS: the initial count), not minReplicas: no scaling, no restart", async () => {
+    const yaml = YAML.replace("replicas: 1\n", "replicas: 3\n");
+    const h = createReconcileHarness({ yaml, nodes: 3, gpusPerNode: 2 });
+    await until(h, () => h.state().phase === "Running");
+    expect(h.cluster.created).toEqual(["grow-workers-0", "grow-workers-1", "grow-workers-2"]);
+    for (const [rank, pod] of ["grow-workers-0", "grow-workers-1", "grow-workers-2"].entries())
+      expect(startsOf(h, pod)).toMatchObject([{ nnodes: 3, rank }]);
+    for (let i = 0; i < 5; i += 1) await h.reconcile();
+    expect(h.state().elastic).toMatchObject({ size: 3, scaling: null });
+    expect(h.cluster.events.map((e) => e.reason)).not.toContain("Scaling");
+    expect(h.cluster.status().elasticScalingStatus?.targetReplicas).toEqual({ workers: 3 });
+  });
+
+  it("fills status.jobPods with its pods (no elasticWorkloadRef without task governance)", async () => {
+    const h = createReconcileHarness({ yaml: YAML, nodes: 3, gpusPerNode: 2 });
+    await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null);
+    await h.reconcile();
+    const names = ["grow-workers-0", "grow-workers-1", "grow-workers-2"];
+    expect(h.cluster.status().jobPods).toEqual(
+      names.map((name) => ({ apiVersion: "v1", kind: "Pod", namespace: "hyperpod-ns-llm-research", name })),
+    );
+    expect(h.cluster.status().elasticWorkloadRef).toBeUndefined();
+  });
+});

@@ -6,7 +6,7 @@ import {
   type ScalingMemory,
   scalingTimers,
 } from "@/server/domain/elastic/scaling";
-import { jobAtSize, sizesOf } from "@/server/domain/elastic/sized-job";
+import { initialSize, jobAtSize, sizesOf, totalReplicas } from "@/server/domain/elastic/sized-job";
 import { replicasBySpec } from "@/server/domain/elastic/sizes";
 import type { ElasticScalingStatus } from "@/server/domain/job-spec/job-status.schema";
 import type { LiveJob } from "@/server/domain/operator-api/contract";
@@ -30,12 +30,17 @@ export function policyOf(job: ClusterJob): ElasticPolicy | null {
   return job.object.spec.elasticPolicy ?? null;
 }
 
-/** The world size the job's pods exist for now: during a scaling, the larger of its two sizes until the stop is done. */
+/**
+ * The world size the job's pods exist for now: during a scaling, the larger of its two sizes until the stop is
+ * done. A job not started yet starts at `replicas` (initialSize) when it is not governed, as HyperPod without
+ * Kueue does; a governed job (its admission is on record before its first pod is made) starts at
+ * minReplicas, which is what its own admission covers, and asks for the steps above it once running.
+ */
 export function podsSize(job: ClusterJob, state: ReboundState): number | null {
   const policy = policyOf(job);
   if (!policy) return null;
   const elastic = state.elastic;
-  if (!elastic) return policy.minReplicas;
+  if (!elastic) return state.admission ? policy.minReplicas : initialSize(job.object);
   const scaling = elastic.scaling;
   if (!scaling) return elastic.size;
   return scaling.stage === "restarting" ? scaling.to : Math.max(scaling.from, scaling.to);
@@ -59,7 +64,9 @@ function memoryOf(state: ElasticState): ScalingMemory {
 export function ensureElasticState(ctx: JobContext): ElasticState | null {
   const policy = policyOf(ctx.job);
   if (!policy) return null;
-  ctx.state.elastic ??= { ...initialMemory(policy.minReplicas), why: null, lastReason: null, scaling: null };
+  // ctx.job is the job at the size its pods were made for (podsSize): that is where it starts.
+  const start = ctx.state.admission ? policy.minReplicas : totalReplicas(ctx.job.object);
+  ctx.state.elastic ??= { ...initialMemory(start), why: null, lastReason: null, scaling: null };
   // A fault's restart snoozes scale-ups (scaleUpSnoozeTimeInSeconds counts from the latest one).
   const lastRestart = ctx.state.history.at(-1)?.at ?? null;
   if (lastRestart !== null && lastRestart !== ctx.state.elastic.lastRestartAt)
@@ -67,11 +74,29 @@ export function ensureElasticState(ctx: JobContext): ElasticState | null {
   return ctx.state.elastic;
 }
 
+/**
+ * status.jobPods (references to the job's pods, in order) and status.elasticWorkloadRef (the governance
+ * object holding the job's minimum: ElasticCapacity.workloadRef), as HyperPod fills them for elastic jobs;
+ * written only when they change.
+ */
+function writeElasticRefs(ctx: JobContext): void {
+  const jobPods = ctx.obs.pods.flatMap((view) =>
+    view.pod ? [{ apiVersion: "v1", kind: "Pod", namespace: view.pod.namespace, name: view.pod.name }] : [],
+  );
+  const ref = ctx.deps.admission?.elastic?.workloadRef?.(ctx.job) ?? null;
+  const { elasticWorkloadRef: _ref, ...rest } = ctx.status;
+  const next = { ...rest, jobPods, ...(ref ? { elasticWorkloadRef: ref } : {}) };
+  const fields = (status: typeof ctx.status) =>
+    JSON.stringify([status.jobPods ?? [], status.elasticWorkloadRef]);
+  if (fields(next) !== fields(ctx.status)) ctx.status = next;
+}
+
 /** status.elasticScalingStatus as HyperPod writes it; lastUpdated moves only when something else does. */
 export function writeScalingStatus(ctx: JobContext): void {
   const policy = policyOf(ctx.job);
   const elastic = ctx.state.elastic;
   if (!policy || !elastic) return;
+  writeElasticRefs(ctx);
   const target = elastic.scaling?.to ?? elastic.size;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
   const next: ElasticScalingStatus = {

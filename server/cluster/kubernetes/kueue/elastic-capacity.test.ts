@@ -4,7 +4,7 @@ import { parseJobObject } from "@/server/domain/job-spec/parse-job";
 import type { Logger } from "@/server/log";
 import { createKueueElastic } from "./elastic-capacity";
 import { stepWorkloadName } from "./elastic-workloads";
-import type { Condition, WorkloadObject } from "./workload";
+import { type Condition, type WorkloadObject, workloadName } from "./workload";
 import type { KueueWorkloads } from "./workload-client";
 
 /**
@@ -122,7 +122,8 @@ describe("Kueue elastic capacity", () => {
   it("reports a preempted step as the largest size still whole, and releases what is above it", async () => {
     const fake = fakeWorkloads();
     const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
-    const j = job();
+    // The job runs at 4: its pods use every step.
+    const j = { ...job(), status: { rebound: { elastic: { size: 4, scaling: null } } } };
     await capacity.request(j, 4);
     for (const size of [2, 3, 4]) fake.set(size, ...admittedNow);
     fake.set(3, ...evictedNow); // Kueue took step 3 and left 4 (same priority, same second)
@@ -137,6 +138,40 @@ describe("Kueue elastic capacity", () => {
     );
     expect(capacity.preempted(j)).toBeNull();
     expect(capacity.admitted(j)).toBe(2);
+  });
+
+  it("gives back a step evicted before the job uses it and asks for it again (the job has nothing to stop)", async () => {
+    const fake = fakeWorkloads();
+    const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
+    // The job runs at 2 (stabilising before a scale-up to 4); step 3 is evicted, step 2 stays in use.
+    const j = { ...job(), status: { rebound: { elastic: { size: 2, scaling: null } } } };
+    await capacity.request(j, 4);
+    for (const size of [2, 3, 4]) fake.set(size, ...admittedNow);
+    fake.set(3, ...evictedNow);
+    expect(capacity.preempted(j)).toBeNull();
+    expect(await capacity.request(j, 4)).toBe("pending");
+    const name = stepWorkloadName({ name: "llama", uid: UID }, 3);
+    expect(fake.removed).toEqual([name]);
+    // Asked for again: a fresh Workload with no conditions, queued behind what preempted it.
+    expect(fake.step(3)?.status?.conditions ?? []).toEqual([]);
+    expect(capacity.admitted(j)).toBe(2);
+    // A step the job's pods run on is preempted as before: the job scales down first.
+    fake.set(2, ...evictedNow);
+    expect(capacity.preempted(j)).toBe(1);
+  });
+
+  it("names the job's own Workload as its elasticWorkloadRef (none outside a queue)", () => {
+    const fake = fakeWorkloads();
+    const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
+    expect(capacity.workloadRef?.(job())).toEqual({
+      apiVersion: "kueue.x-k8s.io/v1beta1",
+      kind: "Workload",
+      namespace: "hyperpod-ns-team-a",
+      name: workloadName({ name: "llama", uid: UID }),
+    });
+    const free = job({});
+    free.ref = { namespace: "default", name: "llama" };
+    expect(capacity.workloadRef?.(free)).toBeNull();
   });
 
   it("leaves another run's Workloads of the same job name alone", async () => {

@@ -1,5 +1,6 @@
 import type { ElasticCapacity } from "@/server/cluster/elastic-capacity";
 import type { ClusterJob } from "@/server/cluster/types";
+import { sizeInUse } from "@/server/domain/elastic/in-use";
 import type { Logger } from "@/server/log";
 import {
   buildStepWorkload,
@@ -8,6 +9,7 @@ import {
   sizeOf,
   stepPriorityClass,
 } from "./elastic-workloads";
+import { KUEUE_API_VERSION } from "./names";
 import { resolvePriority } from "./priority";
 import { assignedFlavor, conditionOf, isTrue, queueOf, type WorkloadObject, workloadName } from "./workload";
 import type { KueueWorkloads } from "./workload-client";
@@ -19,6 +21,10 @@ import type { KueueWorkloads } from "./workload-client";
  * own: an evicted step is the job's new, smaller admitted size (its base and the steps below stay admitted).
  * Everything is read from the Workload cache on each call, keyed by the job's uid, so the operator may ask
  * again after a restart.
+ *
+ * A step Kueue evicts before the job uses it (above sizeInUse: no pod runs on it) has nothing to stop and no
+ * job to suspend, so nothing would ever give its quota back: it is not reported as preempted, and the next
+ * request deletes it and asks for it again (a new Workload, queued behind what preempted it).
  */
 export type KueueElastic = ElasticCapacity & {
   /** Deletes every step the job holds (the job finished, was deleted, or was evicted as a whole). */
@@ -96,6 +102,12 @@ export function createKueueElastic(opts: {
     });
   };
 
+  /** The job's evicted steps above the size its pods exist for. */
+  const evictedUnused = (job: ClusterJob): [number, WorkloadObject][] => {
+    const inUse = sizeInUse(job.status, minOf(job));
+    return [...held(job)].filter(([size, workload]) => size > inUse && evicted(workload));
+  };
+
   const removeAbove = async (job: ClusterJob, toReplicas: number): Promise<void> => {
     await ready();
     for (const [size, workload] of held(job)) {
@@ -114,6 +126,14 @@ export function createKueueElastic(opts: {
       const queueName = queueOf(job);
       if (!queueName) return "admitted"; // not governed: HyperPod without Kueue creates the pods directly
       await ready();
+      for (const [size, workload] of evictedUnused(job)) {
+        await workloads.remove(workload);
+        log.info("kueue elastic step preempted before use: asked for again", {
+          job: `${job.ref.namespace}/${job.ref.name}`,
+          workload: workload.metadata.name,
+          size,
+        });
+      }
       const steps = held(job);
       const wanted = elasticSteps(job).filter((step) => step.size <= toReplicas);
       const missing = wanted.filter((step) => !steps.has(step.size));
@@ -126,10 +146,16 @@ export function createKueueElastic(opts: {
     },
     release: removeAbove,
     preempted(job) {
-      for (const workload of held(job).values()) if (evicted(workload)) return admitted(job);
+      const inUse = sizeInUse(job.status, minOf(job));
+      for (const [size, workload] of held(job)) if (size <= inUse && evicted(workload)) return admitted(job);
       return null;
     },
     admitted,
+    workloadRef(job) {
+      if (!queueOf(job)) return null;
+      const name = workloadName({ name: job.ref.name, uid: job.uid });
+      return { apiVersion: KUEUE_API_VERSION, kind: "Workload", namespace: job.ref.namespace, name };
+    },
     releaseAll: (job) => removeAbove(job, 0),
   };
 }
