@@ -2,10 +2,12 @@ import type { Cell, Limits } from "./limits";
 import type { Quantities } from "./types";
 
 /**
- * Kueue's dominant resource share (DRS) for fair sharing: the largest share, over the flavors and resources
- * a team borrows, of what it borrows (use above its guarantee) in the cohort's lendable pool, divided by its
- * fair-share weight. A team that borrows nothing has share 0; one that borrows with weight 0 has an infinite
- * share, as in Kueue (it yields to every weighted team).
+ * Kueue's dominant resource share (DRS) for fair sharing, computed as Kueue v0.14 computes it, in its integer
+ * arithmetic, so that equal shares compare equal on both back ends: per resource, what the team borrows (use
+ * above its guarantee) summed over the flavors, in per mille of what the cohort can lend of it (the pools
+ * summed over the flavors), rounded down; the largest of these; times 1000, divided by the fair-share weight
+ * in thousandths, rounded down. A team that borrows nothing has share 0; one that borrows with weight 0 an
+ * infinite share, as in Kueue (it yields to every weighted team).
  */
 
 /**
@@ -22,15 +24,18 @@ export type ShareLedger = {
 /** A change to weigh without applying it: `request` added (sign 1) or removed (−1) in `flavor`. */
 export type UsageChange = { flavor: string; request: Quantities; sign: 1 | -1 };
 
-function cellShare(
-  ledger: ShareLedger,
-  at: { team: string; flavor: string; resource: string; used: number },
-): number {
-  const { team, flavor, resource, used } = at;
-  if (!ledger.isGoverned(flavor, resource)) return 0;
-  const borrowed = used - ledger.cell(team, flavor, resource).nominal;
-  const pool = ledger.limits.pool.get(flavor)?.get(resource) ?? 0;
-  return borrowed > 1e-9 && pool > 0 ? borrowed / pool : 0;
+const lendableCache = new WeakMap<Limits, Map<string, number>>();
+
+/** Per resource, what the cohort can lend of it over all flavors (Kueue sums by resource name). */
+function lendable(limits: Limits, resource: string): number {
+  let byResource = lendableCache.get(limits);
+  if (byResource === undefined) {
+    byResource = new Map();
+    for (const resources of limits.pool.values())
+      for (const [name, amount] of resources) byResource.set(name, (byResource.get(name) ?? 0) + amount);
+    lendableCache.set(limits, byResource);
+  }
+  return byResource.get(resource) ?? 0;
 }
 
 function changed(change: UsageChange | null, flavor: string, resource: string): number {
@@ -45,19 +50,30 @@ function newCells(ledger: ShareLedger, team: string, change: UsageChange | null)
   return Object.entries(change.request).filter(([resource, amount]) => amount > 0 && !used?.has(resource));
 }
 
+/** Per resource, what the team borrows (with the change) summed over the flavors; only what is above 0. */
+function borrowedOf(ledger: ShareLedger, team: string, change: UsageChange | null): Map<string, number> {
+  const borrowed = new Map<string, number>();
+  const add = (flavor: string, resource: string, used: number) => {
+    if (!ledger.isGoverned(flavor, resource)) return;
+    const amount = used - ledger.cell(team, flavor, resource).nominal;
+    if (amount > 1e-9) borrowed.set(resource, (borrowed.get(resource) ?? 0) + amount);
+  };
+  for (const [flavor, resources] of ledger.usedCells(team))
+    for (const [resource, used] of resources) add(flavor, resource, used + changed(change, flavor, resource));
+  for (const [resource, amount] of newCells(ledger, team, change))
+    add(change?.flavor ?? "", resource, amount);
+  return borrowed;
+}
+
 export function dominantShare(ledger: ShareLedger, team: string, change: UsageChange | null = null): number {
-  let dominant = 0;
-  for (const [flavor, resources] of ledger.usedCells(team)) {
-    for (const [resource, used] of resources) {
-      const after = used + changed(change, flavor, resource);
-      dominant = Math.max(dominant, cellShare(ledger, { team, flavor, resource, used: after }));
-    }
-  }
-  for (const [resource, amount] of newCells(ledger, team, change)) {
-    const flavor = change?.flavor ?? "";
-    dominant = Math.max(dominant, cellShare(ledger, { team, flavor, resource, used: amount }));
-  }
-  if (dominant === 0) return 0;
+  const borrowed = borrowedOf(ledger, team, change);
+  if (borrowed.size === 0) return 0;
   const weight = ledger.limits.quotas.get(team)?.fairShareWeight ?? 0;
-  return weight > 0 ? dominant / weight : Number.POSITIVE_INFINITY;
+  if (!(weight > 0)) return Number.POSITIVE_INFINITY;
+  let perMille = 0;
+  for (const [resource, amount] of borrowed) {
+    const pool = lendable(ledger.limits, resource);
+    if (pool > 0) perMille = Math.max(perMille, Math.floor((amount * 1000) / pool + 1e-9));
+  }
+  return Math.floor((perMille * 1000) / Math.round(weight * 1000) + 1e-9);
 }

@@ -66,6 +66,8 @@ export class Ledger {
 
   /** Bumped on every change of usage: a fit computed at one version holds while it lasts. */
   version = 0;
+  /** Per team, bumped on every change of its usage: a share computed at one of them holds while it lasts. */
+  private readonly teamVersions = new Map<string, number>();
 
   constructor(readonly limits: Limits) {}
 
@@ -101,6 +103,11 @@ export class Ledger {
 
   drawnFromPool(flavor: string, resource: string): number {
     return read(this.drawn, flavor, resource);
+  }
+
+  /** The version of the team's usage (shares with or without a change depend on nothing else). */
+  teamVersion(team: string): number {
+    return this.teamVersions.get(team) ?? 0;
   }
 
   /** The team's dominant resource share (fair-share.ts), cached until its usage changes. */
@@ -165,6 +172,7 @@ export class Ledger {
       bump(this.drawn, flavor, resource, delta);
     }
     this.shares.delete(team);
+    this.teamVersions.set(team, this.teamVersion(team) + 1);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { dominantShare } from "./fair-share";
 import type { Ledger } from "./ledger";
 import { rankOf } from "./priority";
 import type { SchedulerSettings, Workload } from "./types";
@@ -8,8 +9,8 @@ import type { SchedulerSettings, Workload } from "./types";
  * the best of the teams' heads: first those that fit within their team's guarantee (Kueue's entry ordering:
  * a workload that would borrow goes after them, so a reclaiming team is not overtaken by the requeued
  * borrower it preempted), then by rank, then, with fair share on, the lower dominant resource share of its
- * team (Kueue's DRS: fair-share.ts), then arrival. Queues are BestEffortFIFO: a head that does not fit is set
- * aside and the next workload of its team becomes the head.
+ * team with the head admitted (Kueue's DRS: fair-share.ts), then arrival. Queues are BestEffortFIFO: a head
+ * that does not fit is set aside and the next workload of its team becomes the head.
  */
 
 export type Queued = { workload: Workload; rank: number };
@@ -78,8 +79,24 @@ export class HeadQueue {
     this.rekey();
   }
 
+  /** Shares computed, per cursor: valid while the team's usage and the head stay. */
+  private readonly shares = new Map<Cursor, { version: number; index: number; share: number }>();
+
+  /** The team's share with its head admitted, as Kueue ranks its heads (DominantResourceShareWith). */
   private shareOf(cursor: Cursor): number {
-    return this.ledger.limits.settings.fairShare ? this.ledger.share(cursor.team) : 0;
+    const head = cursor.queue[cursor.index];
+    if (!this.ledger.limits.settings.fairShare || head === undefined) return 0;
+    const known = this.shares.get(cursor);
+    const version = this.ledger.teamVersion(cursor.team);
+    if (known && known.version === version && known.index === cursor.index) return known.share;
+    const flavor = head.workload.flavors?.[0] ?? this.ledger.limits.flavors[0] ?? "";
+    const share = dominantShare(this.ledger, cursor.team, {
+      flavor,
+      request: head.workload.request,
+      sign: 1,
+    });
+    this.shares.set(cursor, { version, index: cursor.index, share });
+    return share;
   }
 
   /** Whether the cursor's head fits within its team's guarantee (Kueue: those go before borrowers). */

@@ -1,8 +1,11 @@
 import type { Ledger } from "./ledger";
-import type { AdmittedWorkload, Quantities, Workload } from "./types";
+import type { AdmittedWorkload, PreemptionReason, Quantities, Workload } from "./types";
 
 // The state of one preemption search (preemption.ts runs it, preemption-bound.ts bounds it), apart from both
 // so that the bound does not import the search that calls it.
+
+/** A workload chosen to be preempted, and why. */
+export type Victim = { victim: AdmittedWorkload; reason: PreemptionReason };
 
 export type PreemptionTarget = { workload: Workload; rank: number; flavor: string };
 
