@@ -67,15 +67,21 @@ test("a team admin changes the quota, sees the what-if, saves, and the audit log
 
   // Checked as typed, with the router's own schema: the message sits beside the field, and nothing can be
   // reviewed or saved while it stands.
-  await team.borrowLimit.fill("600");
+  await team.borrowLimit.fill("0");
   await expect(team.borrowLimit).toHaveAttribute("aria-invalid", "true");
-  await expect(team.borrowLimit).toHaveAccessibleDescription("expected a percent between 1 and 500");
+  await expect(team.borrowLimit).toHaveAccessibleDescription("expected a whole percent ≥ 1");
   await expect(team.reviewButton).toBeDisabled();
   await team.guaranteed("nvidia.com/gpu").fill("-2");
   await expect(team.guaranteed("nvidia.com/gpu")).toHaveAccessibleDescription("expected a number ≥ 0");
   await team
     .guaranteed("nvidia.com/gpu")
     .fill(String(before.resources.find((r) => r.resource === "nvidia.com/gpu")?.guaranteed));
+
+  // Kueue's own knobs sit in an "Advanced (Kueue)" section, collapsed, at HyperPod's defaults.
+  const reclaim = page.getByLabel("Reclaim within cohort");
+  await expect(reclaim).toBeHidden();
+  await page.getByText("Advanced (Kueue)").click();
+  await expect(reclaim).toHaveValue("Any");
 
   await team.borrowLimit.fill(String(next));
   await expect(team.borrowLimit).not.toHaveAttribute("aria-invalid", "true");

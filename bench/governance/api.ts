@@ -3,6 +3,8 @@ import {
   jobListResponseSchema,
   type LiveJob,
   nodeListResponseSchema,
+  type WhyPendingResponse,
+  whyPendingResponseSchema,
 } from "@/server/domain/operator-api/contract";
 
 /** The operator's API as the benchmark calls it (bearer token; answers parsed with the API contract). */
@@ -10,6 +12,8 @@ export type OperatorApi = {
   jobs(): Promise<LiveJob[]>;
   nodes(): Promise<ClusterNode[]>;
   remove(ref: JobRef): Promise<void>;
+  /** GET …/why-pending, parsed with the contract as the console's operator gateway parses it. */
+  whyPending(ref: JobRef): Promise<WhyPendingResponse>;
 };
 
 export function operatorApi(opts: { url: string; token: string }): OperatorApi {
@@ -29,6 +33,8 @@ export function operatorApi(opts: { url: string; token: string }): OperatorApi {
   return {
     jobs: async () => jobListResponseSchema.parse(await call("/api/v1/jobs")).jobs,
     nodes: async () => nodeListResponseSchema.parse(await call("/api/v1/nodes")).nodes,
+    whyPending: async (ref) =>
+      whyPendingResponseSchema.parse(await call(`/api/v1/jobs/${ref.namespace}/${ref.name}/why-pending`)),
     async remove(ref) {
       await call(`/api/v1/jobs/${ref.namespace}/${ref.name}`, { method: "DELETE" });
     },

@@ -55,7 +55,7 @@ export function QuotaFields(props: {
         value={draft.borrowLimitPercent}
         onChange={(value) => set("borrowLimitPercent", value)}
         error={errors.borrowLimitPercent}
-        hint="Percent of the guarantee it may borrow, 1–500"
+        hint="Percent of the guarantee it may borrow, ≥ 1 (no upper cap)"
       />
       <SelectField
         id="quota-preempt"

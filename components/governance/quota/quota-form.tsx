@@ -6,6 +6,7 @@ import type { QuotaUpdateInput, QuotaView } from "@/server/services/governance/g
 import { ReviewAndSave } from "../review-and-save";
 import { ServerRefusalNotice } from "../server-refusal-notice";
 import { useReviewedDraft } from "../use-reviewed-draft";
+import { QuotaAdvanced } from "./quota-advanced";
 import { QuotaFields } from "./quota-fields";
 import { checkDraft, draftOf, type QuotaDraft } from "./quota-model";
 import { QuotaResources } from "./quota-resources";
@@ -45,6 +46,7 @@ export function QuotaForm(props: {
         errors={errors}
         onChange={(resources) => edit({ ...draft, resources })}
       />
+      <QuotaAdvanced draft={draft.kueue} errors={errors} onChange={(kueue) => edit({ ...draft, kueue })} />
       {refusal ? <ServerRefusalNotice refusal={refusal} onReload={props.onReload} /> : null}
       <ReviewAndSave
         review={review ? { kind: "quota", quota: review } : null}

@@ -11,6 +11,13 @@ const view: QuotaView = {
   borrowLimitPercent: 50,
   preemptTeamTasks: "LowerPriority",
   fairShareWeight: 60,
+  kueue: {
+    reclaimWithinCohort: "Any",
+    borrowWithinCohort: { policy: "Never", maxPriorityThreshold: null },
+    lendingLimit: null,
+    queueingStrategy: "BestEffortFIFO",
+    withinClusterQueue: null,
+  },
   description: "",
   resources: [
     { instanceType: "default", resource: "nvidia.com/gpu", guaranteed: 16, absoluteBorrowLimit: null },
@@ -40,13 +47,13 @@ describe("quota draft", () => {
 
   it("names each bad field by its path with the router schema's message", () => {
     const draft = draftOf(view);
-    draft.borrowLimitPercent = "600";
+    draft.borrowLimitPercent = "0";
     draft.fairShareWeight = "abc";
     if (draft.resources[0]) draft.resources[0].guaranteed = "-1";
     const check = checkDraft(draft, target);
     expect(check.ok).toBe(false);
     if (check.ok) return;
-    expect(check.errors.borrowLimitPercent).toBe("expected a percent between 1 and 500");
+    expect(check.errors.borrowLimitPercent).toBe("expected a whole percent ≥ 1");
     expect(check.errors.fairShareWeight).toBe("expected a weight between 0 and 100");
     expect(check.errors["resources.0.guaranteed"]).toBe("expected a number ≥ 0");
   });
@@ -60,5 +67,43 @@ describe("quota draft", () => {
     if (check.ok) return;
     expect(check.errors["resources.2.resource"]).toMatch(/already listed at resources\[0\]/);
     expect(check.errors["resources.1.absoluteBorrowLimit"]).toMatch(/does not borrow \(Lend\)/);
+  });
+
+  it("sends the advanced Kueue settings, a borrow limit above 500 % included, and names a bad one", () => {
+    const draft = draftOf(view);
+    expect(draft.kueue).toEqual({
+      reclaimWithinCohort: "Any",
+      borrowPolicy: "Never",
+      maxPriorityThreshold: "",
+      lendingLimit: "",
+      queueingStrategy: "BestEffortFIFO",
+      withinClusterQueue: "",
+    });
+    draft.borrowLimitPercent = "800";
+    draft.kueue = {
+      reclaimWithinCohort: "LowerPriority",
+      borrowPolicy: "LowerPriority",
+      maxPriorityThreshold: "50",
+      lendingLimit: "4",
+      queueingStrategy: "StrictFIFO",
+      withinClusterQueue: "LowerOrNewerEqualPriority",
+    };
+    const check = checkDraft(draft, target);
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.input.borrowLimitPercent).toBe(800);
+    expect(check.input.kueue).toEqual({
+      reclaimWithinCohort: "LowerPriority",
+      borrowWithinCohort: { policy: "LowerPriority", maxPriorityThreshold: 50 },
+      lendingLimit: 4,
+      queueingStrategy: "StrictFIFO",
+      withinClusterQueue: "LowerOrNewerEqualPriority",
+    });
+    draft.kueue = { ...draft.kueue, reclaimWithinCohort: "Never", lendingLimit: "-1" };
+    const bad = checkDraft(draft, target);
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors["kueue.lendingLimit"]).toBe("expected a whole number of GPUs ≥ 0");
+    expect(bad.errors["kueue.borrowWithinCohort.policy"]).toMatch(/never reclaims/);
   });
 });

@@ -20,6 +20,18 @@ export type ResourceDraft = {
   absoluteBorrowLimit: string;
 };
 
+type Knobs = QuotaView["kueue"];
+
+/** The advanced Kueue settings as typed: "" = none (no threshold, lend everything, from PreemptTeamTasks). */
+export type KueueDraft = {
+  reclaimWithinCohort: Knobs["reclaimWithinCohort"];
+  borrowPolicy: Knobs["borrowWithinCohort"]["policy"];
+  maxPriorityThreshold: string;
+  lendingLimit: string;
+  queueingStrategy: Knobs["queueingStrategy"];
+  withinClusterQueue: NonNullable<Knobs["withinClusterQueue"]> | "";
+};
+
 export type QuotaDraft = {
   activation: QuotaView["activation"];
   strategy: QuotaView["strategy"];
@@ -27,6 +39,7 @@ export type QuotaDraft = {
   preemptTeamTasks: QuotaView["preemptTeamTasks"];
   fairShareWeight: string;
   resources: ResourceDraft[];
+  kueue: KueueDraft;
 };
 
 const GIB = 2 ** 30;
@@ -63,8 +76,36 @@ function wholeOf(text: string): number | string {
 let nextId = 0;
 export const newRowId = () => `row-${++nextId}`;
 
+const optionalText = (value: number | null) => (value === null ? "" : String(value));
+const optionalWhole = (text: string) => (text.trim() === "" ? null : wholeOf(text));
+
+function kueueDraftOf(knobs: Knobs): KueueDraft {
+  return {
+    reclaimWithinCohort: knobs.reclaimWithinCohort,
+    borrowPolicy: knobs.borrowWithinCohort.policy,
+    maxPriorityThreshold: optionalText(knobs.borrowWithinCohort.maxPriorityThreshold),
+    lendingLimit: optionalText(knobs.lendingLimit),
+    queueingStrategy: knobs.queueingStrategy,
+    withinClusterQueue: knobs.withinClusterQueue ?? "",
+  };
+}
+
+function kueueInputOf(draft: KueueDraft) {
+  return {
+    reclaimWithinCohort: draft.reclaimWithinCohort,
+    borrowWithinCohort: {
+      policy: draft.borrowPolicy,
+      maxPriorityThreshold: optionalWhole(draft.maxPriorityThreshold),
+    },
+    lendingLimit: optionalWhole(draft.lendingLimit),
+    queueingStrategy: draft.queueingStrategy,
+    withinClusterQueue: draft.withinClusterQueue === "" ? null : draft.withinClusterQueue,
+  };
+}
+
 export function draftOf(view: QuotaView): QuotaDraft {
   return {
+    kueue: kueueDraftOf(view.kueue),
     activation: view.activation,
     strategy: view.strategy,
     borrowLimitPercent: String(view.borrowLimitPercent),
@@ -101,6 +142,7 @@ export function inputOf(draft: QuotaDraft, target: { team: string; version: numb
     borrowLimitPercent: wholeOf(draft.borrowLimitPercent),
     preemptTeamTasks: draft.preemptTeamTasks,
     fairShareWeight: wholeOf(draft.fairShareWeight),
+    kueue: kueueInputOf(draft.kueue),
     resources: draft.resources.map((row) => ({
       instanceType: row.instanceType.trim(),
       resource: row.resource.trim(),

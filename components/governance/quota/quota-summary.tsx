@@ -23,6 +23,21 @@ const columns: ReadonlyArray<Column<Row>> = [
   },
 ];
 
+/** The advanced Kueue settings in one line: only those that differ from the defaults. */
+function advancedText(knobs: QuotaView["kueue"]): string {
+  const parts: string[] = [];
+  if (knobs.reclaimWithinCohort !== "Any") parts.push(`reclaim within cohort: ${knobs.reclaimWithinCohort}`);
+  const borrow = knobs.borrowWithinCohort;
+  if (borrow.policy !== "Never")
+    parts.push(
+      `preempt while borrowing: ${borrow.policy}${borrow.maxPriorityThreshold === null ? "" : ` (≤ ${borrow.maxPriorityThreshold})`}`,
+    );
+  if (knobs.lendingLimit !== null) parts.push(`lends at most ${knobs.lendingLimit} GPUs`);
+  if (knobs.queueingStrategy !== "BestEffortFIFO") parts.push(knobs.queueingStrategy);
+  if (knobs.withinClusterQueue !== null) parts.push(`within the team: ${knobs.withinClusterQueue}`);
+  return parts.length === 0 ? "defaults" : parts.join("; ");
+}
+
 /** The quota read-only, for members who may see it but not change it. */
 export function QuotaSummary({ view }: { view: QuotaView }) {
   return (
@@ -38,6 +53,8 @@ export function QuotaSummary({ view }: { view: QuotaView }) {
         <dd>{view.preemptTeamTasks}</dd>
         <dt>Fair-share weight</dt>
         <dd>{view.fairShareWeight}</dd>
+        <dt>Advanced (Kueue)</dt>
+        <dd>{advancedText(view.kueue)}</dd>
       </dl>
       <DataTable
         label="Quota resources"

@@ -3,6 +3,7 @@ import {
   type CycleState,
   newCycle,
   PREEMPTION_SEARCHES_PER_TEAM,
+  recordsReasons,
   type Verdict,
 } from "./cycle-state";
 import type { Fit } from "./ledger";
@@ -13,6 +14,7 @@ import { couldMakeRoom } from "./preemption-bound";
 import { checkPriorityClass } from "./priority";
 import { tidy } from "./quantity";
 import { QueueTails } from "./queue-tails";
+import { StrictHeads } from "./strict-fifo";
 import type { AdmissionDecision, GovernanceSnapshot, Quantities, Workload } from "./types";
 
 /**
@@ -24,7 +26,9 @@ import type { AdmissionDecision, GovernanceSnapshot, Quantities, Workload } from
 
 export const clusterQueueOf = (team: string) => `hyperpod-ns-${team}-clusterqueue`;
 export const localQueueOf = (team: string) => `hyperpod-ns-${team}-localqueue`;
-const POD_SET = "couldn't assign flavors to pod set";
+/** Kueue's words, naming the job's (first) pod set where the workload says it. */
+const podSet = (workload: Workload) =>
+  `couldn't assign flavors to pod set${workload.podSets?.[0] ? ` ${workload.podSets[0]}` : ""}`;
 
 type FlavorFit = { flavor: string; fit: Fit };
 
@@ -51,8 +55,8 @@ function noFlavor(workload: Workload): Blocked {
   const wanted = workload.flavors ?? [];
   const message =
     wanted.length === 0
-      ? `${POD_SET}: its replica specs select different instance types`
-      : `${POD_SET}: flavor ${wanted.join(", ")} has no quota and no capacity`;
+      ? `${podSet(workload)}: its replica specs select different instance types`
+      : `${podSet(workload)}: flavor ${wanted.join(", ")} has no quota and no capacity`;
   return { reason: "NoQuota", message };
 }
 
@@ -63,7 +67,7 @@ function aheadNote(team: string, ahead: readonly string[]): string {
 }
 
 function pend(cycle: CycleState, queued: Queued, blocked: Blocked): void {
-  if (!cycle.reasons) return;
+  if (!recordsReasons(cycle, queued.workload.team)) return;
   const { team } = queued.workload;
   const ahead = cycle.waiting.get(team) ?? [];
   cycle.pending.push({
@@ -76,20 +80,20 @@ function pend(cycle: CycleState, queued: Queued, blocked: Blocked): void {
   cycle.waiting.set(team, ahead);
 }
 
-function messagesOf(fits: readonly FlavorFit[]): string {
+function messagesOf(workload: Workload, fits: readonly FlavorFit[]): string {
   let out = "";
   for (const { fit } of fits)
     for (const message of fit.messages) out = out === "" ? message : `${out}, ${message}`;
-  return `${POD_SET}: ${out}`;
+  return `${podSet(workload)}: ${out}`;
 }
 
 function pendingFor(cycle: CycleState, workload: Workload, fits: readonly FlavorFit[]): Blocked {
   const possible = fits.filter(({ fit }) => fit.never === null);
   if (possible.length === 0) {
     const exceeds = fits.some(({ fit }) => fit.never === "ExceedsCapacity");
-    return { reason: exceeds ? "ExceedsCapacity" : "NoQuota", message: messagesOf(fits) };
+    return { reason: exceeds ? "ExceedsCapacity" : "NoQuota", message: messagesOf(workload, fits) };
   }
-  const message = messagesOf(possible);
+  const message = messagesOf(workload, possible);
   const fitAtStart = possible.some(({ flavor }) =>
     cycle.initial.fits(workload.team, flavor, workload.request),
   );
@@ -198,8 +202,8 @@ function flavorsOf(cycle: CycleState, workload: Workload): readonly string[] {
  */
 type Turn = "admitted" | "team" | "shape" | "alone";
 
-function decide(cycle: CycleState, queued: Queued): Turn {
-  const { workload } = queued;
+/** The usage as it stands at the traced workload's turn ("why pending"). */
+function traceTurn(cycle: CycleState, workload: Workload): void {
   if (cycle.trace?.key === workload.key)
     cycle.trace = {
       ...cycle.trace,
@@ -208,6 +212,11 @@ function decide(cycle: CycleState, queued: Queued): Turn {
       holdsBefore: cycle.holds.length,
       taken: new Set(cycle.taken),
     };
+}
+
+function decide(cycle: CycleState, queued: Queued): Turn {
+  const { workload } = queued;
+  traceTurn(cycle, workload);
   const blocked = gate(cycle, workload);
   if (blocked !== null) {
     pend(cycle, queued, blocked);
@@ -232,6 +241,7 @@ function decide(cycle: CycleState, queued: Queued): Turn {
 }
 
 function sameShape(a: Workload, b: Workload): boolean {
+  if (a.podSets?.[0] !== b.podSets?.[0]) return false; // its message names the pod set
   if (
     a.flavors !== b.flavors &&
     (a.flavors === null || b.flavors === null || a.flavors.join() !== b.flavors.join())
@@ -294,6 +304,12 @@ export type CycleOptions = {
    * admission. The admissions and preemptions are those of the full cycle.
    */
   reasons?: boolean;
+  /**
+   * With `traceKey`: only what "why pending" reads, the same as the full cycle's up to the traced workload's
+   * turn: reasons for its team alone (the other teams' queues set aside as with `reasons: false`), and the
+   * cycle ends after its turn (`pending` holds its team's workloads up to it).
+   */
+  traceOnly?: boolean;
 };
 
 /** Whether the rest of the cursor's queue waits as the workload that just failed does. */
@@ -323,16 +339,23 @@ function afterTurn(turns: Turns, cursor: Cursor, turn: { queued: Queued; ended: 
   if (turn.preempted) {
     turns.heads.rekey(); // every cursor, the parked ones included
     turns.parked.length = 0;
-  } else if (!cycle.reasons && parks(turn.ended, cursor, turn.queued, turns.tails)) turns.parked.push(cursor);
+  } else if (!recordsReasons(cycle, cursor.team) && parks(turn.ended, cursor, turn.queued, turns.tails))
+    turns.parked.push(cursor);
   else turns.heads.advanced(cursor);
   if (cycle.ledger.version === turns.version) return;
   turns.version = cycle.ledger.version;
   for (const waiting of turns.parked.splice(0)) turns.heads.advanced(waiting);
 }
 
+/** The next turn's cursor; none once the traced workload has had its turn in a `traceOnly` cycle. */
+function nextHead(turns: Turns) {
+  const { trace, traceOnly } = turns.cycle;
+  return traceOnly && trace?.ledger ? null : turns.heads.next();
+}
+
 /** Runs one cycle (options: CycleOptions). */
 export function runCycle(snapshot: GovernanceSnapshot, options: CycleOptions = {}) {
-  const cycle = newCycle(snapshot, options.traceKey ?? null, options.reasons ?? true);
+  const cycle = newCycle(snapshot, options.traceKey ?? null, options.reasons ?? true, options.traceOnly);
   const cursors = [...teamQueues(snapshot.pending, snapshot.config.scheduler)].map(([team, queue]) => ({
     team,
     queue,
@@ -347,12 +370,19 @@ export function runCycle(snapshot: GovernanceSnapshot, options: CycleOptions = {
     tails: new Map(),
     version: cycle.ledger.version,
   };
-  for (let cursor = turns.heads.next(); cursor; cursor = turns.heads.next()) {
+  const strict = new StrictHeads(cycle.ledger.limits);
+  for (let cursor = nextHead(turns); cursor; cursor = nextHead(turns)) {
     const queued = cursor.queue[cursor.index];
     cursor.index++;
     if (queued === undefined) continue;
     const preemptedBefore = cycle.preempt.length;
-    const ended = decide(cycle, queued);
+    const behind = strict.blocking(queued.workload);
+    if (behind !== null) {
+      traceTurn(cycle, queued.workload);
+      pend(cycle, queued, behind);
+    }
+    const ended = behind !== null ? "team" : decide(cycle, queued);
+    strict.ended(queued.workload, ended === "shape" || ended === "team");
     afterTurn(turns, cursor, { queued, ended, preempted: cycle.preempt.length > preemptedBefore });
   }
   const decision: AdmissionDecision = { admit: cycle.admit, preempt: cycle.preempt, pending: cycle.pending };
@@ -362,7 +392,7 @@ export function runCycle(snapshot: GovernanceSnapshot, options: CycleOptions = {
 /** One admission cycle; `{ reasons: false }` decides admissions and preemptions only (CycleOptions). */
 export function decideAdmissions(
   snapshot: GovernanceSnapshot,
-  options: Omit<CycleOptions, "traceKey"> = {},
+  options: Omit<CycleOptions, "traceKey" | "traceOnly"> = {},
 ): AdmissionDecision {
   return runCycle(snapshot, options).decision;
 }

@@ -19,6 +19,11 @@ export type CycleState = {
   snapshot: GovernanceSnapshot;
   /** Whether pending workloads get their reasons (admission.ts CycleOptions). */
   reasons: boolean;
+  /**
+   * "Why pending" alone (admission.ts CycleOptions `traceOnly`): reasons for the traced workload's team only
+   * (the others' queues are set aside as a cycle without reasons sets them), and the cycle ends after its turn.
+   */
+  traceOnly: boolean;
   /** Usage now: the admitted workloads plus this cycle's admissions, less its victims. */
   ledger: Ledger;
   /** Usage when the cycle began (to tell "waits behind others" from "does not fit"). */
@@ -52,6 +57,8 @@ export type CycleState = {
   /** The traced workload ("why pending"): the usage at its turn, how many admissions came before it, the victims by then. */
   trace: {
     key: string;
+    /** The traced workload's team (null: it is not pending). */
+    team: string | null;
     ledger: Ledger | null;
     admitsBefore: number;
     holdsBefore: number;
@@ -74,11 +81,22 @@ export function ledgerOf(snapshot: Pick<GovernanceSnapshot, "config" | "capacity
   return ledger;
 }
 
-export function newCycle(snapshot: GovernanceSnapshot, traceKey: string | null, reasons = true): CycleState {
+/** Whether the cycle records why the team's pending workloads wait. */
+export function recordsReasons(cycle: CycleState, team: string): boolean {
+  return cycle.reasons && (!cycle.traceOnly || cycle.trace?.team === team);
+}
+
+export function newCycle(
+  snapshot: GovernanceSnapshot,
+  traceKey: string | null,
+  reasons = true,
+  traceOnly = false,
+): CycleState {
   const ledger = ledgerOf(snapshot);
   return {
     snapshot,
     reasons,
+    traceOnly: traceOnly && traceKey !== null,
     ledger,
     initial: ledger.clone(),
     index: preemptionIndex(snapshot.admitted, snapshot.config.scheduler),
@@ -96,6 +114,13 @@ export function newCycle(snapshot: GovernanceSnapshot, traceKey: string | null, 
     trace:
       traceKey === null
         ? null
-        : { key: traceKey, ledger: null, admitsBefore: 0, holdsBefore: 0, taken: new Set() },
+        : {
+            key: traceKey,
+            team: snapshot.pending.find((workload) => workload.key === traceKey)?.team ?? null,
+            ledger: null,
+            admitsBefore: 0,
+            holdsBefore: 0,
+            taken: new Set(),
+          },
   };
 }

@@ -1,4 +1,11 @@
-import type { FlavorQuantities, GovernanceConfig, SchedulerSettings, TeamQuota } from "./types";
+import { kueueSettingsOf } from "./kueue-settings";
+import {
+  type FlavorQuantities,
+  type GovernanceConfig,
+  GPU,
+  type SchedulerSettings,
+  type TeamQuota,
+} from "./types";
 
 /**
  * Quota limits per team, flavor and resource, mapped as
@@ -7,7 +14,8 @@ import type { FlavorQuantities, GovernanceConfig, SchedulerSettings, TeamQuota }
  * - nominal N = the guarantee;
  * - borrowing limit B: LendAndBorrow → the absolute limit when given, else floor(borrowLimitPercent% × N);
  *   Lend and DontLend → 0;
- * - lending limit L: DontLend → 0, else N (Kueue's lendingLimit; N − L stays reserved for the team).
+ * - lending limit L: DontLend → 0, else N, or for GPUs the team's advanced `lendingLimit` when below N
+ *   (Kueue's lendingLimit; N − L stays reserved for the team).
  * The cohort pool of a flavor/resource is Σ L plus, with idle resource sharing on, the capacity no team is
  * guaranteed (capacity − Σ N, at least 0); with it off that unallocated capacity is unusable.
  * An inactive quota admits nothing new (its ClusterQueue is held) but stays in the cohort: what it would lend
@@ -43,6 +51,12 @@ function percentOf(resource: string, nominal: number, percent: number): number {
   return resource === "cpu" ? Math.floor(raw * 1000 + 1e-9) / 1000 : Math.floor(raw + 1e-9);
 }
 
+function lendableOf(quota: TeamQuota, resource: string, nominal: number): number {
+  if (quota.strategy === "DontLend") return 0;
+  const limit = resource === GPU ? kueueSettingsOf(quota).lendingLimit : null;
+  return limit === null ? nominal : Math.min(nominal, limit);
+}
+
 export function cellOf(quota: TeamQuota | undefined, flavor: string, resource: string): Cell {
   if (quota === undefined) return ZERO_CELL;
   const nominal = quota.guaranteed[flavor]?.[resource] ?? 0;
@@ -51,7 +65,7 @@ export function cellOf(quota: TeamQuota | undefined, flavor: string, resource: s
     quota.strategy === "LendAndBorrow"
       ? (absolute ?? percentOf(resource, nominal, quota.borrowLimitPercent))
       : 0;
-  return { nominal, borrowLimit, lendable: quota.strategy === "DontLend" ? 0 : nominal };
+  return { nominal, borrowLimit, lendable: lendableOf(quota, resource, nominal) };
 }
 
 function toMap(quantities: FlavorQuantities): Map<string, Map<string, number>> {

@@ -1,4 +1,5 @@
 import { dominantShare } from "./fair-share";
+import { borrowsWithinCohort, kueueSettingsOf, withinClusterQueueOf } from "./kueue-settings";
 import type { Ledger } from "./ledger";
 import type { PreemptionTarget, Ranked, Search } from "./preemption-search";
 import type { AdmittedWorkload } from "./types";
@@ -75,13 +76,18 @@ export class Bound {
 export function couldMakeRoom(ledger: Ledger, target: PreemptionTarget): boolean {
   const { workload, flavor } = target;
   const resources = Object.keys(workload.request).filter((r) => (workload.request[r] ?? 0) > 0);
-  const own = ledger.limits.quotas.get(workload.team)?.preemptTeamTasks === "LowerPriority";
+  const quota = ledger.limits.quotas.get(workload.team);
+  const own = withinClusterQueueOf(quota) !== "Never";
+  const knobs = kueueSettingsOf(quota);
   const reclaim = withinGuarantee(ledger, target, resources);
-  const others = reclaim || ledger.limits.settings.fairShare;
-  // Fair sharing takes only from teams whose share is above the preemptor's with the workload.
-  const above = reclaim
-    ? Number.NEGATIVE_INFINITY
-    : dominantShare(ledger, workload.team, { flavor, request: workload.request, sign: 1 });
+  const whileBorrowing = !reclaim && borrowsWithinCohort(ledger, knobs);
+  const others =
+    (reclaim && knobs.reclaimWithinCohort !== "Never") || whileBorrowing || ledger.limits.settings.fairShare;
+  // Fair sharing takes only from teams whose share is at least the preemptor's with the workload.
+  const above =
+    reclaim || whileBorrowing
+      ? Number.NEGATIVE_INFINITY
+      : dominantShare(ledger, workload.team, { flavor, request: workload.request, sign: 1 });
   const from = others ? borrowersUse(ledger, { team: workload.team, flavor, resources, above }) : null;
   return resources.every((r) => {
     const slack = ledger.slack(workload.team, flavor, r);
@@ -93,7 +99,7 @@ export function couldMakeRoom(ledger: Ledger, target: PreemptionTarget): boolean
   });
 }
 
-/** Per resource, what the other teams that may lose workloads use (borrowing, share above `above`). */
+/** Per resource, what the other teams that may lose workloads use (borrowing, share at least `above`). */
 function borrowersUse(
   ledger: Ledger,
   at: { team: string; flavor: string; resources: readonly string[]; above: number },
@@ -101,7 +107,7 @@ function borrowersUse(
   const total: Record<string, number> = {};
   for (const other of ledger.limits.quotas.keys()) {
     if (other === at.team || !ledger.isBorrowing(other, at.flavor, at.resources)) continue;
-    if (!(ledger.share(other) > at.above)) continue;
+    if (!(ledger.share(other) >= at.above)) continue;
     for (const r of at.resources) total[r] = (total[r] ?? 0) + ledger.used(other, at.flavor, r);
   }
   return total;

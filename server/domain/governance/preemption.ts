@@ -1,6 +1,8 @@
 import { dominantShare } from "./fair-share";
+import { borrowsWithinCohort, kueueSettingsOf, withinClusterQueueOf } from "./kueue-settings";
 import type { Ledger } from "./ledger";
 import { Bound, withinGuarantee } from "./preemption-bound";
+import { fairVictims } from "./preemption-fair";
 import type { PreemptionTarget, Ranked, Search } from "./preemption-search";
 import { rankOf } from "./priority";
 import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings } from "./types";
@@ -9,10 +11,12 @@ import type { AdmittedWorkload, PreemptionReason, Quantities, SchedulerSettings 
  * Preemption for a workload that does not fit a flavor, as Kueue chooses:
  * - InClusterQueue: same team, its quota's PreemptTeamTasks is LowerPriority, victim of strictly lower rank;
  * - InCohortReclamation: the workload fits within its team's guarantee; victims of other teams that are
- *   borrowing, any priority;
- * - InCohortFairSharing: fair share on; a victim's team (borrowing) keeps a larger dominant share after losing
- *   the victim than the preemptor's team has with the workload (strictly: no ping-pong between equals). The
- *   preemptor's share is weighed once, before any victim of its own team is removed.
+ *   borrowing, any priority (the team's `reclaimWithinCohort`: Any; LowerPriority or Never narrow it);
+ * - InCohortReclaimWhileBorrowing: the team's `borrowWithinCohort` is LowerPriority and the workload would
+ *   borrow; victims of lower rank (at most `maxPriorityThreshold`) of other teams that are borrowing;
+ * - InCohortFairSharing: fair share on and the workload would borrow: Kueue's fair-sharing preemption with
+ *   the strategies deploy/kueue/ ships (preemption-fair.ts). With fair share on, a team reclaiming its
+ *   guarantee (reclaim Any) takes its victims in that order too, as Kueue does: the highest share first.
  * Candidates in order: teams above their guarantee first, then lowest rank, then newest admitted. A victim is
  * never taken from a team that is not borrowing at that point (no team is pushed below its guarantee by
  * another). Greedy until the workload fits, then victims not needed are given back (Kueue's minimal set).
@@ -72,12 +76,33 @@ function borrowingNow(search: Search, team: string): boolean {
   return value;
 }
 
+/**
+ * Across teams, the preemptor's ClusterQueue knobs (kueue-settings.ts): `reclaimWithinCohort` when it
+ * reclaims its guarantee (Any; LowerPriority: victims of lower rank only; Never: none), and
+ * `borrowWithinCohort: LowerPriority` when it would borrow (victims of lower rank, at most the threshold;
+ * classical preemption only, as in Kueue: not with fair share on).
+ */
+function cohortReason(search: Search, rank: number): PreemptionReason | null {
+  const knobs = kueueSettingsOf(search.ledger.limits.quotas.get(search.target.workload.team));
+  if (search.reclaim) {
+    if (knobs.reclaimWithinCohort === "Any") return "InCohortReclamation";
+    if (knobs.reclaimWithinCohort === "LowerPriority" && rank < search.target.rank)
+      return "InCohortReclamation";
+    return null;
+  }
+  const borrow = knobs.borrowWithinCohort;
+  if (!borrowsWithinCohort(search.ledger, knobs) || rank >= search.target.rank) return null;
+  if (borrow.maxPriorityThreshold !== null && rank > borrow.maxPriorityThreshold) return null;
+  return "InCohortReclaimWhileBorrowing";
+}
+
 /** Why this candidate may be preempted now, or null when it may not. */
-function reasonFor(search: Search, victim: AdmittedWorkload): PreemptionReason | null {
+function reasonFor(search: Search, { workload: victim, rank }: Ranked): PreemptionReason | null {
   const { ledger, target } = search;
   if (victim.team === target.workload.team) return "InClusterQueue";
   if (!borrowingNow(search, victim.team)) return null;
-  if (search.reclaim) return "InCohortReclamation";
+  const cohort = cohortReason(search, rank);
+  if (cohort !== null || search.reclaim || !ledger.limits.settings.fairShare) return cohort;
   const refused = search.refused.get(victim.team);
   if (refused?.some((request) => covers(victim.request, request))) return null;
   const after = dominantShare(ledger, victim.team, {
@@ -85,15 +110,27 @@ function reasonFor(search: Search, victim: AdmittedWorkload): PreemptionReason |
     request: victim.request,
     sign: -1,
   });
-  if (search.preemptorShare < after) return "InCohortFairSharing";
+  if (search.preemptorShare <= after) return "InCohortFairSharing"; // LessThanOrEqualToFinalShare
   search.refused.set(victim.team, [...(refused ?? []), victim.request].slice(-8));
   return null;
+}
+
+/**
+ * Within the team: a lower rank; with `LowerOrNewerEqualPriority` also an equal rank that arrived after the
+ * preemptor (Kueue's rule for that policy).
+ */
+function lowerInQueue(search: Search, candidate: Ranked): boolean {
+  const { target } = search;
+  if (candidate.rank < target.rank) return true;
+  if (candidate.rank > target.rank) return false;
+  const policy = withinClusterQueueOf(search.ledger.limits.quotas.get(target.workload.team));
+  return policy === "LowerOrNewerEqualPriority" && candidate.workload.createdAt > target.workload.createdAt;
 }
 
 function usable(scope: PreemptionScope, search: Search, candidate: Ranked): boolean {
   const { workload } = candidate;
   if (scope.taken.has(workload.key) || workload.key === search.target.workload.key) return false;
-  if (workload.team === search.target.workload.team && candidate.rank >= search.target.rank) return false;
+  if (workload.team === search.target.workload.team && !lowerInQueue(search, candidate)) return false;
   for (const r of search.resources) if ((workload.request[r] ?? 0) > 0) return true;
   return false;
 }
@@ -107,7 +144,7 @@ type TeamStatus = typeof EXCLUDED | typeof BORROWING | typeof OWN;
 function teamStatus(search: Search, team: string): TeamStatus {
   const { ledger, target } = search;
   if (team !== target.workload.team) return crossTeamAllowed(search, team) ? BORROWING : EXCLUDED;
-  if (ledger.limits.quotas.get(team)?.preemptTeamTasks !== "LowerPriority") return EXCLUDED;
+  if (withinClusterQueueOf(ledger.limits.quotas.get(team)) === "Never") return EXCLUDED;
   return borrowingNow(search, team) ? BORROWING : OWN;
 }
 
@@ -138,8 +175,11 @@ function candidatesOf(search: Search, scope: PreemptionScope): Ranked[] {
 function crossTeamAllowed(search: Search, team: string): boolean {
   const { ledger } = search;
   if (!borrowingNow(search, team)) return false;
-  if (search.reclaim) return true;
-  return ledger.limits.settings.fairShare && ledger.share(team) > search.preemptorShare;
+  const knobs = kueueSettingsOf(ledger.limits.quotas.get(search.target.workload.team));
+  if (search.reclaim) return knobs.reclaimWithinCohort !== "Never";
+  if (borrowsWithinCohort(ledger, knobs)) return true;
+  // Fair sharing may take from a team whose share is no lower than the preemptor's with the workload.
+  return ledger.limits.settings.fairShare && ledger.share(team) >= search.preemptorShare;
 }
 
 function greedy(search: Search, candidates: readonly Ranked[]): Victim[] | null {
@@ -147,9 +187,10 @@ function greedy(search: Search, candidates: readonly Ranked[]): Victim[] | null 
   const bound = new Bound(search, candidates);
   const chosen: Victim[] = [];
   let fits = false;
-  for (const { workload: victim } of candidates) {
+  for (const candidate of candidates) {
+    const victim = candidate.workload;
     if (!bound.reachable()) break;
-    const reason = reasonFor(search, victim);
+    const reason = reasonFor(search, candidate);
     if (reason === null) {
       bound.skip(victim);
       continue;
@@ -208,6 +249,14 @@ export function findVictims(scope: PreemptionScope, target: PreemptionTarget): V
   };
   const candidates = candidatesOf(search, scope);
   if (candidates.length === 0) return null;
+  const knobs = kueueSettingsOf(ledger.limits.quotas.get(target.workload.team));
+  // With fair share on Kueue preempts across teams only by its fair-sharing strategies, a team reclaiming
+  // its guarantee too (its share is 0, so every borrower's workload passes, the highest share's first).
+  const kueueFair =
+    ledger.limits.settings.fairShare &&
+    knobs.borrowWithinCohort.policy !== "LowerPriority" &&
+    (!reclaim || knobs.reclaimWithinCohort === "Any");
+  if (kueueFair) return fairVictims(search, candidates);
   const chosen = greedy(search, candidates);
   return chosen === null ? null : minimize(search, chosen);
 }

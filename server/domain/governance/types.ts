@@ -24,6 +24,29 @@ export type SharingStrategy = "Lend" | "DontLend" | "LendAndBorrow";
 /** HyperPod `PreemptTeamTasks`. */
 export type PreemptTeamTasks = "Never" | "LowerPriority";
 
+/** Kueue ClusterQueue `preemption.reclaimWithinCohort`. */
+export type ReclaimWithinCohort = "Never" | "LowerPriority" | "Any";
+/** Kueue ClusterQueue `preemption.withinClusterQueue`. */
+export type WithinClusterQueue = "Never" | "LowerPriority" | "LowerOrNewerEqualPriority";
+/** Kueue ClusterQueue `queueingStrategy`. */
+export type QueueingStrategy = "StrictFIFO" | "BestEffortFIFO";
+
+/**
+ * Kueue's own ClusterQueue knobs, as advanced team settings (kueue-settings.ts resolves the defaults, which
+ * are HyperPod's: reclaim `Any`, no borrowing within the cohort, everything lendable, BestEffortFIFO, and the
+ * within-queue policy from `PreemptTeamTasks`).
+ */
+export type KueueSettings = {
+  reclaimWithinCohort: ReclaimWithinCohort;
+  /** `LowerPriority`: while borrowing, preempt lower-priority workloads of other teams that borrow. */
+  borrowWithinCohort: { policy: "Never" | "LowerPriority"; maxPriorityThreshold: number | null };
+  /** GPUs (`nvidia.com/gpu`) of each flavor the team lends at most; null: all of its guarantee. */
+  lendingLimit: number | null;
+  queueingStrategy: QueueingStrategy;
+  /** null: from `PreemptTeamTasks` (LowerPriority or Never). */
+  withinClusterQueue: WithinClusterQueue | null;
+};
+
 /** One team's compute allocation (HyperPod `ComputeQuota`, Kueue ClusterQueue). */
 export type TeamQuota = {
   team: string;
@@ -32,13 +55,15 @@ export type TeamQuota = {
   /** Guaranteed (nominal) quota per flavor and resource. */
   guaranteed: FlavorQuantities;
   strategy: SharingStrategy;
-  /** Percent of the guaranteed amount the team may borrow (1..500), when `absoluteBorrowLimit` has no entry. */
+  /** Percent of the guaranteed amount the team may borrow (≥ 1, no upper cap), when `absoluteBorrowLimit` has no entry. */
   borrowLimitPercent: number;
   /** Absolute caps on borrowing per flavor and resource; an entry here wins over the percent. */
   absoluteBorrowLimit: FlavorQuantities;
   preemptTeamTasks: PreemptTeamTasks;
   /** 0..100; used only when fair share is enabled. */
   fairShareWeight: number;
+  /** Advanced Kueue settings; absent or partial: the defaults (kueue-settings.ts). */
+  kueue?: Partial<KueueSettings>;
 };
 
 export type PriorityClassSpec = { name: string; weight: number };
@@ -72,6 +97,8 @@ export type Workload = {
   request: Quantities;
   /** Only these flavors fit the job (a node selector on instance type); null: any flavor. */
   flavors: readonly Flavor[] | null;
+  /** Its pod sets' names (replica specs), which Kueue's pending messages name; absent: not known. */
+  podSets?: readonly string[];
 };
 
 /** A workload that holds capacity now. */

@@ -20,6 +20,7 @@ export type GovernedJob = {
   };
   spec: {
     replicaSpecs: ReadonlyArray<{
+      name?: string | undefined;
       replicas?: number | undefined;
       spares?: number | undefined;
       template: { spec: PodSpecLike };
@@ -138,6 +139,12 @@ function jobFlavors(job: GovernedJob): readonly string[] | null {
   return named.size > 1 ? [] : [...named];
 }
 
+/** The replica specs' names: Kueue's pod sets, which its pending messages name. */
+function podSetsOf(job: GovernedJob): { podSets?: readonly string[] } {
+  const names = job.spec.replicaSpecs.flatMap((spec) => (spec.name ? [spec.name] : []));
+  return names.length > 0 ? { podSets: names } : {};
+}
+
 /**
  * The job's Workload: request = Σ over replica specs of (replicas + spares) × the pod's requests. Throws a
  * QuantityError naming the field when a request is not a Kubernetes quantity.
@@ -150,5 +157,6 @@ export function workloadOf(job: GovernedJob, opts: { team: string; createdAt: nu
     createdAt: opts.createdAt,
     request: jobRequest(job),
     flavors: jobFlavors(job),
+    ...podSetsOf(job),
   };
 }

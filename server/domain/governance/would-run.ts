@@ -1,3 +1,4 @@
+import { priorityPreempts } from "./kueue-settings";
 import { Ledger } from "./ledger";
 import { buildLimits } from "./limits";
 import { findVictims, preemptionIndex } from "./preemption";
@@ -12,9 +13,11 @@ import type {
 } from "./types";
 
 /**
- * Concrete ways a pending workload would run ("why pending"), each checked with the same fit arithmetic on
+ * Concrete ways a pending workload would run ("why pending"), each found with the same fit arithmetic on
  * the usage as it stood at the workload's turn: admitted jobs finishing, a larger guarantee, a priority class
- * that would preempt, borrowing allowed, idle resource sharing on.
+ * that would preempt, borrowing allowed, idle resource sharing on. Each comes with the snapshot it describes
+ * (`applied`): why-pending.ts offers it only when the admission, run again over that snapshot, admits the
+ * workload (more free GPUs do not help a team at its borrow limit, nor one whose turn comes after others').
  */
 
 export type Turn = {
@@ -31,6 +34,9 @@ export type Turn = {
   /** Victims chosen before its turn (stopping: not candidates). */
   taken: ReadonlySet<string>;
 };
+
+/** A way the workload would run, and the snapshot with it applied. */
+export type Way = { text: string; applied: GovernanceSnapshot };
 
 const fmt = (resource: string, amount: number) => `${formatQuantity(resource, amount)} ${resource}`;
 
@@ -81,15 +87,17 @@ function needed(ledger: Ledger, turn: Turn, chosen: readonly AdmittedWorkload[])
 }
 
 /** The workloads being preempted are still stopping; once they have, it fits. */
-export function stopping(turn: Turn): string | null {
+export function stopping(turn: Turn): Way | null {
   if (turn.taken.size === 0 || !turn.holds.some((held) => held.flavor === turn.flavor)) return null;
-  const { workload, flavor } = turn;
-  if (!ledgerFor(turn, turn.snapshot.config, false).fits(workload.team, flavor, workload.request))
-    return null;
-  return `the preempted ${[...turn.taken].join(", ")} finish stopping`;
+  const { workload, flavor, snapshot } = turn;
+  if (!ledgerFor(turn, snapshot.config, false).fits(workload.team, flavor, workload.request)) return null;
+  return {
+    text: `the preempted ${[...turn.taken].join(", ")} finish stopping`,
+    applied: { ...snapshot, admitted: snapshot.admitted.filter((a) => !turn.taken.has(a.key)) },
+  };
 }
 
-export function finishing(turn: Turn): string | null {
+export function finishing(turn: Turn): Way | null {
   const { workload, flavor } = turn;
   const ledger = turn.ledger.clone();
   const short = new Set(turn.shortfall.map((s) => s.resource));
@@ -109,12 +117,23 @@ export function finishing(turn: Turn): string | null {
   }
   if (!ledger.fits(workload.team, flavor, workload.request)) return null;
   const keys = needed(ledger, turn, chosen).map((a) => a.key);
-  return `${keys.join(" and ")} ${keys.length === 1 ? "finishes" : "finish"}`;
+  const gone = new Set(keys);
+  return {
+    text: `${keys.join(" and ")} ${keys.length === 1 ? "finishes" : "finish"}`,
+    applied: { ...turn.snapshot, admitted: turn.snapshot.admitted.filter((a) => !gone.has(a.key)) },
+  };
 }
 
-export function raiseGuarantee(turn: Turn): string[] {
+/** The capacity with `amount` more of the resource in the flavor (nodes added). */
+function moreCapacity(snapshot: GovernanceSnapshot, flavor: string, resource: string, amount: number) {
+  const now = snapshot.capacity[flavor] ?? {};
+  const capacity = { ...snapshot.capacity, [flavor]: { ...now, [resource]: (now[resource] ?? 0) + amount } };
+  return { ...snapshot, capacity };
+}
+
+export function raiseGuarantee(turn: Turn): Way[] {
   const { workload, flavor, snapshot } = turn;
-  const out: string[] = [];
+  const out: Way[] = [];
   for (const { resource, need, missing } of turn.shortfall) {
     if (!turn.ledger.isGoverned(flavor, resource)) continue;
     const raised = (by: number) =>
@@ -131,16 +150,20 @@ export function raiseGuarantee(turn: Turn): string[] {
     const step = resource === "memory" ? 2 ** 30 : 1;
     const units = least(1, Math.ceil(need / step), (n) => fitsUnder(turn, raised(n * step)));
     if (units !== null)
-      out.push(
-        `${workload.team}'s guaranteed ${resource} in flavor ${flavor} is raised by ${formatQuantity(resource, units * step)}`,
-      );
+      out.push({
+        text: `${workload.team}'s guaranteed ${resource} in flavor ${flavor} is raised by ${formatQuantity(resource, units * step)}`,
+        applied: { ...snapshot, config: raised(units * step) },
+      });
     else
-      out.push(`${fmt(resource, missing)} more come free in flavor ${flavor} (jobs end or nodes are added)`);
+      out.push({
+        text: `${fmt(resource, missing)} more come free in flavor ${flavor} (jobs end or nodes are added)`,
+        applied: moreCapacity(snapshot, flavor, resource, missing),
+      });
   }
   return out;
 }
 
-export function borrowing(turn: Turn): string | null {
+export function borrowing(turn: Turn): Way | null {
   const { workload, snapshot } = turn;
   const quota = snapshot.config.teams.find((q) => q.team === workload.team);
   if (quota === undefined) return null;
@@ -153,21 +176,23 @@ export function borrowing(turn: Turn): string | null {
   const from = quota.strategy === "LendAndBorrow" ? quota.borrowLimitPercent + 1 : 1;
   const percent = least(from, 500, (p) => fitsUnder(turn, lending(p)));
   if (percent !== null) {
-    return quota.strategy === "LendAndBorrow"
-      ? `${workload.team}'s borrow limit is raised to ${percent}%`
-      : `${workload.team} may borrow (LendAndBorrow, borrow limit ${percent}%)`;
+    const text =
+      quota.strategy === "LendAndBorrow"
+        ? `${workload.team}'s borrow limit is raised to ${percent}%`
+        : `${workload.team} may borrow (LendAndBorrow, borrow limit ${percent}%)`;
+    return { text, applied: { ...snapshot, config: lending(percent) } };
   }
   const idle = { ...snapshot.config, scheduler: { ...snapshot.config.scheduler, idleResourceSharing: true } };
   if (!snapshot.config.scheduler.idleResourceSharing && fitsUnder(turn, idle))
-    return "idle resource sharing is enabled";
+    return { text: "idle resource sharing is enabled", applied: { ...snapshot, config: idle } };
   return null;
 }
 
-export function higherPriority(turn: Turn): string | null {
+export function higherPriority(turn: Turn): Way | null {
   const { workload, flavor, snapshot } = turn;
   const { scheduler } = snapshot.config;
   const quota = snapshot.config.teams.find((q) => q.team === workload.team);
-  if (!scheduler.taskRanking || quota?.preemptTeamTasks !== "LowerPriority") return null;
+  if (!scheduler.taskRanking || !priorityPreempts(quota)) return null;
   const current = scheduler.priorityClasses.find((spec) => spec.name === workload.priorityClass)?.weight ?? 0;
   const higher = [...scheduler.priorityClasses]
     .filter((spec) => spec.weight > current)
@@ -179,8 +204,15 @@ export function higherPriority(turn: Turn): string | null {
   for (const spec of higher) {
     const scope = { ledger: turn.ledger.clone(), index, taken: turn.taken };
     const victims = findVictims(scope, { workload, rank: spec.weight, flavor });
-    if (victims !== null && victims.length > 0)
-      return `it is submitted with priority class ${spec.name} (weight ${spec.weight}), preempting ${victims.map((v) => v.victim.key).join(", ")}`;
+    if (victims !== null && victims.length > 0) {
+      const pending = snapshot.pending.map((w) =>
+        w.key === workload.key ? { ...w, priorityClass: spec.name } : w,
+      );
+      return {
+        text: `it is submitted with priority class ${spec.name} (weight ${spec.weight}), preempting ${victims.map((v) => v.victim.key).join(", ")}`,
+        applied: { ...snapshot, pending },
+      };
+    }
   }
   return null;
 }

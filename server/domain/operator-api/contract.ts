@@ -293,6 +293,34 @@ export const submitResponseSchema = jobRefSchema.extend({
 });
 export type SubmitResponse = z.input<typeof submitResponseSchema>;
 export const deleteResponseSchema = z.object({ deleting: jobRefSchema });
+/**
+ * "Why is this job pending" from the operator's own admission (GET /api/v1/jobs/<ns>/<name>/why-pending):
+ * `governed` false when the job is in no team queue, `answer` null when it is not pending. An operator whose
+ * admission is Kueue's answers 501 (the console answers from its own snapshot).
+ */
+export const whyPendingResponseSchema = z.object({
+  governed: z.boolean(),
+  answer: z
+    .object({
+      key: z.string(),
+      position: z.int(),
+      reason: z.string(),
+      shortfall: z.array(
+        z.object({
+          flavor: z.string(),
+          resource: z.string(),
+          need: z.number(),
+          available: z.number(),
+          missing: z.number(),
+        }),
+      ),
+      ahead: z.array(z.string()),
+      wouldRun: z.array(z.string()),
+      text: z.string(),
+    })
+    .nullable(),
+});
+export type WhyPendingResponse = z.infer<typeof whyPendingResponseSchema>;
 /** Every refusal: 4xx/5xx with a sentence; submit's 400 adds the field errors. */
 export const errorResponseSchema = z.looseObject({ message: z.string() });
 

@@ -19,6 +19,7 @@ async function kueueGate(opts: {
   db: Db;
   log: Logger;
   kubeConfig: KubeConfig;
+  backend: ClusterBackend;
 }): Promise<AdmissionGate | null> {
   const { kueueInstalled } = await import("@/server/cluster/kubernetes/kueue-installed");
   if (!(await kueueInstalled(opts.kubeConfig))) {
@@ -26,11 +27,13 @@ async function kueueGate(opts: {
     return null;
   }
   const { createKueueApi } = await import("@/server/cluster/kubernetes/kueue/client");
-  const { startKueueSync } = await import("@/server/cluster/kubernetes/kueue/sync");
+  const { capacityOfNodes, startKueueSync } = await import("@/server/cluster/kubernetes/kueue/sync");
   const { createKueueWorkloads } = await import("@/server/cluster/kubernetes/kueue/workload-client");
   const { createKueueGate } = await import("./kueue");
   const sync = startKueueSync({
     load: () => loadGovernanceConfig(opts.db),
+    // Sizes the cohort's own quota (idle resource sharing) by the healthy nodes.
+    capacity: async () => capacityOfNodes(await opts.backend.listNodes()),
     api: createKueueApi(opts.kubeConfig),
     log: opts.log,
   });
@@ -55,5 +58,7 @@ export async function createAdmissionGate(opts: {
 }): Promise<AdmissionGate | null> {
   const log = opts.log.child({ component: "admission" });
   if (opts.kind === "local") return createLocalAdmission({ db: opts.db, backend: opts.backend, log });
-  return opts.kubeConfig ? kueueGate({ db: opts.db, log, kubeConfig: opts.kubeConfig }) : null;
+  return opts.kubeConfig
+    ? kueueGate({ db: opts.db, log, kubeConfig: opts.kubeConfig, backend: opts.backend })
+    : null;
 }

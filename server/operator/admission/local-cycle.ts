@@ -45,8 +45,7 @@ export function snapshotOf(input: {
   return { config, capacity: input.capacity, admitted, pending, now: input.now };
 }
 
-/** `wake: false`: the entry changed but the job's reconcile would show nothing new. */
-type Change = { key: string; entry: Entry; wake?: boolean };
+type Change = { key: string; entry: Entry };
 
 /** Victims start their graceful stop; they hold their capacity until their pods are gone (requeue). */
 function preempt(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision, now: number): Change[] {
@@ -98,9 +97,10 @@ function admit(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision,
 
 /**
  * Why the rest wait, taken from a cycle that admitted and preempted nothing (a settled queue): in a cycle
- * that admits, what waits behind is "waiting behind" only until the next cycle, which runs at once. Only a
- * change of reason wakes a job (to update its condition): a message's counts ("180 ahead of it") change
- * with every admission of the thousands queued, and are answered on demand by "why pending".
+ * that admits, what waits behind is "waiting behind" only until the next cycle, which runs at once. A change
+ * of reason or of message (the amount missing, the position, the jobs ahead) wakes the job, so its Admitted
+ * condition, the queue view and the CLI say what holds now; a settled cycle runs at most SETTLE_MS after
+ * an admitting one (local.ts), so a queue of thousands is rewritten once per admission, not per cycle.
  */
 function waiting(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecision): Change[] {
   const changes: Change[] = [];
@@ -110,8 +110,7 @@ function waiting(entries: ReadonlyMap<string, Entry>, decision: AdmissionDecisio
     const entry = entries.get(key);
     if (entry?.state !== "pending") continue;
     if (entry.reason === pending.reason && entry.message === pending.message) continue;
-    const wake = entry.reason !== pending.reason;
-    changes.push({ key, entry: { ...entry, reason: pending.reason, message: pending.message }, wake });
+    changes.push({ key, entry: { ...entry, reason: pending.reason, message: pending.message } });
   }
   return changes;
 }
@@ -125,5 +124,5 @@ export function applyDecision(
   const changes = [...preempt(entries, decision, now), ...admit(entries, decision, now)];
   changes.push(...waiting(entries, decision));
   for (const change of changes) entries.set(change.key, change.entry);
-  return changes.flatMap((change) => (change.wake === false ? [] : [change.key]));
+  return changes.map((change) => change.key);
 }

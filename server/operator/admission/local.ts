@@ -2,7 +2,7 @@ import { type ClusterBackend, type ClusterJob, isNodeHealthy, jobKey } from "@/s
 import type { Db } from "@/server/db/client";
 import { isElastic } from "@/server/domain/elastic/sized-job";
 import { baseWorkload } from "@/server/domain/elastic/step-workload";
-import { decideAdmissions, teamOfNamespace, workloadOf } from "@/server/domain/governance";
+import { decideAdmissions, teamOfNamespace, whyPending, workloadOf } from "@/server/domain/governance";
 import {
   DEFAULT_FLAVOR,
   type FlavorQuantities,
@@ -80,8 +80,12 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
   /** Ungoverned active jobs' GPU requests: not the governed jobs' to use. */
   const ungoverned = new Map<string, number>();
   const listeners = new Set<(key: string) => void>();
-  /** The reason each job's reconcile was last told it waits for (null: told it may run); see sleeping. */
+  /**
+   * The reason and message each job's reconcile was last told it waits for (null: told it may run); see
+   * sleeping: a job whose message changed (less missing, fewer ahead) is not asleep until it is told.
+   */
   const told = new Map<string, string | null>();
+  const toldOf = (entry: Entry) => (entry.state === "pending" ? `${entry.reason}\n${entry.message}` : null);
   let loaded: LoadedConfig = await loadLocalConfig(opts.db);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -221,7 +225,7 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
         return { state: "NotGoverned" };
       }
       const entry = track(job, team, now);
-      told.set(jobKey(job.ref), entry.state === "pending" ? entry.reason : null);
+      told.set(jobKey(job.ref), toldOf(entry));
       return verdictOf(entry);
     },
     async requeue(job) {
@@ -237,11 +241,17 @@ export async function createLocalAdmission(opts: LocalAdmissionOptions): Promise
     forget: release,
     sleeping(key) {
       const entry = entries.get(key);
-      return entry?.state === "pending" && told.get(key) === entry.reason;
+      return entry?.state === "pending" && told.get(key) === toldOf(entry);
     },
     describe(job) {
       const entry = entries.get(jobKey(job.ref));
       return entry && entry.uid === job.uid ? describeEntry(entry) : null;
+    },
+    async whyPending(key) {
+      const entry = entries.get(key);
+      if (entry === undefined) return { governed: false, answer: null };
+      if (entry.state !== "pending") return { governed: true, answer: null };
+      return { governed: true, answer: whyPending(await snapshot(clock()), key, entry.preemption) };
     },
     onWake(listener) {
       listeners.add(listener);

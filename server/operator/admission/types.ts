@@ -1,5 +1,6 @@
 import type { ElasticCapacity } from "@/server/cluster/elastic-capacity";
 import type { ClusterJob } from "@/server/cluster/types";
+import type { WhyPending } from "@/server/domain/governance/types";
 import type { LiveAdmission } from "@/server/domain/operator-api/contract";
 
 /**
@@ -36,6 +37,12 @@ export type AdmissionGate = {
    * it out: 10,000 queued jobs would otherwise be reconciled every resync for nothing).
    */
   sleeping?(key: string): boolean;
+  /**
+   * "Why is this job pending", answered from the admission the gate holds (no list of every job): `governed`
+   * false when the job (`<namespace>/<name>`) is in no team queue, `answer` null when it is not pending.
+   * Absent where the gate does not decide admissions itself (Kueue's: the console answers from its snapshot).
+   */
+  whyPending?(key: string): Promise<{ governed: boolean; answer: WhyPending | null }>;
   /** Calls `listener` with a job's key whenever its verdict changes (the controller reconciles it). */
   onWake?(listener: (key: string) => void): () => void;
   /** Capacity for elastic jobs' scaling steps (issue 14); absent: elastic jobs stay at the size admitted. */

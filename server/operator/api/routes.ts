@@ -41,6 +41,7 @@ import { podOfJob } from "./pod-param";
 import { rankOutput } from "./rank-output";
 import type { BodyKind } from "./request-shape";
 import { putRunPolicy, putShadowPolicy } from "./run-policy";
+import { whyPendingOf } from "./why-pending";
 
 /**
  * The operator's HTTP surface (port 8081): Prometheus /metrics, /healthz and the live-state API the console
@@ -298,6 +299,12 @@ export const routes: Route[] = [
     pattern: new RegExp(`^/api/v1/jobs/${JOB}/rank-output$`),
     access: "jobs.logs",
     handle: (ctx, params) => rankOutput(ctx, refOf(params)),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/v1/jobs/${JOB}/why-pending$`),
+    access: "jobs.get",
+    handle: (ctx, params) => whyPendingOf(ctx.deps, refOf(params)),
   },
   {
     method: "GET",

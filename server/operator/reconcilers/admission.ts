@@ -27,13 +27,20 @@ function ensureCondition(ctx: JobContext, condition: Condition): void {
   ctx.status = setCondition(ctx.status, condition, ctx.now);
 }
 
+/** Reasons that hold whatever else ends or changes: the job can never fit (Kueue says so in a Warning event). */
+const NEVER_FITS = new Set(["ExceedsCapacity"]);
+
 async function holdPending(ctx: JobContext, verdict: { reason: string; message: string }): Promise<void> {
   if (ctx.obs.pods.some((view) => view.pod !== null) || ctx.obs.strays.length > 0) await deleteAllPods(ctx);
   if (ctx.state.phase !== "Pending") {
     await dropRecovery(ctx, "the job is waiting for admission");
     ctx.state = { ...ctx.state, phase: "Pending", since: ctx.now, recovery: null, rendezvous: null };
   }
+  const before = (ctx.status.conditions ?? []).find((c) => c.type === "Admitted");
   ensureCondition(ctx, { type: "Admitted", status: "False", ...verdict });
+  // Once per change to a reason that never clears by waiting: the event list says so, not only the status.
+  if (NEVER_FITS.has(verdict.reason) && (before?.status !== "False" || before.reason !== verdict.reason))
+    await event(ctx, "Warning", verdict.reason, verdict.message);
 }
 
 async function startAdmitted(ctx: JobContext): Promise<void> {

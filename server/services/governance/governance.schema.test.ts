@@ -49,7 +49,7 @@ describe("governance input schemas", () => {
     expect(issues(quotaUpdateInputSchema.safeParse(bad))).toEqual([
       "version: expected the version you read (≥ 1)",
       "strategy: expected LendAndBorrow, Lend or DontLend",
-      "borrowLimitPercent: expected a percent between 1 and 500",
+      "borrowLimitPercent: expected a whole percent ≥ 1",
       "fairShareWeight: expected a weight between 0 and 100",
       "resources[1].instanceType: lower-case letters, digits, '.' and '-', e.g. ml.g5.12xlarge or default",
       "resources[1].resource: a Kubernetes resource name, e.g. nvidia.com/gpu, cpu or memory",
@@ -81,6 +81,66 @@ describe("governance input schemas", () => {
     expect(issues(result)).toEqual([
       "resources[0].absoluteBorrowLimit: a team that does not borrow (Lend) has no borrow limit: remove it or choose LendAndBorrow",
       "resources[1].resource: cpu on default is already listed at resources[0]",
+    ]);
+  });
+
+  it("takes a borrow limit above 500 % (Kueue has no cap) and the advanced Kueue settings", () => {
+    const kueue = {
+      reclaimWithinCohort: "LowerPriority",
+      borrowWithinCohort: { policy: "LowerPriority", maxPriorityThreshold: 40 },
+      lendingLimit: 2,
+      queueingStrategy: "StrictFIFO",
+      withinClusterQueue: "LowerOrNewerEqualPriority",
+    };
+    const parsed = quotaUpdateInputSchema.parse({ ...quota, borrowLimitPercent: 800, kueue });
+    expect(parsed.borrowLimitPercent).toBe(800);
+    expect(parsed.kueue).toEqual(kueue);
+    expect(quotaUpdateInputSchema.parse(quota).kueue).toBeUndefined();
+  });
+
+  it("names each bad advanced Kueue setting", () => {
+    const kueue = {
+      reclaimWithinCohort: "Sometimes",
+      borrowWithinCohort: { policy: "Always", maxPriorityThreshold: 101 },
+      lendingLimit: -1,
+      queueingStrategy: "FIFO",
+      withinClusterQueue: "Newer",
+    };
+    expect(issues(quotaUpdateInputSchema.safeParse({ ...quota, kueue }))).toEqual([
+      "kueue.reclaimWithinCohort: expected Never, LowerPriority or Any",
+      "kueue.borrowWithinCohort.policy: expected Never or LowerPriority",
+      "kueue.borrowWithinCohort.maxPriorityThreshold: expected a priority weight between 0 and 100",
+      "kueue.lendingLimit: expected a whole number of GPUs ≥ 0",
+      "kueue.queueingStrategy: expected StrictFIFO or BestEffortFIFO",
+      "kueue.withinClusterQueue: expected Never, LowerPriority or LowerOrNewerEqualPriority",
+    ]);
+  });
+
+  it("refuses advanced settings Kueue would refuse or the sharing strategy makes meaningless", () => {
+    const kueue = {
+      reclaimWithinCohort: "Never",
+      borrowWithinCohort: { policy: "LowerPriority", maxPriorityThreshold: null },
+      lendingLimit: 2,
+      queueingStrategy: "BestEffortFIFO",
+      withinClusterQueue: null,
+    };
+    expect(issues(quotaUpdateInputSchema.safeParse({ ...quota, kueue }))).toEqual([
+      "kueue.borrowWithinCohort.policy: a team that never reclaims (reclaimWithinCohort Never) cannot preempt while borrowing",
+    ]);
+    const threshold = {
+      ...kueue,
+      reclaimWithinCohort: "Any",
+      borrowWithinCohort: { policy: "Never", maxPriorityThreshold: 5 },
+    };
+    expect(issues(quotaUpdateInputSchema.safeParse({ ...quota, kueue: threshold }))).toEqual([
+      "kueue.borrowWithinCohort.maxPriorityThreshold: a threshold applies only with policy LowerPriority: remove it or choose LowerPriority",
+    ]);
+    const borrowing = { ...kueue, reclaimWithinCohort: "Any" };
+    expect(
+      issues(quotaUpdateInputSchema.safeParse({ ...quota, strategy: "DontLend", kueue: borrowing })),
+    ).toEqual([
+      "kueue.lendingLimit: a team that does not lend (DontLend) has no lending limit: remove it or choose Lend or LendAndBorrow",
+      "kueue.borrowWithinCohort.policy: a team that does not borrow (DontLend) cannot preempt while borrowing: choose Never or LendAndBorrow",
     ]);
   });
 

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { checkKueueForStrategy, kueueSettingsSchema } from "@/server/domain/governance/kueue-settings.schema";
+import type { KueueSettings } from "@/server/domain/governance/types";
 import { teamNameSchema } from "@/server/services/teams/teams.schema";
 
 /**
@@ -9,7 +11,7 @@ import { teamNameSchema } from "@/server/services/teams/teams.schema";
  */
 
 // ── building blocks ────────────────────────────────────────────────────────────────────────────────────
-export { teamNameSchema };
+export { kueueSettingsSchema, teamNameSchema };
 
 const version = z
   .number({ error: "expected the version you read (a whole number)" })
@@ -70,11 +72,13 @@ const quotaFields = z.strictObject({
   version,
   activation: activationSchema,
   strategy: strategySchema,
+  // HyperPod's API caps the percent at 500; Kueue has no cap, so neither has Rebound (a large percent of a
+  // small guarantee is how a team borrows most of the cluster).
   borrowLimitPercent: z
-    .number({ error: "expected a percent between 1 and 500" })
-    .int({ message: "expected a whole percent" })
-    .min(1, { message: "expected a percent between 1 and 500" })
-    .max(500, { message: "expected a percent between 1 and 500" }),
+    .number({ error: "expected a whole percent ≥ 1" })
+    .int({ message: "expected a whole percent ≥ 1" })
+    .min(1, { message: "expected a whole percent ≥ 1" })
+    .max(1_000_000, { message: "expected a percent ≤ 1000000" }),
   preemptTeamTasks: preemptTeamTasksSchema,
   fairShareWeight: z
     .number({ error: "expected a weight between 0 and 100" })
@@ -83,6 +87,8 @@ const quotaFields = z.strictObject({
     .max(100, { message: "expected a weight between 0 and 100" }),
   description: z.string().max(250, { message: "at most 250 characters" }).optional(),
   resources: z.array(quotaResourceSchema).max(15, { message: "at most 15 resources" }),
+  /** Kueue's own ClusterQueue knobs (advanced); absent: the stored ones stay (new quota: the defaults). */
+  kueue: kueueSettingsSchema.optional(),
   /**
    * Save a raise of guaranteed GPUs even though the teams' guarantees then exceed the cluster's GPUs
    * (server/services/governance/overcommit.ts); without it such a raise is refused. Audited when given.
@@ -114,6 +120,7 @@ function checkQuota(quota: QuotaShape, ctx: z.RefinementCtx): void {
       });
     }
   });
+  if (quota.kueue !== undefined) checkKueueForStrategy(quota.strategy, quota.kueue, ctx);
 }
 
 /**
@@ -240,6 +247,8 @@ export type QuotaView = {
   borrowLimitPercent: number;
   preemptTeamTasks: "LowerPriority" | "Never";
   fairShareWeight: number;
+  /** The advanced Kueue settings, defaults filled in. */
+  kueue: KueueSettings;
   description: string;
   resources: Array<{
     instanceType: string;

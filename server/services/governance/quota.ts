@@ -1,8 +1,10 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
+import { DEFAULT_KUEUE_SETTINGS } from "@/server/domain/governance/kueue-settings";
 import { AppError } from "@/server/errors";
 import type { QuotaUpdate, QuotaView } from "@/server/services/governance/governance.schema";
 import { writeAudit } from "@/server/store/audit/mutations";
+import { storedKueueSettings } from "@/server/store/governance/config";
 import { staleWriteError } from "./conflict";
 import { assertFits, type CapacityReading, GUARANTEE_LOCK_KEY, guaranteedGpus } from "./overcommit";
 
@@ -18,6 +20,10 @@ type TeamRow = { id: string; name: string; displayName: string };
 
 export type QuotaState = Omit<QuotaView, "canEdit">;
 
+/** The stored advanced Kueue settings, or the defaults. */
+const kueueOf = (quota: QuotaRow | null) =>
+  storedKueueSettings(quota?.kueueSettings) ?? DEFAULT_KUEUE_SETTINGS;
+
 function viewOf(team: TeamRow, quota: QuotaRow | null): QuotaState {
   return {
     team: team.name,
@@ -28,6 +34,7 @@ function viewOf(team: TeamRow, quota: QuotaRow | null): QuotaState {
     borrowLimitPercent: quota?.borrowLimitPercent ?? 50,
     preemptTeamTasks: quota?.preemptPolicy ?? "LowerPriority",
     fairShareWeight: quota?.fairShareWeight ?? 0,
+    kueue: kueueOf(quota),
     description: quota?.description ?? "",
     resources: (quota?.resources ?? []).map((row) => ({
       instanceType: row.instanceType,
@@ -88,6 +95,23 @@ export async function othersGuaranteedGpus(tx: Prisma.TransactionClient, teamId:
 }
 
 /**
+ * Kueue applies `borrowWithinCohort` with classical preemption only, not with fair sharing: saving it while
+ * the scheduler config has fair share on is refused rather than saved to do nothing.
+ */
+async function assertBorrowWithinCohortAllowed(tx: Prisma.TransactionClient, input: QuotaUpdate) {
+  if (input.kueue?.borrowWithinCohort.policy !== "LowerPriority") return;
+  const scheduler = await tx.schedulerConfig.findUnique({
+    where: { id: 1 },
+    select: { fairShareEnabled: true },
+  });
+  if (scheduler?.fairShareEnabled ?? true)
+    throw new AppError(
+      "INVALID",
+      "kueue.borrowWithinCohort.policy: Kueue preempts while borrowing only without fair sharing; turn fair share off in the scheduler config first, or choose Never",
+    );
+}
+
+/**
  * Replaces the team's quota with `input` when `input.version` is the current version: the version goes up by
  * one, `updatedById` is the actor, and one audit row holds before and after. A stale version is refused
  * (CONFLICT) naming who changed it, and nothing changes. A raise of the team's guaranteed GPUs that would
@@ -115,6 +139,7 @@ export async function updateQuota(
         borrowLimitPercent: input.borrowLimitPercent,
         preemptPolicy: input.preemptTeamTasks,
         fairShareWeight: input.fairShareWeight,
+        ...(input.kueue === undefined ? {} : { kueueSettings: input.kueue }),
         description: input.description ?? existing.description,
         version: { increment: 1 },
         updatedById: actorId,
@@ -133,6 +158,7 @@ export async function updateQuota(
       });
     }
     // After the version check (a stale read is told so first); a refusal here rolls the write above back.
+    await assertBorrowWithinCohortAllowed(tx, input);
     const allowOvercommit = input.allowOvercommit === true;
     assertFits({
       team: team.name,

@@ -87,6 +87,24 @@ async function replaceClasses(tx: Prisma.TransactionClient, next: SchedulerUpdat
 }
 
 /**
+ * Fair share on is refused while a team's advanced Kueue settings preempt while borrowing
+ * (`borrowWithinCohort: LowerPriority`), which Kueue applies only without fair sharing.
+ */
+async function assertNoBorrowWithinCohort(tx: Prisma.TransactionClient) {
+  const quotas = await tx.computeQuota.findMany({
+    where: { kueueSettings: { path: ["borrowWithinCohort", "policy"], equals: "LowerPriority" } },
+    select: { team: { select: { name: true } } },
+    orderBy: { team: { name: "asc" } },
+  });
+  if (quotas.length === 0) return;
+  const teams = quotas.map((quota) => quota.team.name).join(", ");
+  throw new AppError(
+    "INVALID",
+    `fairShare: Kueue does not preempt while borrowing under fair sharing, and ${teams} ${quotas.length === 1 ? "has" : "have"} borrowWithinCohort LowerPriority; set it to Never first`,
+  );
+}
+
+/**
  * Writes the scheduler config and its priority classes when `input.version` is current: version + 1,
  * `updatedById` the actor, one audit row. Stale: CONFLICT naming who changed it; nothing changes.
  */
@@ -123,6 +141,8 @@ export async function updateScheduler(
         updatedBy: current.updatedBy?.name ?? null,
       });
     }
+    // After the version check (a stale read is told so first); a refusal rolls the write above back.
+    if (input.fairShare) await assertNoBorrowWithinCohort(tx);
     await replaceClasses(tx, input.priorityClasses);
     const after = await readState(tx, usage);
     await writeAudit(tx, {

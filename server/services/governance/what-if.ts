@@ -1,3 +1,5 @@
+import type { JobRef } from "@/server/cluster/types";
+import type { Db } from "@/server/db/client";
 import { whatIf, whyPending } from "@/server/domain/governance";
 import {
   type GovernanceConfig,
@@ -5,13 +7,19 @@ import {
   GPU,
   type TeamQuota,
 } from "@/server/domain/governance/types";
+import type { PendingHistory } from "@/server/domain/governance/why-pending";
+import type { WhyPendingResponse } from "@/server/domain/operator-api/contract";
+import { AppError } from "@/server/errors";
 import type {
   QuotaUpdate,
   SchedulerUpdate,
   WhatIfView,
   WhyPendingView,
 } from "@/server/services/governance/governance.schema";
+import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { type CapacityReading, overcommitOf } from "./overcommit";
+import { liveSnapshot } from "./overview";
+import { jobKey } from "./snapshot";
 
 /**
  * "What would this change do" and "why is this job pending", answered by the domain's own admission logic
@@ -42,6 +50,7 @@ export function teamQuotaOf(input: QuotaUpdate): TeamQuota {
     ),
     preemptTeamTasks: input.preemptTeamTasks,
     fairShareWeight: input.fairShareWeight,
+    ...(input.kueue === undefined ? {} : { kueue: input.kueue }),
   };
 }
 
@@ -63,7 +72,10 @@ export function configWith(config: GovernanceConfig, change: ProposedChange): Go
       },
     };
   }
-  const next = teamQuotaOf(change.quota);
+  const quota = teamQuotaOf(change.quota);
+  // A change that leaves the advanced Kueue settings out keeps the team's (as saving it does).
+  const kept = config.teams.find((team) => team.team === quota.team)?.kueue;
+  const next = quota.kueue === undefined && kept !== undefined ? { ...quota, kueue: kept } : quota;
   const others = config.teams.filter((team) => team.team !== next.team);
   return { ...config, teams: [...others, next].sort((a, b) => a.team.localeCompare(b.team)) };
 }
@@ -124,8 +136,9 @@ export function whyPendingView(
   snapshot: GovernanceSnapshot,
   key: string,
   team: string,
+  history: PendingHistory | null = null,
 ): WhyPendingView | null {
-  const answer = whyPending(snapshot, key);
+  const answer = whyPending(snapshot, key, history);
   if (!answer) return null;
   return {
     key: answer.key,
@@ -137,4 +150,50 @@ export function whyPendingView(
     wouldRun: [...answer.wouldRun],
     text: answer.text,
   };
+}
+
+const notQueued = (key: string) => new AppError("NOT_FOUND", `job ${key} not found in a team queue`);
+
+/**
+ * "Why is this job pending" (`team`'s job): asked of the operator, which answers from the admission it holds
+ * (one job, however many are queued); where it holds none (Kueue's admission, an older operator, console-only
+ * mode) decided over the console's snapshot of every live job. NOT_FOUND when the job is in no team queue.
+ */
+export async function askWhyPending(args: {
+  db: Db;
+  cluster: () => Promise<ClusterSource>;
+  ref: JobRef;
+  team: string;
+}): Promise<WhyPendingView | null> {
+  const key = jobKey(args.ref);
+  const asked = await askOperator(args);
+  if (asked !== null) return fromOperator(asked, key, args.team);
+  const snap = await liveSnapshot(args);
+  const governed = snap.jobs.get(key);
+  if (governed === undefined) throw notQueued(key);
+  const admission = governed.job.admission;
+  const history =
+    admission?.state === "Preempted" ? { reason: admission.reason, by: admission.preemptedBy } : null;
+  return whyPendingView(snap.snapshot, key, args.team, history);
+}
+
+/** The operator's answer as the console shows it; NOT_FOUND when the job is in no team queue. */
+export function fromOperator(asked: WhyPendingResponse, key: string, team: string): WhyPendingView | null {
+  if (!asked.governed) throw notQueued(key);
+  return asked.answer === null ? null : { ...asked.answer, team };
+}
+
+/** The operator's own answer; null where it holds no admission of its own. */
+async function askOperator(args: {
+  cluster: () => Promise<ClusterSource>;
+  ref: JobRef;
+}): Promise<WhyPendingResponse | null> {
+  try {
+    const source = await args.cluster();
+    return (await source.whyPending?.(args.ref)) ?? null;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AppError("UNAVAILABLE", `the operator cannot be asked: ${reason}`);
+  }
 }

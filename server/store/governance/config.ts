@@ -1,5 +1,11 @@
 import type { Db } from "@/server/db/client";
-import type { FlavorQuantities, GovernanceConfig, TeamQuota } from "@/server/domain/governance/types";
+import { kueueSettingsSchema } from "@/server/domain/governance/kueue-settings.schema";
+import type {
+  FlavorQuantities,
+  GovernanceConfig,
+  KueueSettings,
+  TeamQuota,
+} from "@/server/domain/governance/types";
 
 /**
  * The governance configuration as stored in Postgres (quotas per team, priority classes, scheduler config),
@@ -12,6 +18,7 @@ type QuotaRow = {
   borrowLimitPercent: number;
   preemptPolicy: TeamQuota["preemptTeamTasks"];
   fairShareWeight: number;
+  kueueSettings: unknown;
   resources: Array<{
     instanceType: string;
     resource: string;
@@ -26,7 +33,18 @@ function byFlavor(rows: Array<{ instanceType: string; resource: string; amount: 
   return out;
 }
 
+/**
+ * The stored advanced Kueue settings; null or a value that no longer passes the schema (written by hand):
+ * none, so the defaults apply rather than a guess.
+ */
+export function storedKueueSettings(value: unknown): KueueSettings | null {
+  if (value === null || value === undefined) return null;
+  const parsed = kueueSettingsSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
 function teamQuota(team: string, quota: QuotaRow | null): TeamQuota {
+  const kueue = storedKueueSettings(quota?.kueueSettings);
   const rows = quota?.resources ?? [];
   return {
     team,
@@ -41,6 +59,7 @@ function teamQuota(team: string, quota: QuotaRow | null): TeamQuota {
     ),
     preemptTeamTasks: quota?.preemptPolicy ?? "LowerPriority",
     fairShareWeight: quota?.fairShareWeight ?? 0,
+    ...(kueue === null ? {} : { kueue }),
   };
 }
 

@@ -313,9 +313,9 @@ describe("bad input over HTTP", () => {
     expect((await post("governance.quota.update", duplicated)).error.message).toBe(
       "resources[1].resource: nvidia.com/gpu on default is already listed at resources[0]",
     );
-    const outOfRange = { ...quotaInput(version, 1), borrowLimitPercent: 501 };
+    const outOfRange = { ...quotaInput(version, 1), borrowLimitPercent: 0 };
     expect((await post("governance.quota.update", outOfRange)).error.message).toBe(
-      "borrowLimitPercent: expected a percent between 1 and 500",
+      "borrowLimitPercent: expected a whole percent ≥ 1",
     );
     expect(await state()).toBe(before);
   });

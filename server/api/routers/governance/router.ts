@@ -21,7 +21,7 @@ import { readClusterCapacity } from "@/server/services/governance/overcommit";
 import { governanceOverview, liveSnapshot } from "@/server/services/governance/overview";
 import { queueOf } from "@/server/services/governance/queue";
 import { jobKey } from "@/server/services/governance/snapshot";
-import { whatIfView, whyPendingView } from "@/server/services/governance/what-if";
+import { askWhyPending, whatIfView } from "@/server/services/governance/what-if";
 import { watchGovernance } from "@/server/services/live/governance-streams";
 import { withTrpcErrors } from "../jobs/live-errors";
 import { membersRouter } from "./members-router";
@@ -77,9 +77,7 @@ export const governanceRouter = createTRPCRouter({
     if (!team || !canReadGovernance(ctx.user.memberships, team.id)) {
       throw new AppError("NOT_FOUND", `job ${key} not found in a team queue`);
     }
-    const snap = await liveSnapshot(ctx);
-    if (!snap.jobs.has(key)) throw new AppError("NOT_FOUND", `job ${key} not found in a team queue`);
-    return whyPendingView(snap.snapshot, key, team.name);
+    return askWhyPending({ db: ctx.db, cluster: ctx.cluster, ref: input, team: team.name });
   }),
 
   /**

@@ -15,6 +15,7 @@ export type ManagedKind =
   | "Namespace"
   | "ResourceFlavor"
   | "ClusterQueue"
+  | "Cohort"
   | "LocalQueue"
   | "WorkloadPriorityClass";
 
@@ -34,6 +35,7 @@ export type KueueApi = {
 export const KUEUE_PLURALS = {
   ResourceFlavor: "resourceflavors",
   ClusterQueue: "clusterqueues",
+  Cohort: "cohorts",
   LocalQueue: "localqueues",
   WorkloadPriorityClass: "workloadpriorityclasses",
   Workload: "workloads",

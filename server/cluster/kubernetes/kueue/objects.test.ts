@@ -130,6 +130,82 @@ describe("kueueObjectsOf (HyperPod task governance's objects)", () => {
   });
 });
 
+describe("kueueObjectsOf: the advanced Kueue settings of a team and the scheduler's switches", () => {
+  const gpus = { default: { "nvidia.com/gpu": 8 } };
+
+  it("leaves HyperPod's ClusterQueue as it was when no advanced setting is given", () => {
+    const spec = cq(kueueObjectsOf(config([team("a", { guaranteed: gpus })])), "a")?.spec;
+    expect(spec?.queueingStrategy).toBe("BestEffortFIFO");
+    expect(spec?.preemption).toEqual({
+      reclaimWithinCohort: "Any",
+      withinClusterQueue: "LowerPriority",
+      borrowWithinCohort: { policy: "Never" },
+    });
+    expect(spec?.resourceGroups[0]?.flavors[0]?.resources[0]).toEqual({
+      name: "nvidia.com/gpu",
+      nominalQuota: "8",
+      borrowingLimit: "4",
+    });
+  });
+
+  it("writes reclaimWithinCohort, borrowWithinCohort, withinClusterQueue and queueingStrategy", () => {
+    const spec = cq(
+      kueueObjectsOf(
+        config(
+          [
+            team("a", {
+              guaranteed: gpus,
+              kueue: {
+                reclaimWithinCohort: "LowerPriority",
+                borrowWithinCohort: { policy: "LowerPriority", maxPriorityThreshold: 50 },
+                withinClusterQueue: "LowerOrNewerEqualPriority",
+                queueingStrategy: "StrictFIFO",
+              },
+            }),
+          ],
+          false,
+        ),
+      ),
+      "a",
+    )?.spec;
+    expect(spec?.queueingStrategy).toBe("StrictFIFO");
+    expect(spec?.preemption).toEqual({
+      reclaimWithinCohort: "LowerPriority",
+      withinClusterQueue: "LowerOrNewerEqualPriority",
+      borrowWithinCohort: { policy: "LowerPriority", maxPriorityThreshold: 50 },
+    });
+    const never = cq(kueueObjectsOf(config([team("b", { kueue: { reclaimWithinCohort: "Never" } })])), "b");
+    expect(never?.spec.preemption.reclaimWithinCohort).toBe("Never");
+  });
+
+  it("writes a partial lending limit of GPUs, never above the guarantee, and a borrow limit above 500 %", () => {
+    const objects = kueueObjectsOf(
+      config([
+        team("part", { guaranteed: gpus, kueue: { lendingLimit: 3 }, borrowLimitPercent: 800 }),
+        team("all", { guaranteed: gpus, kueue: { lendingLimit: 20 } }),
+      ]),
+    );
+    const gpu = (name: string) => cq(objects, name)?.spec.resourceGroups[0]?.flavors[0]?.resources[0];
+    expect(gpu("part")).toEqual({
+      name: "nvidia.com/gpu",
+      nominalQuota: "8",
+      borrowingLimit: "64",
+      lendingLimit: "3",
+    });
+    expect(gpu("all")).toEqual({ name: "nvidia.com/gpu", nominalQuota: "8", borrowingLimit: "4" });
+  });
+
+  it("makes every priority class worth 0 when task ranking is off (first come, first served)", () => {
+    const ranked = kueueObjectsOf(config([team("a", {})]));
+    expect(ranked.priorityClasses.map((c) => c.value)).toEqual([90]);
+    const fcfs = kueueObjectsOf({
+      teams: [team("a", {})],
+      scheduler: { ...config([]).scheduler, taskRanking: false },
+    });
+    expect(fcfs.priorityClasses.map((c) => [c.metadata.name, c.value])).toEqual([["inference-priority", 0]]);
+  });
+});
+
 describe("covers (what the sync treats as already in place)", () => {
   it("ignores fields the server added and notices changed, missing or reordered ones", () => {
     const desired = { spec: { cohort: "x", groups: [{ name: "a" }, { name: "b" }] } };

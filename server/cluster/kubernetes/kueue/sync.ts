@@ -1,4 +1,10 @@
-import type { GovernanceConfig } from "@/server/domain/governance/types";
+import { type ClusterNode, isNodeHealthy } from "@/server/cluster/types";
+import {
+  DEFAULT_FLAVOR,
+  type FlavorQuantities,
+  type GovernanceConfig,
+  GPU,
+} from "@/server/domain/governance/types";
 import type { Logger } from "@/server/log";
 import type { ApplyObject, KueueApi, LiveObject, ManagedKind } from "./client";
 import { kueueObjectsOf } from "./objects";
@@ -37,13 +43,20 @@ const keyOf = (object: { metadata?: { name?: string; namespace?: string } }): st
     ? `${object.metadata.namespace}/${object.metadata.name}`
     : (object.metadata?.name ?? "");
 
-/** Applied in this order (a LocalQueue names its ClusterQueue, which names its flavors); removed in reverse. */
-function desiredByKind(config: GovernanceConfig): Array<[ManagedKind, Desired[]]> {
-  const objects = kueueObjectsOf(config);
+/**
+ * Applied in this order (a LocalQueue names its ClusterQueue, which names its flavors and cohort); removed in
+ * reverse. The Cohort only when the capacity is known (idle resource sharing sizes it by the nodes).
+ */
+function desiredByKind(
+  config: GovernanceConfig,
+  capacity: FlavorQuantities | null,
+): Array<[ManagedKind, Desired[]]> {
+  const objects = kueueObjectsOf(config, capacity);
   return [
     ["Namespace", objects.namespaces],
     ["ResourceFlavor", objects.flavors],
     ["WorkloadPriorityClass", objects.priorityClasses],
+    ...(capacity === null ? [] : [["Cohort", objects.cohorts] as [ManagedKind, Desired[]]]),
     ["ClusterQueue", objects.clusterQueues],
     ["LocalQueue", objects.localQueues],
   ];
@@ -61,10 +74,15 @@ async function removeUnwanted(api: KueueApi, kind: ManagedKind, stale: LiveObjec
   }
 }
 
-export async function syncKueue(config: GovernanceConfig, api: KueueApi): Promise<SyncResult> {
+/** `capacity`: the healthy nodes' allocatable per instance type (the cohort's idle quota); null: unknown. */
+export async function syncKueue(
+  config: GovernanceConfig,
+  api: KueueApi,
+  capacity: FlavorQuantities | null = null,
+): Promise<SyncResult> {
   const result: SyncResult = { applied: [], removed: [] };
   const stale: Array<[ManagedKind, LiveObject[]]> = [];
-  for (const [kind, desired] of desiredByKind(config)) {
+  for (const [kind, desired] of desiredByKind(config, capacity)) {
     const live = new Map((await api.listManaged(kind)).map((object) => [keyOf(object), object]));
     for (const object of desired) {
       const { apiVersion: _version, kind: _kind, ...fields } = object; // list items of core kinds carry neither
@@ -82,6 +100,16 @@ export async function syncKueue(config: GovernanceConfig, api: KueueApi): Promis
   return result;
 }
 
+/** Healthy nodes' GPUs per instance type (`default` for a node without one): the sync's `capacity`. */
+export function capacityOfNodes(nodes: readonly ClusterNode[]): FlavorQuantities {
+  const out: Record<string, Record<string, number>> = {};
+  for (const node of nodes.filter(isNodeHealthy)) {
+    const flavor = node.instanceType ?? DEFAULT_FLAVOR;
+    out[flavor] = { [GPU]: (out[flavor]?.[GPU] ?? 0) + node.gpus };
+  }
+  return out;
+}
+
 export type KueueSync = {
   /** Sync now (after a change); resolves when this sync is done. */
   trigger(): Promise<void>;
@@ -90,10 +118,13 @@ export type KueueSync = {
 
 /**
  * Runs syncKueue every `intervalMs` (default 5 s) and on trigger(), one at a time; a failed sync is logged and
- * retried at the next tick. `load` reads the configuration (loadGovernanceConfig(db) in the operator).
+ * retried at the next tick. `load` reads the configuration (loadGovernanceConfig(db) in the operator), and
+ * `capacity` the nodes (so a node added or lost resizes the cohort's idle quota within a tick).
  */
 export function startKueueSync(opts: {
   load: () => Promise<GovernanceConfig>;
+  /** The healthy nodes' allocatable per instance type, for idle resource sharing; absent: not managed. */
+  capacity?: () => Promise<FlavorQuantities>;
   api: KueueApi;
   log: Logger;
   intervalMs?: number;
@@ -102,7 +133,8 @@ export function startKueueSync(opts: {
   let stopped = false;
   const once = async () => {
     try {
-      const result = await syncKueue(await opts.load(), opts.api);
+      const capacity = opts.capacity ? await opts.capacity() : null;
+      const result = await syncKueue(await opts.load(), opts.api, capacity);
       if (result.applied.length + result.removed.length > 0) opts.log.info("kueue objects synced", result);
     } catch (error) {
       opts.log.warn("kueue sync failed; retrying at the next tick", { error: String(error) });

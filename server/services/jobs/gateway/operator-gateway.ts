@@ -18,6 +18,7 @@ import {
   parseAnswer,
   runPolicyUpdateResponseSchema,
   shadowPolicyUpdateResponseSchema,
+  whyPendingResponseSchema,
 } from "@/server/domain/operator-api/contract";
 import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
 import type { RestartEventRow } from "@/server/store/restart-events/queries";
@@ -158,6 +159,15 @@ export function createOperatorSource(opts: {
       await sendJson("PUT", shadowPolicyUpdateResponseSchema, `${jobPath(ref)}/shadow-policy`, input);
     },
     history: (query) => call(historyResponseSchema, historyPath(query, jobPath)),
+    async whyPending(ref) {
+      try {
+        return await call(whyPendingResponseSchema, `${jobPath(ref)}/why-pending`);
+      } catch (error) {
+        // 501: its admission is Kueue's; 404 for the route itself: an operator older than the route.
+        if (error instanceof SourceError && (error.status === 501 || error.status === 404)) return null;
+        throw error;
+      }
+    },
     delete: async (ref, by) => {
       const query = by ? `?by=${encodeURIComponent(by)}` : "";
       await call(deleteResponseSchema, `${jobPath(ref)}${query}`, { method: "DELETE" });

@@ -10,6 +10,7 @@ import type {
   JobPolicyState,
   LiveJob,
   PolicyLabel,
+  WhyPendingResponse,
 } from "@/server/domain/operator-api/contract";
 import type { RankOutput } from "@/server/domain/operator-api/rank-output";
 import type { RestartEventRow } from "@/server/store/restart-events/queries";
@@ -93,6 +94,11 @@ export type ClusterSource = {
    * console-only mode (the cluster's own operator keeps no history for us), or a job it has no history of.
    */
   history(query: HistoryQuery): Promise<HistoryResponse>;
+  /**
+   * "Why is this job pending" from the operator's own admission; null where it holds none (Kueue's, an older
+   * operator): the console answers from its snapshot then. Absent: the source has no operator.
+   */
+  whyPending?(ref: JobRef): Promise<WhyPendingResponse | null>;
 };
 
 export type SourceAction = JobAction;
