@@ -92,7 +92,12 @@ export async function startPodAgents(opts: {
       if (running.get(key)?.child === child) running.delete(key);
     });
     if (stopped) return kill(key);
-    await annotateAgentUrl(core, pod, `http://127.0.0.1:${port}`);
+    await annotateAgentUrl(core, pod, `http://127.0.0.1:${port}`, () => stopped).catch((error: unknown) => {
+      // Not annotated, the operator would never reach this agent: stop it, so the pod's next event (or the
+      // next relist) starts one again rather than finding it "running".
+      killIfSame(key, pod.metadata?.uid ?? "");
+      throw error;
+    });
   };
 
   /**
@@ -101,6 +106,13 @@ export async function startPodAgents(opts: {
    */
   const killIfSame = (key: string, uid: string) => {
     if (running.get(key)?.uid === uid) kill(key);
+  };
+
+  /** After a relist (the watch could not resume): start what is missing, stop agents whose pod is gone. */
+  const resync = () => {
+    const listed = new Map(informer.list().map((pod) => [objectKey(pod), pod.metadata?.uid ?? ""]));
+    for (const [key, entry] of [...running]) if (listed.get(key) !== entry.uid) kill(key);
+    for (const pod of informer.list()) reconcile("ADDED", pod);
   };
 
   const reconcile = (type: string, pod: V1Pod | null) => {
@@ -124,10 +136,9 @@ export async function startPodAgents(opts: {
     watchPath: "/api/v1/pods",
     query: { labelSelector: LABEL_JOB },
     list: () => core.listPodForAllNamespaces({ labelSelector: LABEL_JOB }) as never,
-    onEvent: (type, pod) => reconcile(type, pod),
+    onEvent: (type, pod) => (type === "RELISTED" ? resync() : reconcile(type, pod)),
   });
-  await informer.start();
-  for (const pod of informer.list()) reconcile("ADDED", pod);
+  await informer.start(); // its first list resyncs: every bound pod gets its agent
 
   return {
     pidOf: (namespace, pod) => running.get(`${namespace}/${pod}`)?.child.pid ?? null,

@@ -421,7 +421,7 @@ export async function startStandInAgents(opts: {
     entry.server = server;
     entry.url = `http://127.0.0.1:${port}`;
     total += 1;
-    await annotateAgentUrl(core, pod, entry.url);
+    await annotateAgentUrl(core, pod, entry.url, () => stopped);
   };
 
   const reconcile = (type: string, pod: V1Pod | null) => {
