@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { GovernanceConfig } from "@/server/domain/governance/types";
 import {
+  capacityOf,
   configOf,
   DEFAULT_PRIORITY,
   type Scenario,
@@ -16,8 +17,8 @@ import {
 export type JobState = { name: string; team: string; gpus: number; admitted: boolean };
 
 export type Engine = {
-  /** Applies the governance configuration (teams already carry the engine's prefix). */
-  configure(config: GovernanceConfig): Promise<void>;
+  /** Applies the governance configuration (teams already carry the engine's prefix) on `gpus` GPUs. */
+  configure(config: GovernanceConfig, gpus: number): Promise<void>;
   submit(job: { name: string; team: string; gpus: number; priority: string }): Promise<void>;
   remove(name: string): Promise<void>;
   /**
@@ -66,6 +67,7 @@ function configAfter(scenario: Scenario, quotas: Map<string, number>, prefix: st
   return configOf(
     scenario.teams.map((t) => ({ ...t, gpus: quotas.get(t.name) ?? t.gpus })),
     prefix,
+    scenario.scheduler,
   );
 }
 
@@ -88,12 +90,12 @@ async function apply(engine: Engine, event: ScenarioEvent, prefix: string): Prom
 
 export async function runScenario(engine: Engine, scenario: Scenario, prefix = ""): Promise<void> {
   const quotas = new Map<string, number>();
-  await engine.configure(configAfter(scenario, quotas, prefix));
+  await engine.configure(configAfter(scenario, quotas, prefix), capacityOf(scenario));
   for (const [index, step] of scenario.steps.entries()) {
     for (const event of step.events) {
       if (!(await apply(engine, event, prefix)) || !("quota" in event)) continue;
       quotas.set(event.quota, event.gpus);
-      await engine.configure(configAfter(scenario, quotas, prefix));
+      await engine.configure(configAfter(scenario, quotas, prefix), capacityOf(scenario));
     }
     const want = wantOf(step);
     const outcome = await engine.settle((seen) => same(viewOf(step, seen, prefix), want));

@@ -1,12 +1,18 @@
-import type { GovernanceConfig, SharingStrategy, TeamQuota } from "@/server/domain/governance/types";
+import type {
+  GovernanceConfig,
+  KueueSettings,
+  SharingStrategy,
+  TeamQuota,
+} from "@/server/domain/governance/types";
 
 /**
  * Task-governance scenarios as data, run unchanged by two tests that assert the same outcomes: against the
  * local back end's admission (server/operator/admission/scenarios.test.ts) and against the real Kueue
  * controller in the Kubernetes test environment (server/cluster/kubernetes/kueue/scenarios.k8s-test.ts).
  * Every team is in the one cohort; GPUs only, one flavor; the cluster has exactly the GPUs the teams are
- * guaranteed (so capacity no team is guaranteed, which only the local back end models, plays no part).
- * Defaults are HyperPod's: LendAndBorrow, fair share on with weight 1, PreemptTeamTasks LowerPriority.
+ * guaranteed unless a scenario says `capacity` (the rest is idle capacity, which teams share only with idle
+ * resource sharing on: Kueue's Cohort quota). Defaults are HyperPod's: LendAndBorrow, fair share on with
+ * weight 1, PreemptTeamTasks LowerPriority, task ranking on, idle resource sharing off.
  *
  * A step's events happen in order; once both engines have settled (a preempted job's pods stop at once and
  * it waits again), `admitted` holds, every other job submitted and not deleted is pending, and exactly the
@@ -29,6 +35,8 @@ export type ScenarioTeam = {
   borrowLimitPercent?: number;
   weight?: number;
   preemptTeamTasks?: TeamQuota["preemptTeamTasks"];
+  /** Kueue's knobs (advanced team settings); unset ones keep their defaults. */
+  kueue?: Partial<KueueSettings>;
 };
 
 export type ScenarioEvent =
@@ -49,13 +57,24 @@ export type ScenarioStep = {
   preemptedCount?: number;
 };
 
-export type Scenario = { name: string; teams: readonly ScenarioTeam[]; steps: readonly ScenarioStep[] };
+export type Scenario = {
+  name: string;
+  teams: readonly ScenarioTeam[];
+  /** The cluster's GPUs (default: the sum of the guarantees). */
+  capacity?: number;
+  scheduler?: { taskRanking?: boolean; idleResourceSharing?: boolean };
+  steps: readonly ScenarioStep[];
+};
 
 export const GPU = "nvidia.com/gpu";
 export const DEFAULT_PRIORITY: PriorityName = "training";
 
 /** The scenario's governance configuration, team names prefixed by `prefix` (Kueue's run keeps them apart). */
-export function configOf(teams: readonly ScenarioTeam[], prefix = ""): GovernanceConfig {
+export function configOf(
+  teams: readonly ScenarioTeam[],
+  prefix = "",
+  scheduler: Scenario["scheduler"] = {},
+): GovernanceConfig {
   return {
     teams: teams.map((t) => ({
       team: `${prefix}${t.name}`,
@@ -66,17 +85,72 @@ export function configOf(teams: readonly ScenarioTeam[], prefix = ""): Governanc
       absoluteBorrowLimit: {},
       preemptTeamTasks: t.preemptTeamTasks ?? "LowerPriority",
       fairShareWeight: t.weight ?? 1,
+      ...(t.kueue ? { kueue: t.kueue } : {}),
     })),
     scheduler: {
       priorityClasses: PRIORITY_CLASSES.map((c) => ({ ...c })),
-      taskRanking: true,
+      taskRanking: scheduler.taskRanking ?? true,
       fairShare: true,
-      idleResourceSharing: false,
+      idleResourceSharing: scheduler.idleResourceSharing ?? false,
     },
   };
 }
 
-export const capacityOf = (teams: readonly ScenarioTeam[]) => teams.reduce((sum, t) => sum + t.gpus, 0);
+/** The cluster's GPUs in the scenario. */
+export const capacityOf = (scenario: Scenario) =>
+  scenario.capacity ?? scenario.teams.reduce((sum, t) => sum + t.gpus, 0);
+
+/** Idle capacity (4 GPUs no team is guaranteed): a borrows it only with idle resource sharing on. */
+function idleSharing(on: boolean): Scenario {
+  const teams = [
+    { name: "a", gpus: 4, borrowLimitPercent: 500 },
+    { name: "b", gpus: 4 },
+  ];
+  return {
+    name: `idle resource sharing ${on ? "on: a team borrows" : "off: nobody uses"} the GPUs no team is guaranteed`,
+    teams,
+    capacity: 12,
+    scheduler: { idleResourceSharing: on },
+    steps: on
+      ? [
+          { events: [{ submit: "a1", team: "a", gpus: 12 }], admitted: ["a1"] },
+          { events: [{ submit: "b1", team: "b", gpus: 4 }], admitted: ["b1"], preempted: ["a1"] },
+          { events: [{ submit: "a2", team: "a", gpus: 8 }], admitted: ["b1", "a2"] },
+        ]
+      : [
+          { events: [{ submit: "a1", team: "a", gpus: 12 }], admitted: [] },
+          { events: [{ submit: "a2", team: "a", gpus: 8 }], admitted: ["a2"] },
+        ],
+  };
+}
+
+/**
+ * One team's queue with task ranking on (HyperPod's default: priority orders the queue and preempts within
+ * the team) or off (first come, first served: no preemption, the older job first whatever its priority).
+ */
+function taskRanking(on: boolean): Scenario {
+  return {
+    name: on
+      ? "task ranking on: the higher-priority job goes first and preempts within the team"
+      : "task ranking off (first come, first served): no preemption, the older job goes first",
+    teams: [
+      { name: "a", gpus: 4, strategy: "DontLend" },
+      { name: "b", gpus: 4, strategy: "DontLend" },
+    ],
+    scheduler: { taskRanking: on },
+    steps: [
+      { events: [{ submit: "a-run", team: "a", gpus: 4, priority: "training" }], admitted: ["a-run"] },
+      // Apart, so that Kueue (which orders by creation to the second) sees a-old first.
+      { events: [{ submit: "a-old", team: "a", gpus: 4, priority: "experimentation" }], admitted: ["a-run"] },
+      {
+        events: [{ submit: "a-new", team: "a", gpus: 4, priority: "inference" }],
+        admitted: on ? ["a-new"] : ["a-run"],
+        preempted: on ? ["a-run"] : [],
+      },
+      { events: [{ delete: on ? "a-new" : "a-run" }], admitted: on ? ["a-run"] : ["a-old"] },
+    ],
+  };
+}
 
 const ones = (team: string, from: number, to: number): ScenarioEvent[] =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ submit: `${team}${from + i}`, team, gpus: 1 }));
@@ -103,6 +177,23 @@ function weighted(weightA: number, split: { a: number; b: number }): Scenario {
 }
 
 export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "a lending limit: the team lends only part of its idle guarantee, and keeps the rest for itself",
+    teams: [
+      { name: "a", gpus: 4, kueue: { lendingLimit: 2 } },
+      { name: "b", gpus: 4 },
+    ],
+    steps: [
+      { events: [{ submit: "b1", team: "b", gpus: 7 }], admitted: [] },
+      { events: [{ submit: "b2", team: "b", gpus: 6 }], admitted: ["b2"] },
+      { events: [{ submit: "a1", team: "a", gpus: 2 }], admitted: ["b2", "a1"] },
+      { events: [{ submit: "a2", team: "a", gpus: 2 }], admitted: ["a1", "a2"], preempted: ["b2"] },
+    ],
+  },
+  idleSharing(true),
+  idleSharing(false),
+  taskRanking(true),
+  taskRanking(false),
   {
     name: "a team borrows idle GPUs; the lender reclaims them; the borrower runs again when they are free",
     teams: [

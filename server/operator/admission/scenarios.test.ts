@@ -2,7 +2,7 @@ import { describe, it } from "vitest";
 import { decideAdmissions } from "@/server/domain/governance";
 import { DEFAULT_FLAVOR, type GovernanceConfig, GPU } from "@/server/domain/governance/types";
 import { type Engine, type JobState, runScenario } from "@/test/governance-scenarios/run";
-import { capacityOf, SCENARIOS } from "@/test/governance-scenarios/scenarios";
+import { SCENARIOS } from "@/test/governance-scenarios/scenarios";
 import { applyDecision, snapshotOf } from "./local-cycle";
 import type { Entry } from "./local-entries";
 
@@ -15,9 +15,10 @@ import type { Entry } from "./local-entries";
 
 const MAX_CYCLES = 200;
 
-function localEngine(capacity: number): Engine {
+function localEngine(): Engine {
   const entries = new Map<string, Entry>();
   let config: GovernanceConfig | null = null;
+  let capacity = 0;
   let now = 1_000_000;
   let preempted: string[] = [];
   const keyOf = (name: string) => [...entries.keys()].find((key) => key.endsWith(`/${name}`));
@@ -51,8 +52,9 @@ function localEngine(capacity: number): Engine {
   };
 
   return {
-    async configure(next) {
+    async configure(next, gpus) {
       config = next;
+      capacity = gpus;
     },
     async submit({ name, team, gpus, priority }) {
       now += 1000;
@@ -94,6 +96,6 @@ function localEngine(capacity: number): Engine {
 
 describe("governance scenarios on the local admission", () => {
   it.each(SCENARIOS.map((scenario) => ({ name: scenario.name, scenario })))("$name", async ({ scenario }) => {
-    await runScenario(localEngine(capacityOf(scenario.teams)), scenario);
+    await runScenario(localEngine(), scenario);
   });
 });

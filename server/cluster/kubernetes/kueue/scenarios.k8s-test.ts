@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { ClusterJob } from "@/server/cluster/types";
+import { DEFAULT_FLAVOR } from "@/server/domain/governance/types";
 import { JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job-spec.schema";
 import type { Logger } from "@/server/log";
 import { createKueueGate, type KueueGate } from "@/server/operator/admission/kueue";
@@ -112,9 +113,10 @@ function kueueEngine(): Engine & { cleanUp(): Promise<void> } {
   };
 
   return {
-    async configure(config) {
+    async configure(config, gpus) {
       const changing = teams.length > 0;
-      await syncKueue(config, createKueueApi(env.kubeConfig));
+      // With the cluster's capacity, as the operator syncs: the Cohort's quota is the idle capacity.
+      await syncKueue(config, createKueueApi(env.kubeConfig), { [DEFAULT_FLAVOR]: { [GPU]: gpus } });
       // A changed quota of live ClusterQueues: give Kueue's cache the moment it takes to read it.
       if (changing) await new Promise((resolve) => setTimeout(resolve, QUOTA_CHANGE_MS));
       teams = config.teams.map((t) => t.team);
