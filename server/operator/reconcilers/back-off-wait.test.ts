@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { BACKOFF_INITIAL_MS } from "@/server/domain/recovery/crash-loop";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { createReconcileHarness, type ReconcileHarness } from "@/server/operator/testing/reconcile-harness";
+import {
+  createReconcileHarness,
+  type ReconcileHarness,
+  reconcileUntil,
+} from "@/server/operator/testing/reconcile-harness";
 
 /**
  * A crash loop's back-off is waiting, not recovering (issue 36): the restart that waited one out says so
@@ -9,14 +13,6 @@ import { createReconcileHarness, type ReconcileHarness } from "@/server/operator
  * the row's recovery time (the console's MTTR) leaves the wait out.
  */
 const POD = "loop-workers-0";
-
-async function reconcileUntil(h: ReconcileHarness, done: () => boolean, rounds = 20): Promise<boolean> {
-  for (let round = 1; round <= rounds; round += 1) {
-    await h.reconcile();
-    if (done()) return true;
-  }
-  return false;
-}
 
 const running = (h: ReconcileHarness) =>
   h.state().phase === "Running" &&

@@ -3,7 +3,11 @@ import type { ClusterJob } from "@/server/cluster/types";
 import type { AgentRank, AgentStatus } from "@/server/operator/agent-client";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { testView as view } from "@/server/operator/testing/pod-views";
-import { createReconcileHarness, type ReconcileHarness } from "@/server/operator/testing/reconcile-harness";
+import {
+  createReconcileHarness,
+  type ReconcileHarness,
+  reconcileUntil,
+} from "@/server/operator/testing/reconcile-harness";
 import { detectDrift, detectFault, mayHoldFault } from "./detect";
 import type { AgentView, Observation, ObservedPod } from "./observe";
 
@@ -183,14 +187,6 @@ describe("detectDrift", () => {
 
 const POD0 = "drift-workers-0";
 const POD1 = "drift-workers-1";
-
-async function reconcileUntil(h: ReconcileHarness, done: () => boolean, rounds = 20): Promise<boolean> {
-  for (let round = 0; round < rounds; round += 1) {
-    await h.reconcile();
-    if (done()) return true;
-  }
-  return false;
-}
 
 const running = (h: ReconcileHarness) =>
   h.state().phase === "Running" &&

@@ -75,20 +75,15 @@ export function ensureElasticState(ctx: JobContext): ElasticState | null {
 }
 
 /**
- * status.jobPods (references to the job's pods, in order) and status.elasticWorkloadRef (the governance
- * object holding the job's minimum: ElasticCapacity.workloadRef), as HyperPod fills them for elastic jobs;
- * written only when they change.
+ * status.elasticWorkloadRef: the governance object holding the job's minimum (ElasticCapacity.workloadRef),
+ * as HyperPod fills it for elastic jobs; written only when it changes. (status.jobPods is every job's:
+ * job-pods.ts.)
  */
-function writeElasticRefs(ctx: JobContext): void {
-  const jobPods = ctx.obs.pods.flatMap((view) =>
-    view.pod ? [{ apiVersion: "v1", kind: "Pod", namespace: view.pod.namespace, name: view.pod.name }] : [],
-  );
+function writeElasticRef(ctx: JobContext): void {
   const ref = ctx.deps.admission?.elastic?.workloadRef?.(ctx.job) ?? null;
+  if (JSON.stringify(ref ?? undefined) === JSON.stringify(ctx.status.elasticWorkloadRef)) return;
   const { elasticWorkloadRef: _ref, ...rest } = ctx.status;
-  const next = { ...rest, jobPods, ...(ref ? { elasticWorkloadRef: ref } : {}) };
-  const fields = (status: typeof ctx.status) =>
-    JSON.stringify([status.jobPods ?? [], status.elasticWorkloadRef]);
-  if (fields(next) !== fields(ctx.status)) ctx.status = next;
+  ctx.status = { ...rest, ...(ref ? { elasticWorkloadRef: ref } : {}) };
 }
 
 /** status.elasticScalingStatus as HyperPod writes it; lastUpdated moves only when something else does. */
@@ -96,7 +91,7 @@ export function writeScalingStatus(ctx: JobContext): void {
   const policy = policyOf(ctx.job);
   const elastic = ctx.state.elastic;
   if (!policy || !elastic) return;
-  writeElasticRefs(ctx);
+  writeElasticRef(ctx);
   const target = elastic.scaling?.to ?? elastic.size;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
   const next: ElasticScalingStatus = {

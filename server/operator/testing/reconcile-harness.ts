@@ -137,3 +137,16 @@ export function createReconcileHarness(opts: {
     },
   };
 }
+
+/** Reconciles until `done` holds (true) or `rounds` reconciles have passed (false). */
+export async function reconcileUntil(
+  h: ReconcileHarness,
+  done: () => boolean,
+  rounds = 20,
+): Promise<boolean> {
+  for (let round = 0; round < rounds; round += 1) {
+    await h.reconcile();
+    if (done()) return true;
+  }
+  return false;
+}
