@@ -193,6 +193,32 @@ describe("an elastic job's start", () => {
     expect(h.cluster.status().elasticScalingStatus?.targetReplicas).toEqual({ workers: 3 });
   });
 
+  it("suspended and resumed, starts again at `replicas`, not minReplicas: no scale-up restart after it", async () => {
+    const yaml = YAML.replace("replicas: 1\n", "replicas: 3\n");
+    const h = createReconcileHarness({ yaml, nodes: 3, gpusPerNode: 2 });
+    await until(h, () => h.state().phase === "Running");
+    await h.cluster.setSuspended(h.ref, true);
+    await until(h, () => h.state().phase === "Suspended");
+    console.log(
+      "DBG suspended",
+      JSON.stringify(h.state().elastic),
+      JSON.stringify(h.cluster.events.map((e) => e.reason)),
+    );
+    await h.cluster.setSuspended(h.ref, false);
+    await until(h, () => h.state().phase === "Running");
+    console.log("DBG resumed", JSON.stringify(h.state().elastic), h.cluster.created);
+    for (let i = 0; i < 5; i += 1) await h.reconcile();
+    console.log(
+      "DBG after",
+      JSON.stringify(h.state().elastic),
+      JSON.stringify(h.cluster.events.map((e) => e.reason)),
+    );
+    expect(h.state().elastic).toMatchObject({ size: 3, scaling: null });
+    expect(h.cluster.events.map((e) => e.reason)).not.toContain("Scaling");
+    for (const [rank, pod] of ["grow-workers-0", "grow-workers-1", "grow-workers-2"].entries())
+      expect(startsOf(h, pod).at(-1)).toMatchObject({ nnodes: 3, rank });
+  });
+
   it("fills status.jobPods with its pods (no elasticWorkloadRef without task governance)", async () => {
     const h = createReconcileHarness({ yaml: YAML, nodes: 3, gpusPerNode: 2 });
     await until(h, () => h.state().elastic?.size === 3 && h.state().elastic?.scaling === null);

@@ -73,7 +73,15 @@ export function createFakeCluster(opts: {
     async updateJobStatus(ref, status) {
       if (owned(ref)) job = { ...job, status: structuredClone(status) };
     },
-    setSuspended: async () => false,
+    async setSuspended(ref, suspend) {
+      if (!owned(ref)) return false;
+      const { spec } = job.object;
+      job = {
+        ...job,
+        object: { ...job.object, spec: { ...spec, runPolicy: { ...spec.runPolicy, suspend } } },
+      };
+      return true;
+    },
     updateJobObject: async () => ({ ok: false, reason: "not-found" }),
     async requestDeletion() {
       job = { ...job, deleting: true };
