@@ -199,20 +199,9 @@ describe("an elastic job's start", () => {
     await until(h, () => h.state().phase === "Running");
     await h.cluster.setSuspended(h.ref, true);
     await until(h, () => h.state().phase === "Suspended");
-    console.log(
-      "DBG suspended",
-      JSON.stringify(h.state().elastic),
-      JSON.stringify(h.cluster.events.map((e) => e.reason)),
-    );
     await h.cluster.setSuspended(h.ref, false);
     await until(h, () => h.state().phase === "Running");
-    console.log("DBG resumed", JSON.stringify(h.state().elastic), h.cluster.created);
     for (let i = 0; i < 5; i += 1) await h.reconcile();
-    console.log(
-      "DBG after",
-      JSON.stringify(h.state().elastic),
-      JSON.stringify(h.cluster.events.map((e) => e.reason)),
-    );
     expect(h.state().elastic).toMatchObject({ size: 3, scaling: null });
     expect(h.cluster.events.map((e) => e.reason)).not.toContain("Scaling");
     for (const [rank, pod] of ["grow-workers-0", "grow-workers-1", "grow-workers-2"].entries())
