@@ -1,10 +1,17 @@
 import { expect } from "vitest";
+import type { ElasticCapacity } from "@/server/cluster/elastic-capacity";
+import type { ClusterJob } from "@/server/cluster/types";
+import { sizesOf } from "@/server/domain/elastic/sized-job";
+import { largestAllowedAtMost } from "@/server/domain/elastic/sizes";
 import type { GovernanceConfig } from "@/server/domain/governance/types";
+import { JOB_API_VERSION } from "@/server/domain/job-spec/job-spec.schema";
 import {
   capacityOf,
   configOf,
   DEFAULT_PRIORITY,
+  GPU,
   type Scenario,
+  type ScenarioElastic,
   type ScenarioEvent,
   type ScenarioStep,
 } from "./scenarios";
@@ -14,12 +21,22 @@ import {
  * driven by events and tells, once settled, which jobs hold capacity and which were preempted meanwhile.
  */
 
+/** A job and the GPUs it holds now (an elastic job's: its size × its GPUs per pod). */
 export type JobState = { name: string; team: string; gpus: number; admitted: boolean };
+
+export type SubmittedJob = {
+  name: string;
+  team: string;
+  /** GPUs per pod (one pod unless elastic). */
+  gpus: number;
+  priority: string;
+  elastic?: ScenarioElastic;
+};
 
 export type Engine = {
   /** Applies the governance configuration (teams already carry the engine's prefix) on `gpus` GPUs. */
   configure(config: GovernanceConfig, gpus: number): Promise<void>;
-  submit(job: { name: string; team: string; gpus: number; priority: string }): Promise<void>;
+  submit(job: SubmittedJob): Promise<void>;
   remove(name: string): Promise<void>;
   /**
    * Runs until `done` holds and stays so (Kueue, which decides on its own time) or until nothing changes any
@@ -29,6 +46,93 @@ export type Engine = {
 };
 
 export type Outcome = { jobs: readonly JobState[]; preempted: readonly string[] };
+
+/**
+ * The job as a user would submit it, in the team's namespace and queue: one replica spec of one-GPU-count
+ * pods; an elastic job starts its spec at `min` replicas with an elasticPolicy up to `max` in `step`s.
+ */
+export function jobManifest(job: SubmittedJob) {
+  const namespace = `hyperpod-ns-${job.team}`;
+  const { elastic } = job;
+  return {
+    apiVersion: JOB_API_VERSION,
+    kind: "HyperPodPyTorchJob",
+    metadata: {
+      name: job.name,
+      namespace,
+      labels: {
+        "kueue.x-k8s.io/queue-name": `${namespace}-localqueue`,
+        "kueue.x-k8s.io/priority-class": `${job.priority}-priority`,
+      },
+    },
+    spec: {
+      nprocPerNode: "1",
+      ...(elastic
+        ? {
+            elasticPolicy: {
+              minReplicas: elastic.min,
+              maxReplicas: elastic.max,
+              replicaIncrementStep: elastic.step,
+            },
+          }
+        : {}),
+      replicaSpecs: [
+        {
+          name: "workers",
+          replicas: elastic?.min ?? 1,
+          ...(elastic ? { maxReplicas: elastic.max } : {}),
+          template: {
+            spec: {
+              containers: [
+                { name: "trainer", image: "trainer:1", resources: { limits: { [GPU]: job.gpus } } },
+              ],
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** status.rebound.elastic as the operator writes it for the size the job's pods run at. */
+function setSize(job: ClusterJob, size: number): void {
+  job.status = { ...job.status, rebound: { elastic: { size, scaling: null } } } as ClusterJob["status"];
+}
+
+/** The size the job's status says it runs at (its minimum before it first ran). */
+export function sizeOf(job: ClusterJob): number {
+  const size = (job.status as { rebound?: { elastic?: { size?: number } } }).rebound?.elastic?.size;
+  return size ?? job.object.spec.elasticPolicy?.minReplicas ?? 0;
+}
+
+/**
+ * One reconcile of an elastic job, as the operator plays it (server/operator/reconcilers/elastic.ts) with its
+ * stabilisation left out: not admitted, it holds no steps and starts again at its minimum; admitted, it
+ * shrinks at once to what a preemption of its steps left it, asks for every step up to its maximum (the
+ * operator is greedy, as HyperPod's), and grows into the steps admitted. Returns its size.
+ */
+export async function reconcileElastic(
+  capacity: ElasticCapacity,
+  job: ClusterJob,
+  admitted: boolean,
+): Promise<number> {
+  const sizes = sizesOf(job.object);
+  const min = sizes[0] ?? 0;
+  if (!admitted) {
+    if (sizeOf(job) !== min) await capacity.release(job, min);
+    setSize(job, min);
+    return min;
+  }
+  const preempted = capacity.preempted(job);
+  if (preempted !== null && preempted < sizeOf(job)) {
+    setSize(job, largestAllowedAtMost(sizes, preempted) ?? min);
+    await capacity.release(job, sizeOf(job));
+  }
+  await capacity.request(job, sizes.at(-1) ?? min);
+  const grown = largestAllowedAtMost(sizes, capacity.admitted(job)) ?? min;
+  if (grown > sizeOf(job)) setSize(job, grown);
+  return sizeOf(job);
+}
 
 /** What a step states, read off an outcome (so a step's expectation and an outcome compare as equals). */
 type View = { admitted?: string[]; gpus?: Record<string, number>; preempted: string[] | number };
@@ -78,6 +182,7 @@ async function apply(engine: Engine, event: ScenarioEvent, prefix: string): Prom
       team: `${prefix}${event.team}`,
       gpus: event.gpus,
       priority: event.priority ?? DEFAULT_PRIORITY,
+      ...(event.elastic ? { elastic: event.elastic } : {}),
     });
     return false;
   }

@@ -39,8 +39,11 @@ export type ScenarioTeam = {
   kueue?: Partial<KueueSettings>;
 };
 
+/** An elastic job's policy: `min` to `max` pods in steps of `step` (its `gpus` are per pod). */
+export type ScenarioElastic = { min: number; max: number; step: number };
+
 export type ScenarioEvent =
-  | { submit: string; team: string; gpus: number; priority?: PriorityName }
+  | { submit: string; team: string; gpus: number; priority?: PriorityName; elastic?: ScenarioElastic }
   | { delete: string }
   /** The team's guarantee becomes `gpus` (the cluster's capacity stays). */
   | { quota: string; gpus: number };
@@ -176,7 +179,32 @@ function weighted(weightA: number, split: { a: number; b: number }): Scenario {
   };
 }
 
+/** An elastic job of 1-GPU pods, 2 to 8 of them in steps of 2. */
+const ELASTIC = { min: 2, max: 8, step: 2 };
+
 export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "an elastic job grows into idle GPUs, shrinks when the lender reclaims them, and grows back",
+    teams: [
+      { name: "a", gpus: 4 },
+      { name: "b", gpus: 4 },
+    ],
+    steps: [
+      { events: [{ submit: "e", team: "a", gpus: 1, elastic: ELASTIC }], gpus: { a: 8, b: 0 } },
+      { events: [{ submit: "b1", team: "b", gpus: 4 }], admitted: ["e", "b1"], gpus: { a: 4, b: 4 } },
+      { events: [{ delete: "b1" }], gpus: { a: 8, b: 0 } },
+    ],
+  },
+  {
+    name: "a job of the elastic job's class takes its steps, never its minimum",
+    teams: [{ name: "a", gpus: 8, strategy: "DontLend" }],
+    steps: [
+      { events: [{ submit: "e", team: "a", gpus: 1, elastic: ELASTIC }], gpus: { a: 8 } },
+      { events: [{ submit: "j1", team: "a", gpus: 4 }], admitted: ["e", "j1"], gpus: { a: 8 } },
+      { events: [{ submit: "j2", team: "a", gpus: 4 }], admitted: ["e", "j1"], gpus: { a: 8 } },
+      { events: [{ delete: "j1" }], admitted: ["e", "j2"], gpus: { a: 8 } },
+    ],
+  },
   {
     name: "a lending limit: the team lends only part of its idle guarantee, and keeps the rest for itself",
     teams: [

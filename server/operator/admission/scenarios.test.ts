@@ -1,9 +1,20 @@
 import { describe, it } from "vitest";
-import { decideAdmissions } from "@/server/domain/governance";
+import type { ClusterJob } from "@/server/cluster/types";
+import { baseWorkload } from "@/server/domain/elastic/step-workload";
+import { decideAdmissions, teamOfNamespace } from "@/server/domain/governance";
 import { DEFAULT_FLAVOR, type GovernanceConfig, GPU } from "@/server/domain/governance/types";
-import { type Engine, type JobState, runScenario } from "@/test/governance-scenarios/run";
+import { parseJobObject } from "@/server/domain/job-spec/parse-job";
+import {
+  type Engine,
+  type JobState,
+  jobManifest,
+  reconcileElastic,
+  runScenario,
+  sizeOf,
+} from "@/test/governance-scenarios/run";
 import { SCENARIOS } from "@/test/governance-scenarios/scenarios";
 import { applyDecision, snapshotOf } from "./local-cycle";
+import { createLocalElastic } from "./local-elastic";
 import type { Entry } from "./local-entries";
 
 /**
@@ -15,40 +26,64 @@ import type { Entry } from "./local-entries";
 
 const MAX_CYCLES = 200;
 
+type Submitted = { job: ClusterJob; team: string; gpusPerPod: number };
+
 function localEngine(): Engine {
   const entries = new Map<string, Entry>();
+  const submitted = new Map<string, Submitted>();
   let config: GovernanceConfig | null = null;
   let capacity = 0;
   let now = 1_000_000;
   let preempted: string[] = [];
-  const keyOf = (name: string) => [...entries.keys()].find((key) => key.endsWith(`/${name}`));
+  const keyOf = (job: ClusterJob) => `${job.ref.namespace}/${job.ref.name}`;
+  const elastic = createLocalElastic({
+    entries,
+    teamOf: (job) => teamOfNamespace(job.ref.namespace),
+    freeGpus: async () => capacity,
+    schedule: () => undefined,
+    clock: () => now,
+  });
+  const isElastic = (job: ClusterJob) => job.object.spec.elasticPolicy !== undefined;
 
   const jobs = (): JobState[] =>
-    [...entries.values()].map((entry) => ({
-      name: entry.workload.key.slice(entry.workload.key.indexOf("/") + 1),
-      team: entry.workload.team,
-      gpus: entry.workload.request[GPU] ?? 0,
-      admitted: entry.state !== "pending",
-    }));
+    [...submitted.entries()].map(([name, { job, team, gpusPerPod }]) => {
+      const entry = entries.get(keyOf(job));
+      return {
+        name,
+        team,
+        gpus: isElastic(job) ? sizeOf(job) * gpusPerPod : (entry?.workload.request[GPU] ?? 0),
+        admitted: entry !== undefined && entry.state !== "pending",
+      };
+    });
 
-  /** One admission cycle, as local.ts runs it; whether it changed any entry. */
-  const runCycle = (): boolean => {
+  /** What settling watches for: every entry's state and every elastic job's size. */
+  const signature = () =>
+    JSON.stringify([
+      [...entries].map(([key, entry]) => [key, entry.state]),
+      [...submitted.values()].map(({ job }) => sizeOf(job)),
+    ]);
+
+  /** One admission cycle, as local.ts runs it. */
+  const runCycle = (): void => {
     if (config === null) throw new Error("configure first");
     now += 1000;
     const capacityNow = { [DEFAULT_FLAVOR]: { [GPU]: capacity } };
     const snapshot = snapshotOf({ config, capacity: capacityNow, entries, now });
-    return applyDecision(entries, decideAdmissions(snapshot), now).length > 0;
+    applyDecision(entries, decideAdmissions(snapshot), now);
   };
   /** The preempted jobs' pods are gone at once: they wait again (local.ts requeue). */
-  const requeueEvicted = (): number => {
-    let requeued = 0;
-    for (const [key, entry] of entries) {
-      if (entry.state !== "evicting") continue;
-      preempted.push(key.slice(key.indexOf("/") + 1));
-      entries.set(key, { ...entry, state: "pending", flavor: null, since: now });
-      requeued++;
+  const requeueEvicted = (): void => {
+    for (const [name, { job }] of submitted) {
+      const entry = entries.get(keyOf(job));
+      if (entry?.state !== "evicting") continue;
+      preempted.push(name);
+      entries.set(keyOf(job), { ...entry, state: "pending", flavor: null, since: now });
     }
-    return requeued;
+  };
+  /** Each elastic job's reconcile (run.ts), its own entry admitted or not. */
+  const reconcileElasticJobs = async (): Promise<void> => {
+    for (const { job } of submitted.values())
+      if (isElastic(job)) await reconcileElastic(elastic, job, entries.get(keyOf(job))?.state === "admitted");
   };
 
   return {
@@ -56,18 +91,23 @@ function localEngine(): Engine {
       config = next;
       capacity = gpus;
     },
-    async submit({ name, team, gpus, priority }) {
+    async submit(input) {
       now += 1000;
-      entries.set(`hyperpod-ns-${team}/${name}`, {
-        uid: name,
-        workload: {
-          key: `hyperpod-ns-${team}/${name}`,
-          team,
-          priorityClass: priority,
-          createdAt: now,
-          request: { [GPU]: gpus },
-          flavors: null,
-        },
+      const parsed = parseJobObject(jobManifest(input));
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      const job: ClusterJob = {
+        ref: { namespace: `hyperpod-ns-${input.team}`, name: input.name },
+        uid: input.name,
+        generation: 1,
+        createdAt: new Date(now),
+        object: parsed.job,
+        status: {},
+        deleting: false,
+      };
+      submitted.set(input.name, { job, team: input.team, gpusPerPod: input.gpus });
+      entries.set(keyOf(job), {
+        uid: job.uid,
+        workload: baseWorkload(job.object, { team: input.team, createdAt: now }),
         state: "pending",
         flavor: null,
         since: now,
@@ -77,13 +117,19 @@ function localEngine(): Engine {
       });
     },
     async remove(name) {
-      const key = keyOf(name);
-      if (key) entries.delete(key);
+      const found = submitted.get(name);
+      if (!found) return;
+      submitted.delete(name);
+      entries.delete(keyOf(found.job));
+      elastic.releaseAll(keyOf(found.job));
     },
     async settle() {
       for (let cycle = 0; cycle < MAX_CYCLES; cycle++) {
-        const changed = runCycle();
-        if (!changed && requeueEvicted() === 0) {
+        const before = signature();
+        runCycle();
+        requeueEvicted();
+        await reconcileElasticJobs();
+        if (signature() === before) {
           const outcome = { jobs: jobs(), preempted };
           preempted = [];
           return outcome;

@@ -89,31 +89,45 @@ function fakeWorkloads() {
 const admittedNow = [condition("QuotaReserved", "True"), condition("Admitted", "True")];
 const evictedNow = [...admittedNow, condition("Evicted", "True")];
 
+/** Asks for `to` until admitted, Kueue admitting each step as it is created. */
+async function grant(
+  fake: ReturnType<typeof fakeWorkloads>,
+  capacity: ReturnType<typeof createKueueElastic>,
+  j: ClusterJob,
+  to: number,
+): Promise<void> {
+  for (let round = 0; round < 10; round += 1) {
+    if ((await capacity.request(j, to)) === "admitted") return;
+    for (const workload of fake.store.values()) workload.status ??= { conditions: admittedNow };
+  }
+  throw new Error(`not admitted at ${to} after 10 requests`);
+}
+
 describe("Kueue elastic capacity", () => {
-  it("asks for every step up to the size, once, and is admitted once all of them are", async () => {
+  it("asks for the steps one at a time, each once the one below is admitted, and is admitted once all are", async () => {
     const fake = fakeWorkloads();
     const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
     const j = job();
     expect(await capacity.request(j, 3)).toBe("pending");
-    expect([fake.step(2), fake.step(3), fake.step(4)].map(Boolean)).toEqual([true, true, false]);
+    expect([fake.step(2), fake.step(3), fake.step(4)].map(Boolean)).toEqual([true, false, false]);
     expect(await capacity.request(j, 3)).toBe("pending");
-    expect(fake.store.size).toBe(2);
+    expect(fake.store.size).toBe(1);
     fake.set(2, ...admittedNow);
     expect(capacity.admitted(j)).toBe(2);
     expect(await capacity.request(j, 3)).toBe("pending");
+    expect([fake.step(3), fake.step(4)].map(Boolean)).toEqual([true, false]);
     fake.set(3, ...admittedNow);
     expect(await capacity.request(j, 3)).toBe("admitted");
     expect(capacity.admitted(j)).toBe(3);
     expect(capacity.preempted(j)).toBeNull();
   });
 
-  it("counts only the admitted steps from the bottom: a step above a missing one adds nothing", async () => {
+  it("counts only the admitted steps from the bottom: a step above a waiting one adds nothing", async () => {
     const fake = fakeWorkloads();
     const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
     const j = job();
-    await capacity.request(j, 4);
-    fake.set(3, ...admittedNow);
-    fake.set(4, ...admittedNow);
+    await grant(fake, capacity, j, 4);
+    fake.set(2, condition("QuotaReserved", "False"));
     expect(capacity.admitted(j)).toBe(1);
     fake.set(2, ...admittedNow);
     expect(capacity.admitted(j)).toBe(4);
@@ -124,11 +138,11 @@ describe("Kueue elastic capacity", () => {
     const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
     // The job runs at 4: its pods use every step.
     const j = { ...job(), status: { rebound: { elastic: { size: 4, scaling: null } } } };
-    await capacity.request(j, 4);
-    for (const size of [2, 3, 4]) fake.set(size, ...admittedNow);
+    await grant(fake, capacity, j, 4);
     fake.set(3, ...evictedNow); // Kueue took step 3 and left 4 (same priority, same second)
     expect(capacity.preempted(j)).toBe(2);
-    expect(await capacity.request(j, 4)).toBe("pending"); // an evicted step is not asked for again
+    expect(await capacity.request(j, 4)).toBe("pending"); // an evicted step in use is not asked for again
+    expect(fake.removed).toEqual([]);
     await capacity.release(j, 2);
     expect(fake.removed.sort()).toEqual(
       [
@@ -140,20 +154,21 @@ describe("Kueue elastic capacity", () => {
     expect(capacity.admitted(j)).toBe(2);
   });
 
-  it("gives back a step evicted before the job uses it and asks for it again (the job has nothing to stop)", async () => {
+  it("gives back a step evicted before the job uses it, and the unused steps above it, and asks again in order", async () => {
     const fake = fakeWorkloads();
     const capacity = createKueueElastic({ workloads: fake.workloads, log: quiet, ready: async () => {} });
-    // The job runs at 2 (stabilising before a scale-up to 4); step 3 is evicted, step 2 stays in use.
+    // The job runs at 2 (stabilising before a scale-up to 4); step 3 is evicted, step 4 stays admitted but
+    // could not be used without step 3, and would hold the GPUs step 3 waits for.
     const j = { ...job(), status: { rebound: { elastic: { size: 2, scaling: null } } } };
-    await capacity.request(j, 4);
-    for (const size of [2, 3, 4]) fake.set(size, ...admittedNow);
+    await grant(fake, capacity, j, 4);
     fake.set(3, ...evictedNow);
     expect(capacity.preempted(j)).toBeNull();
     expect(await capacity.request(j, 4)).toBe("pending");
-    const name = stepWorkloadName({ name: "llama", uid: UID }, 3);
-    expect(fake.removed).toEqual([name]);
-    // Asked for again: a fresh Workload with no conditions, queued behind what preempted it.
+    const name = (size: number) => stepWorkloadName({ name: "llama", uid: UID }, size);
+    expect(fake.removed).toEqual([name(3), name(4)]);
+    // Asked for again: a fresh Workload with no conditions, queued behind what preempted it; step 4 later.
     expect(fake.step(3)?.status?.conditions ?? []).toEqual([]);
+    expect(fake.step(4)).toBeUndefined();
     expect(capacity.admitted(j)).toBe(2);
     // A step the job's pods run on is preempted as before: the job scales down first.
     fake.set(2, ...evictedNow);

@@ -24,7 +24,8 @@ import type { KueueWorkloads } from "./workload-client";
  *
  * A step Kueue evicts before the job uses it (above sizeInUse: no pod runs on it) has nothing to stop and no
  * job to suspend, so nothing would ever give its quota back: it is not reported as preempted, and the next
- * request deletes it and asks for it again (a new Workload, queued behind what preempted it).
+ * request deletes it (and the unused steps above it) and asks for it again (a new Workload, queued behind
+ * what preempted it). Steps are asked for one at a time, each once the one below is admitted.
  */
 export type KueueElastic = ElasticCapacity & {
   /** Deletes every step the job holds (the job finished, was deleted, or was evicted as a whole). */
@@ -102,10 +103,16 @@ export function createKueueElastic(opts: {
     });
   };
 
-  /** The job's evicted steps above the size its pods exist for. */
-  const evictedUnused = (job: ClusterJob): [number, WorkloadObject][] => {
+  /**
+   * Steps to ask for again: from the lowest step evicted above the size the job's pods exist for, it and
+   * every step above it (none of them used). A step above kept admitted would hold GPUs the job cannot use
+   * without the one below, and could keep that one from being admitted again.
+   */
+  const toAskAgain = (job: ClusterJob): [number, WorkloadObject][] => {
     const inUse = sizeInUse(job.status, minOf(job));
-    return [...held(job)].filter(([size, workload]) => size > inUse && evicted(workload));
+    const unused = [...held(job)].filter(([size]) => size > inUse);
+    const lowest = Math.min(...unused.filter(([, workload]) => evicted(workload)).map(([size]) => size));
+    return unused.filter(([size]) => size >= lowest);
   };
 
   const removeAbove = async (job: ClusterJob, toReplicas: number): Promise<void> => {
@@ -126,7 +133,7 @@ export function createKueueElastic(opts: {
       const queueName = queueOf(job);
       if (!queueName) return "admitted"; // not governed: HyperPod without Kueue creates the pods directly
       await ready();
-      for (const [size, workload] of evictedUnused(job)) {
+      for (const [size, workload] of toAskAgain(job)) {
         await workloads.remove(workload);
         log.info("kueue elastic step preempted before use: asked for again", {
           job: `${job.ref.namespace}/${job.ref.name}`,
@@ -136,13 +143,17 @@ export function createKueueElastic(opts: {
       }
       const steps = held(job);
       const wanted = elasticSteps(job).filter((step) => step.size <= toReplicas);
-      const missing = wanted.filter((step) => !steps.has(step.size));
-      for (const step of missing) await create(job, step, queueName);
-      const all = wanted.every((step) => {
+      // In order, the next once the one below is admitted: Kueue orders Workloads created in the same second
+      // arbitrarily, and a higher step admitted first would hold GPUs that the lower one then waits for.
+      for (const step of wanted) {
         const workload = steps.get(step.size);
-        return workload !== undefined && stepAdmitted(workload);
-      });
-      return all ? "admitted" : "pending";
+        if (!workload) {
+          await create(job, step, queueName);
+          return "pending";
+        }
+        if (!stepAdmitted(workload)) return "pending";
+      }
+      return "admitted";
     },
     release: removeAbove,
     preempted(job) {

@@ -186,11 +186,12 @@ describe("an elastic job's steps through Kueue", () => {
     expect(gate.elastic.admitted(elastic)).toBe(2);
 
     expect(await gate.elastic.request(elastic, 4)).toBe("pending");
-    const step3 = await waitUntil("the step Workloads to wait for quota", async () => {
-      const [three, four] = [await readStep(elastic, 3), await readStep(elastic, 4)];
-      const waiting = condition(three, "QuotaReserved")?.status === "False";
-      return waiting && condition(four, "QuotaReserved")?.status === "False" ? three : null;
+    const step3 = await waitUntil("the first step's Workload to wait for quota", async () => {
+      const three = await readStep(elastic, 3);
+      return condition(three, "QuotaReserved")?.status === "False" ? three : null;
     });
+    // Steps are asked for in order: the next only once the one below is admitted.
+    expect(await readStep(elastic, 4)).toBeNull();
     expect(step3?.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: elastic.uid })]);
     expect(step3?.metadata.labels).toMatchObject({ "rebound.dev/elastic-size": "3" });
     expect(step3?.spec).toMatchObject({ priority: 69, podSets: [{ name: "workers", count: 1 }] });

@@ -4,7 +4,15 @@ import { DEFAULT_FLAVOR } from "@/server/domain/governance/types";
 import { JOB_GROUP, JOB_PLURAL, JOB_VERSION } from "@/server/domain/job-spec/job-spec.schema";
 import type { Logger } from "@/server/log";
 import { createKueueGate, type KueueGate } from "@/server/operator/admission/kueue";
-import { type Engine, type JobState, type Outcome, runScenario } from "@/test/governance-scenarios/run";
+import {
+  type Engine,
+  type JobState,
+  jobManifest,
+  type Outcome,
+  reconcileElastic,
+  runScenario,
+  type SubmittedJob,
+} from "@/test/governance-scenarios/run";
 import { GPU, SCENARIOS } from "@/test/governance-scenarios/scenarios";
 import { type JobObject, toClusterJob } from "../objects";
 import { waitUntil } from "../testing/kube-env";
@@ -45,48 +53,21 @@ afterAll(async () => {
   await env?.stop();
 }, 60_000);
 
-/** A job of one pod asking for `gpus` GPUs, in the team's namespace and queue. */
-async function createJob(job: { name: string; team: string; gpus: number; priority: string }) {
-  const namespace = `hyperpod-ns-${job.team}`;
+/** The job (run.ts's manifest) created in its team's namespace. */
+async function createJob(job: SubmittedJob) {
   const created = (await env.custom.createNamespacedCustomObject({
     group: JOB_GROUP,
     version: JOB_VERSION,
     plural: JOB_PLURAL,
-    namespace,
-    body: {
-      apiVersion: `${JOB_GROUP}/${JOB_VERSION}`,
-      kind: "HyperPodPyTorchJob",
-      metadata: {
-        name: job.name,
-        namespace,
-        labels: {
-          "kueue.x-k8s.io/queue-name": `${namespace}-localqueue`,
-          "kueue.x-k8s.io/priority-class": `${job.priority}-priority`,
-        },
-      },
-      spec: {
-        nprocPerNode: "1",
-        replicaSpecs: [
-          {
-            name: "workers",
-            replicas: 1,
-            template: {
-              spec: {
-                containers: [
-                  { name: "trainer", image: "trainer:1", resources: { limits: { [GPU]: job.gpus } } },
-                ],
-              },
-            },
-          },
-        ],
-      },
-    },
+    namespace: `hyperpod-ns-${job.team}`,
+    body: jobManifest(job),
   })) as JobObject;
   const parsed = toClusterJob(created);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   return parsed.job;
 }
 
+/** `gpus`: per pod. */
 type Live = { job: ClusterJob; team: string; gpus: number };
 
 function kueueEngine(): Engine & { cleanUp(): Promise<void> } {
@@ -95,20 +76,26 @@ function kueueEngine(): Engine & { cleanUp(): Promise<void> } {
   const requeued = new Set<string>();
   let teams: string[] = [];
 
-  /** One look at every live job; an evicted one is requeued (its pods are gone at once). */
+  /** One look at a live job; an evicted one is requeued (its pods are gone at once). */
+  const lookAt = async (name: string, { job, team, gpus }: Live): Promise<JobState> => {
+    const verdict = await gate.verdict(job, Date.now());
+    if (verdict.state !== "Evicted") requeued.delete(name);
+    else if (!requeued.has(name)) {
+      // The gate's cache may show it evicted a moment after the requeue: counted and requeued once.
+      requeued.add(name);
+      preempted.push(name);
+      await gate.requeue(job);
+    }
+    const admitted = verdict.state === "Admitted";
+    // An elastic job's steps are the operator's to ask for and give back (run.ts), on every look.
+    const held = job.object.spec.elasticPolicy
+      ? (await reconcileElastic(gate.elastic, job, admitted)) * gpus
+      : gpus;
+    return { name, team, gpus: held, admitted };
+  };
   const look = async (): Promise<Outcome> => {
     const jobs: JobState[] = [];
-    for (const [name, { job, team, gpus }] of live) {
-      const verdict = await gate.verdict(job, Date.now());
-      if (verdict.state !== "Evicted") requeued.delete(name);
-      else if (!requeued.has(name)) {
-        // The gate's cache may show it evicted a moment after the requeue: counted and requeued once.
-        requeued.add(name);
-        preempted.push(name);
-        await gate.requeue(job);
-      }
-      jobs.push({ name, team, gpus, admitted: verdict.state === "Admitted" });
-    }
+    for (const [name, entry] of live) jobs.push(await lookAt(name, entry));
     return { jobs, preempted: [...preempted] };
   };
 
