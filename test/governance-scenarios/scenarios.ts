@@ -218,6 +218,38 @@ export const SCENARIOS: readonly Scenario[] = [
       { events: [{ submit: "a2", team: "a", gpus: 2 }], admitted: ["a1", "a2"], preempted: ["b2"] },
     ],
   },
+  {
+    name: "reclaim within cohort LowerPriority (a Kueue knob): the lender's lower-priority job does not reclaim",
+    teams: [
+      { name: "a", gpus: 4, kueue: { reclaimWithinCohort: "LowerPriority" } },
+      { name: "b", gpus: 4 },
+    ],
+    steps: [
+      { events: [{ submit: "b1", team: "b", gpus: 8 }], admitted: ["b1"] },
+      {
+        events: [{ submit: "a-low", team: "a", gpus: 4, priority: "experimentation" }],
+        admitted: ["b1"],
+      },
+      {
+        // b1 gone, a-low borrows the 4 GPUs b leaves idle (b1 needs 8 and can no longer have them).
+        events: [{ submit: "a-high", team: "a", gpus: 4, priority: "inference" }],
+        admitted: ["a-high", "a-low"],
+        preempted: ["b1"],
+      },
+    ],
+  },
+  {
+    name: "reclaim within cohort Never (a Kueue knob): the lender waits for its GPUs to come back",
+    teams: [
+      { name: "a", gpus: 4, kueue: { reclaimWithinCohort: "Never" } },
+      { name: "b", gpus: 4 },
+    ],
+    steps: [
+      { events: [{ submit: "b1", team: "b", gpus: 8 }], admitted: ["b1"] },
+      { events: [{ submit: "a1", team: "a", gpus: 4, priority: "inference" }], admitted: ["b1"] },
+      { events: [{ delete: "b1" }], admitted: ["a1"] },
+    ],
+  },
   idleSharing(true),
   idleSharing(false),
   taskRanking(true),
