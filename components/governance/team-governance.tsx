@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { EmptyState, LoadingState } from "@/components/ui/query-state";
 import { useTRPC } from "@/lib/trpc/client";
 import { canReadTeamGovernance } from "@/server/domain/access/governance";
@@ -33,6 +34,9 @@ export function TeamGovernance({ team }: { team: string }) {
   return (
     <div className="stack">
       <h1>{displayName}</h1>
+      <p>
+        <Link href={`/governance/teams/${team}/notifications`}>Notifications</Link>
+      </p>
       <section className="card" aria-labelledby="quota-heading">
         <h2 id="quota-heading">Compute quota</h2>
         <QuotaEditor team={team} />

@@ -4,6 +4,7 @@ import { governanceRouter } from "@/server/api/routers/governance/router";
 import { jobsRouter } from "@/server/api/routers/jobs/router";
 import { metricsRouter } from "@/server/api/routers/metrics/router";
 import { nodeSignalsRouter } from "@/server/api/routers/node-signals/router";
+import { notificationsRouter } from "@/server/api/routers/notifications/router";
 import { policiesRouter } from "@/server/api/routers/policies/router";
 import { setupRouter } from "@/server/api/routers/setup/router";
 import { shareTokensRouter } from "@/server/api/routers/share-tokens/router";
@@ -23,6 +24,7 @@ export const appRouter = createTRPCRouter({
   tv: tvRouter,
   metrics: metricsRouter,
   nodeSignals: nodeSignalsRouter,
+  notifications: notificationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

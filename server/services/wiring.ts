@@ -10,6 +10,7 @@ import { createOperatorSource } from "@/server/services/jobs/gateway/operator-ga
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
 import { createUnavailableSource } from "@/server/services/jobs/gateway/unavailable";
 import { createLiveHub, type LiveHub } from "@/server/services/live/hub";
+import { ensureNotifier } from "@/server/services/notifications/notifier";
 
 /**
  * The console process, wired in one place: its database, the cluster it reads, its metrics source and its
@@ -29,6 +30,11 @@ export function getDb(): Db {
     );
   }
   processWide.reboundDb = createDb(env.DATABASE_URL);
+  // Team notifications are sent from the console process, polling what the operator wrote to Postgres.
+  ensureNotifier({
+    db: processWide.reboundDb,
+    log: createLogger({ service: "rebound-console", component: "notifications" }),
+  });
   return processWide.reboundDb;
 }
 
