@@ -275,11 +275,13 @@ describe("node signals on the kubernetes back end", () => {
     for (const [what, ms] of detection) process.stdout.write(`node signal detected in ${ms} ms: ${what}\n`);
     expect(detection.map(([what]) => what)).toEqual(SIGNALS.map((signal) => signal.what));
     // Kubernetes objects come by watch; the device plugin's row waits its grace period; the Xid waits for a
-    // scrape and a poll.
+    // scrape and a poll. The slack is wide (a loaded CI machine took 2.1 s for a 1 s grace): the bound is
+    // there to catch a signal found only by a later resync (30 s), not to time the detection, which the
+    // line above prints.
     const bound = (what: string) =>
       (what.includes("grace") ? GRACE_SECONDS * 1000 : 0) +
       (what.includes("DCGM") ? SCRAPE_MS + METRICS_POLL_MS : 0);
-    for (const [what, ms] of detection) expect(ms, what).toBeLessThan(bound(what) + 1000);
+    for (const [what, ms] of detection) expect(ms, what).toBeLessThan(bound(what) + 5000);
   });
 
   it("a cordon alone moves no pod; new pods keep off the cordoned node", async () => {
