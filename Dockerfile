@@ -17,7 +17,7 @@ RUN npm install --no-audit --no-fund --ignore-scripts \
  && npm ls --depth=0 >/dev/null
 COPY . .
 # Builds what `npm start` would otherwise build at every container start (Prisma client, console, demo
-# trainer, and the operator's bundle dist/operator, which deploy/operator runs), then drops what the runtime
+# trainer, the operator's bundle dist/operator, which deploy/operator runs, and the agent's, dist/agent), then drops what the runtime
 # does not use: dev dependencies (scripts/start.ts runs on tsx, a dependency), the Prisma CLI and Playwright
 # (kept by the prune as optional peers of @prisma/client and next; the client is generated here) and Next's
 # build cache. The embedded PostgreSQL binaries stay: the image
@@ -35,7 +35,10 @@ RUN npm run build \
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0
+# REBOUND_AGENT_BUNDLE: bin/rebound-agent.mjs runs the agent's bundle (scripts/lib/agent-build.ts), in
+# training pods and under the local back end alike, not its sources through tsx.
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0 \
+    REBOUND_AGENT_BUNDLE=/app/dist/agent/main.mjs
 COPY --from=build --chown=node:node /app /app
 USER node
 EXPOSE 3000
