@@ -1,8 +1,9 @@
 /**
  * `npm test`: set-up → typecheck → lint → unit → integration (real PostgreSQL) → kubernetes (the real
  * kube-apiserver test cluster, built with Go) → e2e (Chromium against the built console). The set-up finds
- * or installs what the tests need outside node_modules (scripts/lib/test-prerequisites.ts) and stops before
- * any step when it cannot; `npm run test:setup` (`--setup`) does only that. Every step runs even after a
+ * or installs what the tests need outside node_modules (scripts/lib/test-prerequisites.ts; a Go toolchain
+ * it fetches is put first on this process's PATH, which every step inherits) and stops before any step
+ * when it cannot; `npm run test:setup` (`--setup`) does only that. Every step runs even after a
  * failure so one run shows everything; it prints one summary line per runner, a closing
  * `N passed, N failed` line over all tests, then each failed test with its error's first line
  * (scripts/lib/test-reports.ts), and exits non-zero on any failure.

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
+import { fetchGoToolchain, toolchainVersion } from "./go-toolchain";
 import type { CommandResult, Host } from "./test-prerequisites";
 
 const OUTPUT_LIMIT = 64 * 1024;
@@ -33,6 +34,9 @@ function run(command: string, args: string[]): Promise<CommandResult> {
   });
 }
 
+/** The build cache the fetched Go toolchains live in (beside .data/kube, which they build). */
+const TOOLCHAINS = path.resolve(import.meta.dirname, "../../.data/toolchains");
+
 /** This machine, for ensurePrerequisites. */
 export function localHost(): Host {
   return {
@@ -41,5 +45,14 @@ export function localHost(): Host {
     isRoot: process.getuid?.() === 0,
     run,
     chromiumPath: process.env.PLAYWRIGHT_CHROMIUM_PATH || undefined,
+    fetchGo: () =>
+      fetchGoToolchain({
+        cacheDir: TOOLCHAINS,
+        goproxy: process.env.GOPROXY,
+        version: toolchainVersion(process.platform, process.arch),
+      }),
+    addToPath: (dir) => {
+      process.env.PATH = [dir, process.env.PATH].filter(Boolean).join(path.delimiter);
+    },
   };
 }

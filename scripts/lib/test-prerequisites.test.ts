@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { FetchedToolchain } from "./go-toolchain";
 import {
   type CommandResult,
   ensurePrerequisites,
@@ -9,8 +10,9 @@ import {
 
 /**
  * A pretend Debian machine: a set of files and executables, a Python and a Go that answer like the real
- * ones, and an apt-get that really "installs" (adds the package's files) so the re-check after an install
- * sees the result. Every command run is recorded.
+ * ones, an apt-get that really "installs" (adds the package's files) so the re-check after an install
+ * sees the result, and a Go module proxy whose toolchain, once fetched, is the `go` PATH finds first.
+ * Every command run is recorded.
  */
 const PACKAGE_FILES: Record<string, string[]> = {
   chromium: ["/usr/bin/chromium"],
@@ -19,7 +21,10 @@ const PACKAGE_FILES: Record<string, string[]> = {
   "python3-pip": ["python:pip"],
 };
 
-type Machine = Host & { files: Set<string>; commands: string[] };
+type Machine = Host & { files: Set<string>; commands: string[]; path: string[] };
+
+const FETCHED_BIN = "/repo/.data/toolchains/v0.0.1-go1.26.8.linux-amd64/bin";
+const FETCH_URL = "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go1.26.8.linux-amd64.zip";
 
 function machine(opts: {
   files?: string[];
@@ -29,11 +34,23 @@ function machine(opts: {
   chromiumPath?: string;
   brokenPackages?: string[];
   failUpdate?: boolean;
+  /** What the proxy gives: a toolchain (cached: fetched by an earlier run), or the error fetching it. */
+  proxy?: "fresh" | "cached" | Error;
 }): Machine {
   const files = new Set([...(opts.files ?? []), "/usr/bin/python3"]);
   if (opts.apt !== false) files.add("/usr/bin/apt-get");
   if (opts.go) files.add("/usr/local/go/bin/go");
   const commands: string[] = [];
+  const searchPath: string[] = [];
+  const fetchGo = async (): Promise<FetchedToolchain> => {
+    const proxy = opts.proxy ?? "fresh";
+    if (proxy instanceof Error) throw proxy;
+    files.add(`${FETCHED_BIN}/go`);
+    if (proxy === "cached") return { bin: FETCHED_BIN };
+    return { bin: FETCHED_BIN, download: { url: FETCH_URL, bytes: 71_680_185, seconds: 7.3 } };
+  };
+  // The first go on PATH answers: the fetched one once its folder is put in front.
+  const goAnswer = () => (searchPath.includes(FETCHED_BIN) ? "go1.26.8" : opts.go);
   const ok = (output = ""): CommandResult => ({ code: 0, output });
   const fail = (output: string): CommandResult => ({ code: 1, output });
   const install = (pkg: string) => {
@@ -54,6 +71,9 @@ function machine(opts: {
   const host: Machine = {
     files,
     commands,
+    path: searchPath,
+    fetchGo,
+    addToPath: (dir) => searchPath.unshift(dir),
     isRoot: opts.isRoot ?? true,
     chromiumPath: opts.chromiumPath,
     exists: (file) => files.has(file),
@@ -63,7 +83,7 @@ function machine(opts: {
       if (!host.which(command)) return { code: 127, output: `spawn ${command} ENOENT` };
       if (command === "apt-get") return aptGet(args);
       if (command === "python3") return python(args);
-      if (command === "go") return ok(`go version ${opts.go} linux/amd64\n`);
+      if (command === "go") return ok(`go version ${goAnswer()} linux/amd64\n`);
       return fail(`unknown command ${command}`);
     },
   };
@@ -131,17 +151,22 @@ describe("planPrerequisites", () => {
     expect(plan.action === "install" && plan.requirements.map((r) => r.name)).toEqual(["Chromium"]);
   });
 
-  it("stops for an old or missing Go, which apt-get cannot provide, before installing anything", async () => {
-    const old = machine({ files: [], go: "go1.19.8" });
-    expect(await planPrerequisites(old)).toEqual({
-      action: "stop",
-      lines: [
-        "npm test needs Go >= 1.26 for the Kubernetes tests: install it from https://go.dev/dl/ and put its bin directory on PATH",
-      ],
-    });
-    const none = machine({ files: EVERYTHING });
-    expect((await planPrerequisites(none)).action).toBe("stop");
-    expect(aptCommands(old)).toEqual([]);
+  it("fetches an old or missing Go, which apt-get cannot provide, even without root", async () => {
+    const old = machine({ files: EVERYTHING, go: "go1.19.8", isRoot: false });
+    const plan = await planPrerequisites(old);
+    expect(plan.action === "install" && plan.requirements.map((r) => r.name)).toEqual(["Go >= 1.26"]);
+    const none = machine({ files: EVERYTHING, apt: false });
+    const nonePlan = await planPrerequisites(none);
+    expect(nonePlan.action === "install" && nonePlan.requirements.map((r) => r.name)).toEqual(["Go >= 1.26"]);
+  });
+
+  it("stops for what only apt-get can bring when it cannot run, without fetching Go first", async () => {
+    const host = machine({ files: EVERYTHING.filter((f) => f !== "/usr/bin/chromium"), isRoot: false });
+    const plan = await planPrerequisites(host);
+    expect(plan.action === "stop" && plan.lines).toEqual([
+      "npm test needs Chromium for the e2e tests: run `sudo apt-get install chromium`, or set PLAYWRIGHT_CHROMIUM_PATH",
+    ]);
+    expect(host.path).toEqual([]);
   });
 });
 
@@ -186,6 +211,41 @@ describe("ensurePrerequisites", () => {
     const [line, ...rest] = await ensurePrerequisites({ host, log: () => {} });
     expect(rest).toEqual([]);
     expect(line).toMatch(/^installed chromium, but npm test still finds no Chromium: /);
+  });
+});
+
+describe("ensurePrerequisites with Go missing or too old", () => {
+  it("fetches the toolchain, puts it first on PATH ahead of Debian's 1.19, and runs no apt-get", async () => {
+    const host = machine({ files: EVERYTHING, go: "go1.19.8", isRoot: false });
+    const lines: string[] = [];
+    expect(await ensurePrerequisites({ host, log: (line) => lines.push(line) })).toEqual([]);
+    expect(host.path).toEqual([FETCHED_BIN]);
+    expect(lines).toEqual([`fetched Go from ${FETCH_URL} (71.7 MB) in 7.3 s; using ${FETCHED_BIN}`]);
+    expect(host.commands.at(-1)).toBe("go version");
+    expect(aptCommands(host)).toEqual([]);
+  });
+
+  it("uses the toolchain an earlier run fetched, saying so", async () => {
+    const host = machine({ files: EVERYTHING, proxy: "cached" });
+    const lines: string[] = [];
+    expect(await ensurePrerequisites({ host, log: (line) => lines.push(line) })).toEqual([]);
+    expect(lines).toEqual([`using the Go fetched earlier, ${FETCHED_BIN}`]);
+  });
+
+  it("installs packages with apt-get and fetches Go in one run", async () => {
+    const host = machine({ files: ["python:venv", "python:pip"] });
+    expect(await ensurePrerequisites({ host, log: () => {} })).toEqual([]);
+    expect(aptCommands(host)).toHaveLength(3);
+    expect(host.path).toEqual([FETCHED_BIN]);
+    expect(await planPrerequisites(host)).toEqual({ action: "none" });
+  });
+
+  it("stops with the fetch's reason and what to do by hand when the proxy fails", async () => {
+    const host = machine({ files: EVERYTHING, proxy: new Error(`GET ${FETCH_URL}: HTTP 503`) });
+    expect(await ensurePrerequisites({ host, log: () => {} })).toEqual([
+      `npm test needs Go >= 1.26 for the Kubernetes tests and could not fetch it (GET ${FETCH_URL}: HTTP 503): install it from https://go.dev/dl/ and put its bin directory on PATH`,
+    ]);
+    expect(host.path).toEqual([]);
   });
 });
 

@@ -1,9 +1,11 @@
 /**
  * What `npm test` needs outside node_modules, and the decision what to do about it: nothing, install the
- * missing Debian packages (as root with apt-get), or stop before any test step with one line per missing
- * thing saying exactly what to run. The host is injected (test-prerequisites-host.ts is the real one), so
- * the decision is unit-tested with a pretend machine.
+ * missing Debian packages (as root with apt-get) and fetch a Go toolchain from the Go module proxy
+ * (go-toolchain.ts), or stop before any test step with one line per missing thing saying exactly what to
+ * run. The host is injected (test-prerequisites-host.ts is the real one), so the decision is unit-tested
+ * with a pretend machine.
  */
+import type { FetchedToolchain } from "./go-toolchain";
 
 export type CommandResult = { code: number; output: string };
 
@@ -16,6 +18,10 @@ export type Host = {
   run(command: string, args: string[]): Promise<CommandResult>;
   /** PLAYWRIGHT_CHROMIUM_PATH: a Chromium to use instead of Debian's. */
   chromiumPath?: string;
+  /** The Go toolchain from the module proxy (GOPROXY), from the build cache once fetched; throws why not. */
+  fetchGo(): Promise<FetchedToolchain>;
+  /** Puts a folder first on PATH, for this process and every test step it starts. */
+  addToPath(dir: string): void;
 };
 
 export type Requirement = {
@@ -27,6 +33,8 @@ export type Requirement = {
   /** What else would do, appended to the apt-get advice ("or set PLAYWRIGHT_CHROMIUM_PATH"). */
   alternative?: string;
   present(host: Host): Promise<boolean>;
+  /** Provides it without apt-get (and without root): resolves to a line saying why not, or undefined. */
+  provide?(host: Host, log: (line: string) => void): Promise<string | undefined>;
 };
 
 export const DEBIAN_CHROMIUM = "/usr/bin/chromium";
@@ -46,6 +54,26 @@ async function goIsRecent(host: Host): Promise<boolean> {
   const version = result.code === 0 ? goVersion(result.output) : undefined;
   if (!version) return false;
   return version.major > MIN_GO.major || (version.major === MIN_GO.major && version.minor >= MIN_GO.minor);
+}
+
+const GO_ADVICE = "install it from https://go.dev/dl/ and put its bin directory on PATH";
+
+/** Fetches (or finds in the cache) the toolchain and puts it first on PATH, ahead of an older Go. */
+async function provideGo(host: Host, log: (line: string) => void): Promise<string | undefined> {
+  try {
+    const toolchain = await host.fetchGo();
+    host.addToPath(toolchain.bin);
+    const fetched = toolchain.download;
+    log(
+      fetched
+        ? `fetched Go from ${fetched.url} (${(fetched.bytes / 1e6).toFixed(1)} MB) in ${fetched.seconds.toFixed(1)} s; using ${toolchain.bin}`
+        : `using the Go fetched earlier, ${toolchain.bin}`,
+    );
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `npm test needs Go >= ${MIN_GO.major}.${MIN_GO.minor} for the Kubernetes tests and could not fetch it (${reason}): ${GO_ADVICE}`;
+  }
 }
 
 export const REQUIREMENTS: Requirement[] = [
@@ -78,9 +106,10 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: `Go >= ${MIN_GO.major}.${MIN_GO.minor}`,
     purpose: "the Kubernetes tests",
-    // Debian 12's golang-go is 1.19, too old for the k8s.io modules e2e/kube builds.
-    alternative: "install it from https://go.dev/dl/ and put its bin directory on PATH",
+    // Debian 12's golang-go is 1.19, too old for the k8s.io modules e2e/kube builds: fetched instead.
+    alternative: GO_ADVICE,
     present: goIsRecent,
+    provide: provideGo,
   },
 ];
 
@@ -104,13 +133,18 @@ export function manualLine(requirement: Requirement, host: Host): string {
   return `npm test needs ${requirement.name} for ${requirement.purpose}: ${advice.join(", or ")}`;
 }
 
-/** Decides what to do: missing things apt-get cannot install here stop the run before anything is installed. */
+/**
+ * Decides what to do: missing things neither apt-get nor their own `provide` can bring here stop the run
+ * before anything is installed.
+ */
 export async function planPrerequisites(host: Host, requirements = REQUIREMENTS): Promise<Plan> {
   const present = await Promise.all(requirements.map((requirement) => requirement.present(host)));
   const missing = requirements.filter((_, index) => !present[index]);
   if (missing.length === 0) return { action: "none" };
   const installable = canInstall(host);
-  const manual = missing.filter((requirement) => !(installable && requirement.aptPackage));
+  const manual = missing.filter(
+    (requirement) => !(requirement.provide || (installable && requirement.aptPackage)),
+  );
   if (manual.length > 0) return { action: "stop", lines: manual.map((r) => manualLine(r, host)) };
   return { action: "install", requirements: missing };
 }
@@ -124,6 +158,12 @@ async function aptGet(host: Host, args: string[]): Promise<string | undefined> {
 }
 
 async function install(host: Host, requirement: Requirement, log: (line: string) => void) {
+  if (requirement.provide) {
+    const failure = await requirement.provide(host, log);
+    if (failure) return failure;
+    const ok = await requirement.present(host);
+    return ok ? undefined : `fetched ${requirement.name}, but npm test still finds no ${requirement.name}`;
+  }
   const started = Date.now();
   const pkg = requirement.aptPackage ?? "";
   const failure = await aptGet(host, ["install", "-y", "--no-install-recommends", pkg]);
@@ -138,7 +178,7 @@ async function install(host: Host, requirement: Requirement, log: (line: string)
 
 /**
  * Finds or installs what npm test needs. Resolves to the lines to print and stop with (none: ready). Runs
- * `apt-get update` once, and only when something is missing, before installing one package at a time.
+ * `apt-get update` once, and only when a package is missing, before installing one package at a time.
  */
 export async function ensurePrerequisites(opts: {
   host: Host;
@@ -149,10 +189,12 @@ export async function ensurePrerequisites(opts: {
   const plan = await planPrerequisites(host, opts.requirements);
   if (plan.action === "none") return [];
   if (plan.action === "stop") return plan.lines;
-  const packages = plan.requirements.map((requirement) => requirement.aptPackage).join(", ");
-  log(`npm test: ${packages} missing here; installing with apt-get (apt-get update first)…`);
-  const updateFailure = await aptGet(host, ["update"]);
-  if (updateFailure) return [updateFailure];
+  const packages = plan.requirements.flatMap((r) => (r.provide ? [] : [r.aptPackage ?? ""])).join(", ");
+  if (packages !== "") {
+    log(`npm test: ${packages} missing here; installing with apt-get (apt-get update first)…`);
+    const updateFailure = await aptGet(host, ["update"]);
+    if (updateFailure) return [updateFailure];
+  }
   for (const requirement of plan.requirements) {
     const failure = await install(host, requirement, log);
     if (failure) return [failure];
