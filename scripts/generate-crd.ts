@@ -1,5 +1,5 @@
 /**
- * `npm run generate:crd`: writes deploy/crd/hyperpodpytorchjobs.sagemaker.amazonaws.com.yaml from the zod
+ * `npm run generate:crd`: writes deploy/chart/files/crd/hyperpodpytorchjobs.sagemaker.amazonaws.com.yaml from the zod
  * job schema. `--check` writes nothing and exits 1 when the committed file differs from what it would write.
  */
 import { existsSync } from "node:fs";

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { buildHelm } from "./helm";
 import { buildKueue } from "./kueue";
 
 const KUBE_DIR = import.meta.dirname;
@@ -87,6 +88,7 @@ async function ldflags(): Promise<string> {
 export async function buildKubeTestCluster(opts: { log?: Log } = {}): Promise<string> {
   const log = opts.log ?? (() => {});
   await buildKueue({ log }); // the Kueue controller (kueue.ts), at its pinned version; skipped when built
+  await buildHelm({ log }); // helm (helm.ts), for the chart's tests (deploy/chart); skipped when built
   const flags = await ldflags();
   const wanted = await sourceHash(flags);
   if (existsSync(BINARY) && existsSync(STAMP) && (await readFile(STAMP, "utf8")) === wanted) return BINARY;

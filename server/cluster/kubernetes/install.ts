@@ -11,7 +11,8 @@ import { parse } from "yaml";
 import { type ClusterMode, detectClusterMode } from "./console-view";
 
 /**
- * `rebound install`: applies deploy/ (server-side apply, field manager "rebound-installer"), but never
+ * `rebound install`: applies deploy/, the Helm chart's output with its default values (deploy/chart/render.ts,
+ * `npm run generate:deploy`; docs/helm.md), server-side (field manager "rebound-installer"), but never
  * replaces a HyperPodPyTorchJob CRD it does not own. On a cluster whose CRD is someone else's (AWS's
  * HyperPod training operator) it installs deploy/console-only/ instead: the console, no CRD, no operator.
  * Kustomizations are read by their `resources` lists only (ours use nothing else), so kubectl is not needed.
