@@ -96,7 +96,7 @@ describe("helm template", () => {
     expect(all.filter((name) => name.includes("rebound-agents"))).toEqual([]);
   });
 
-  it("renders each optional part when asked: Ingress, ServiceMonitor, Kueue, scrape config, Secret, agents' policies", async () => {
+  it("renders each optional part when asked: Ingress, ServiceMonitor, Kueue, scrape config, dashboards, Secret, agents' policies", async () => {
     const manifests = await template(ALL_ON, ["--skip-tests"]);
     const all = names(manifests);
     expect(all).toEqual(
@@ -105,6 +105,7 @@ describe("helm template", () => {
         "ServiceMonitor/rebound-system/rebound-operator",
         "ConfigMap/kueue-system/kueue-manager-config",
         "ConfigMap/rebound-system/rebound-prometheus",
+        "ConfigMap/rebound-system/rebound-grafana-dashboards",
         "ConfigMap/rebound-system/rebound-config",
         "Secret/rebound-system/rebound-db",
         "NetworkPolicy/hyperpod-ns-a/rebound-agents",
@@ -119,7 +120,20 @@ describe("helm template", () => {
       "HyperPodPyTorchJob.v1.sagemaker.amazonaws.com",
     );
     const scrape = manifests.find((m) => m.metadata.name === "rebound-prometheus");
-    expect(Object.keys(scrape?.data ?? {}).sort()).toEqual(["prometheus.yml", "recording-rules.yaml"]);
+    expect(Object.keys(scrape?.data ?? {}).sort()).toEqual([
+      "alerting-rules.yaml",
+      "prometheus.yml",
+      "recording-rules.yaml",
+    ]);
+    const dashboards = manifests.find((m) => m.metadata.name === "rebound-grafana-dashboards");
+    expect(dashboards?.metadata.labels?.grafana_dashboard).toBe("1");
+    expect(Object.keys(dashboards?.data ?? {}).sort()).toEqual([
+      "rebound-operator.json",
+      "rebound-recovery.json",
+      "rebound-training.json",
+    ]);
+    for (const json of Object.values(dashboards?.data ?? {}))
+      expect(JSON.parse(String(json)).schemaVersion).toBeGreaterThanOrEqual(39);
     expect(manifests.find((m) => m.kind === "Secret")?.stringData?.url).toContain("postgres.example");
   });
 

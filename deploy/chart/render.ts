@@ -29,6 +29,7 @@ export const DEPLOY_VALUES = ["namespace.create=true", "agents.networkPolicy.ena
 const COPIED: Record<string, string> = {
   "files/prometheus/scrape-config.yaml": "prometheus/scrape-config.yaml",
   "files/prometheus/recording-rules.yaml": "prometheus/recording-rules.yaml",
+  "files/prometheus/alerting-rules.yaml": "prometheus/alerting-rules.yaml",
   "files/kueue/controller_manager_config.yaml": "kueue/controller_manager_config.yaml",
 };
 

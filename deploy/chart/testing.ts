@@ -10,6 +10,7 @@ export const ALL_ON = [
   "console.ingress.host=rebound.example.com",
   "console.ingress.tlsSecretName=rebound-tls",
   "kueue.enabled=true",
+  "grafana.dashboards.enabled=true",
   "agents.networkPolicy.enabled=true",
   "agents.networkPolicy.namespaces={hyperpod-ns-a,hyperpod-ns-b}",
 ];

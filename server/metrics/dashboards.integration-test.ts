@@ -23,7 +23,7 @@ import {
 } from "./testing/dashboards";
 
 /**
- * Dashboards and alerts as code (deploy/grafana, deploy/prometheus/alerting-rules.yaml): the dashboards
+ * Dashboards and alerts as code (deploy/chart/files/grafana, deploy/prometheus/alerting-rules.yaml): the dashboards
  * are classic Grafana JSON with stable uids and a Prometheus datasource variable; every PromQL expression
  * in them and in the rules selects only series the operator and agents register (their real registries),
  * the recording rules record or Prometheus writes; a real Prometheus, scraping those registries and
@@ -40,7 +40,7 @@ beforeAll(async () => {
 const allDashboardQueries = () =>
   dashboards.flatMap(({ file, dashboard }) => dashboardQueries(file, dashboard));
 
-describe("deploy/grafana dashboards", () => {
+describe("the Grafana dashboards", () => {
   it("are classic dashboards with unique uids (their file names) and schemaVersion 39 to 41", () => {
     expect(dashboards.map(({ file }) => file)).toEqual([
       "rebound-operator.json",
@@ -88,7 +88,7 @@ describe("deploy/grafana dashboards", () => {
   });
 
   it("have a file provisioning provider", async () => {
-    const file = path.join(ROOT, "deploy/grafana/provisioning/dashboards.yaml");
+    const file = path.join(ROOT, "deploy/chart/files/grafana/provisioning/dashboards.yaml");
     const config = parse(await readFile(file, "utf8")) as { apiVersion: number; providers: unknown[] };
     expect(config.apiVersion).toBe(1);
     expect(config.providers).toEqual([

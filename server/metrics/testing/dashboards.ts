@@ -8,12 +8,12 @@ import { createRankLogMonitor } from "@/server/domain/log-rules/rank-monitor";
 import { createOperatorMetrics } from "@/server/operator/metrics";
 
 /**
- * deploy/grafana's dashboards and deploy/prometheus's rules read for the tests, the PromQL in them, and
+ * the chart's Grafana dashboards and deploy/prometheus's rules read for the tests, the PromQL in them, and
  * which metric names exist: those the operator's and the agents' real registries expose, the recording
  * rules' names, and the series Prometheus writes itself.
  */
 export const ROOT = path.resolve(import.meta.dirname, "../../..");
-export const DASHBOARD_DIR = path.join(ROOT, "deploy/grafana/dashboards");
+export const DASHBOARD_DIR = path.join(ROOT, "deploy/chart/files/grafana/dashboards");
 export const PROMETHEUS_DIR = path.join(ROOT, "deploy/prometheus");
 
 const targetSchema = z.object({
