@@ -126,7 +126,8 @@ describe("helm template", () => {
       "recording-rules.yaml",
     ]);
     const dashboards = manifests.find((m) => m.metadata.name === "rebound-grafana-dashboards");
-    expect(dashboards?.metadata.labels?.grafana_dashboard).toBe("1");
+    const labels = (dashboards?.metadata as { labels?: Record<string, string> } | undefined)?.labels;
+    expect(labels?.grafana_dashboard).toBe("1");
     expect(Object.keys(dashboards?.data ?? {}).sort()).toEqual([
       "rebound-operator.json",
       "rebound-recovery.json",
