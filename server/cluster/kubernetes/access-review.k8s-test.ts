@@ -22,6 +22,7 @@ import { handleRequest } from "@/server/operator/api/routes";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { createTestDatabase } from "@/test/database";
 import { createAccessReview, currentUserToken } from "./access-review";
+import { detectClusterMode } from "./console-view";
 import { type KubeEnv, REPO_ROOT, startKubeEnv, waitUntil } from "./testing/kube-env";
 import { type KubeOperator, startKubeOperator } from "./testing/kube-operator";
 
@@ -295,6 +296,15 @@ describe("the operator's API on Kubernetes", () => {
           .catch((error: { code?: number }) => error.code === 404),
       60_000,
     );
+  });
+
+  it("lets the operator's and the console's service accounts read whose the CRD is, as each checks at start", async () => {
+    const operatorToken = await serviceAccountToken(env.core, "rebound-operator");
+    for (const [name, token] of [
+      ["rebound-operator", operatorToken],
+      ["rebound-console", tokens.saConsole ?? ""],
+    ] as const)
+      expect(await detectClusterMode(asUser(env.kubeConfig, name, token)), name).toBe("managed");
   });
 
   it("finds the kubeconfig user's token for the CLI", async () => {
