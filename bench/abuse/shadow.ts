@@ -101,7 +101,7 @@ export async function runShadowAbuse(opts: ShadowAbuseOptions): Promise<Record<s
   await operator.submit(
     demoJobYaml({ name: LLM.name, nodes: 2, ranks: 2, hangSeconds: 30, restartsBeforeFullRestart: 1000 }),
   );
-  await operator.waitFor("the LLM job running", () => allRunning(operator, LLM, LLM_RANKS), 120_000);
+  await operator.waitForJob(LLM, "the LLM job running", () => allRunning(operator, LLM, LLM_RANKS), 120_000);
   await pause(2000);
   const without = await phase(operator, api.base, crashes);
   log(summary("without the shadow job", without));
@@ -109,7 +109,7 @@ export async function runShadowAbuse(opts: ShadowAbuseOptions): Promise<Record<s
   await operator.submit(
     floodJobYaml({ name: FLOOD.name, namespace: FLOOD.namespace, script: flood.script, shadow: false }),
   );
-  await operator.waitFor("the flood job running", () => allRunning(operator, FLOOD, 1), 120_000);
+  await operator.waitForJob(FLOOD, "the flood job running", () => allRunning(operator, FLOOD, 1), 120_000);
   await pause(3000);
   const floodOnly = await phase(operator, api.base, crashes);
   log(summary("with the flood job (100,000-character lines), no shadow yet", floodOnly));

@@ -76,7 +76,8 @@ async function measure(env: BenchEnvironment): Promise<void> {
   const seen = watch(operator, config);
   try {
     await operator.submit(otherYaml(config, 0));
-    await operator.waitFor(
+    await operator.waitForJob(
+      otherJob(0),
       "the other team's job running",
       () => operator.live(otherJob(0))?.phase === "Running",
       180_000,

@@ -108,7 +108,7 @@ async function until<T>(
   probe: () => T | null | undefined | false,
 ): Promise<T> {
   try {
-    return await operator.waitFor(what, probe, 300_000);
+    return await operator.waitForJob(ELASTIC, what, probe, 300_000);
   } catch (error) {
     throw new Error(`${String(error)}\n${summary(operator, ELASTIC)}`);
   }

@@ -85,14 +85,18 @@ export async function measureFault(opts: {
   if (kind === "stalled") stallAgent(operator, job, rank);
   else
     injectFault({ backend: operator.backend, live: operator.deps.live, ref: job.ref, input: { kind, rank } });
-  const event = await operator.waitFor(`restart event after a ${kind} of rank ${rank}`, async () => {
-    tracker.sample();
-    // The operator's in-memory view first, so the benchmark does not load the database while it measures.
-    const live = operator.live(job.ref);
-    if (!live || live.restartCount <= restartsBefore || live.recovery !== null) return null;
-    const event = (await events(operator, job))[before];
-    return event && event.outcome !== "pending" ? event : null;
-  });
+  const event = await operator.waitForJob(
+    job.ref,
+    `restart event after a ${kind} of rank ${rank}`,
+    async () => {
+      tracker.sample();
+      // The operator's in-memory view first, so the benchmark does not load the database while it measures.
+      const live = operator.live(job.ref);
+      if (!live || live.restartCount <= restartsBefore || live.recovery !== null) return null;
+      const event = (await events(operator, job))[before];
+      return event && event.outcome !== "pending" ? event : null;
+    },
+  );
   if (
     event.faultReason !== EXPECTED_REASON[kind] ||
     !event.ranks.includes(rank) ||

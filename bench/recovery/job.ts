@@ -59,7 +59,8 @@ export function allStepping(operator: BenchOperator, job: BenchJob): boolean {
 }
 
 export async function waitStepping(operator: BenchOperator, job: BenchJob, timeoutMs: number): Promise<void> {
-  await operator.waitFor(
+  await operator.waitForJob(
+    job.ref,
     `every rank of ${job.ref.name} stepping`,
     () => allStepping(operator, job),
     timeoutMs,

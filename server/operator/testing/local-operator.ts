@@ -4,7 +4,7 @@ import path from "node:path";
 import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
 import { isStillAlive, startTimeOf } from "@/server/cluster/local/process-tree";
 import { ensureOperatorToken, operatorTokenPath } from "@/server/cluster/local-token";
-import type { JobRef } from "@/server/cluster/types";
+import type { ClusterJob, JobRef } from "@/server/cluster/types";
 import { jobKey } from "@/server/cluster/types";
 import { createDb, type Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
@@ -41,6 +41,13 @@ export type LocalOperator = {
     probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
     timeoutMs?: number,
   ): Promise<T>;
+  /** waitFor about one job: on a timeout the error also tells the job's phase and its last condition. */
+  waitForJob<T>(
+    ref: JobRef,
+    what: string,
+    probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+    timeoutMs?: number,
+  ): Promise<T>;
   /** Every agent and worker process the local pods ever had, for orphan checks. */
   seenPids(): number[];
   /** Those of them still running (the same processes: a reused pid does not count). */
@@ -50,6 +57,18 @@ export type LocalOperator = {
 };
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
+
+/** Where a job stands, for an error: its phase, its last true condition's reason and message. */
+export function jobStory(ref: JobRef, job: ClusterJob | null, live: LiveJob | undefined): string {
+  if (!job) return `${ref.namespace}/${ref.name} does not exist`;
+  const conditions = job.status.conditions ?? [];
+  const last =
+    [...conditions].reverse().find((condition) => condition.status === "True") ?? conditions.at(-1);
+  const said = last
+    ? `${last.type}=${last.status} ${last.reason ?? ""}: ${last.message ?? ""}`
+    : "no condition";
+  return `${ref.namespace}/${ref.name} is ${live?.phase ?? "not seen by the operator"} (${said.trim()})`;
+}
 
 /** Every agent and rank process seen, by pid and start time (pids are reused over a long run). */
 function trackPids(deps: OperatorDeps, backend: LocalBackend) {
@@ -123,6 +142,11 @@ export async function startLocalOperator(opts: {
     submit: (yaml) => submitOrThrow(backend, yaml),
     live: (ref) => deps.live.get(jobKey(ref)),
     waitFor,
+    waitForJob: (ref, what, probe, timeoutMs) =>
+      waitFor(what, probe, timeoutMs).catch(async (error: unknown) => {
+        const job = await backend.getJob(ref);
+        throw new Error(`${String(error)}; ${jobStory(ref, job, deps.live.get(jobKey(ref)))}`);
+      }),
     seenPids: () => {
       tracker.sample();
       return [...tracker.seen.keys()];
