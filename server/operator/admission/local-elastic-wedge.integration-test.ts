@@ -1,15 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import type { LocalBackend } from "@/server/cluster/local/backend";
 import type { ClusterJob } from "@/server/cluster/types";
-import { createDb, type Db } from "@/server/db/client";
+import type { Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { createLocalAdmission, type LocalAdmission } from "@/server/operator/admission/local";
 import { submitOrThrow } from "@/server/operator/testing/helpers";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { createSeededTestDatabase } from "@/test/database";
+import { type LocalBackendEnv, openLocalBackendEnv } from "./testing/local-backend-env";
 
 /**
  * A step of an elastic job preempted before the job uses it (issue 37, problem 7), over real PostgreSQL (the
@@ -23,13 +20,11 @@ import { createSeededTestDatabase } from "@/test/database";
  * E's reconciles are played by hand as the operator makes them (server/operator/reconcilers/elastic.ts:
  * while it runs at 2 and stabilises, it asks for its largest size and reads whether a step was preempted).
  */
-const ROOT = path.resolve(import.meta.dirname, "../../..");
 const log = createLogger({ service: "admission-elastic-wedge-test" });
 const NS = "hyperpod-ns-llm-research";
 
-let database: { url: string; drop: () => Promise<void> };
+let env: LocalBackendEnv | undefined;
 let db: Db;
-let dataDir: string;
 let backend: LocalBackend;
 let admission: LocalAdmission;
 
@@ -74,26 +69,14 @@ async function until(reconcileE: () => Promise<void>, probe: () => Promise<boole
 }
 
 beforeAll(async () => {
-  database = await createSeededTestDatabase("admission_elastic_wedge");
-  db = createDb(database.url);
-  dataDir = await mkdtemp(path.join(tmpdir(), "rebound-admission-elastic-wedge-"));
-  backend = await createLocalBackend({
-    db,
-    dataDir,
-    repoRoot: ROOT,
-    nodeCount: 8,
-    gpusPerNode: 2,
-    nodeRebootMs: 0,
-  });
+  env = await openLocalBackendEnv({ name: "admission_elastic_wedge", nodeCount: 8, gpusPerNode: 2 });
+  ({ db, backend } = env);
   admission = await createLocalAdmission({ db, backend, log, reloadMs: 200 });
 }, 60_000);
 
 afterAll(async () => {
   await admission?.dispose();
-  await backend?.stop();
-  await db?.$disconnect();
-  await database?.drop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await env?.close();
 });
 
 describe("an elastic step preempted before use", () => {

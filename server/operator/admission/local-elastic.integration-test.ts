@@ -1,15 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import type { LocalBackend } from "@/server/cluster/local/backend";
 import type { ClusterJob } from "@/server/cluster/types";
-import { createDb, type Db } from "@/server/db/client";
+import type { Db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { createLocalAdmission, type LocalAdmission } from "@/server/operator/admission/local";
 import { submitOrThrow } from "@/server/operator/testing/helpers";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { createSeededTestDatabase } from "@/test/database";
+import { type LocalBackendEnv, openLocalBackendEnv } from "./testing/local-backend-env";
 
 /**
  * Elastic capacity of the local admission over real PostgreSQL (the demo's seeded quotas: LLM Research 16
@@ -18,13 +15,11 @@ import { createSeededTestDatabase } from "@/test/database";
  * in the same team takes the elastic job's largest step (steps rank one notch below their class), never its
  * base; the step once released goes to that job.
  */
-const ROOT = path.resolve(import.meta.dirname, "../../..");
 const log = createLogger({ service: "admission-elastic-test" });
 const NS = "hyperpod-ns-llm-research";
 
-let database: { url: string; drop: () => Promise<void> };
+let env: LocalBackendEnv | undefined;
 let db: Db;
-let dataDir: string;
 let backend: LocalBackend;
 let admission: LocalAdmission;
 
@@ -50,26 +45,14 @@ function elasticYaml(): string {
 }
 
 beforeAll(async () => {
-  database = await createSeededTestDatabase("admission_elastic");
-  db = createDb(database.url);
-  dataDir = await mkdtemp(path.join(tmpdir(), "rebound-admission-elastic-"));
-  backend = await createLocalBackend({
-    db,
-    dataDir,
-    repoRoot: ROOT,
-    nodeCount: 4,
-    gpusPerNode: 8,
-    nodeRebootMs: 0,
-  });
+  env = await openLocalBackendEnv({ name: "admission_elastic", nodeCount: 4, gpusPerNode: 8 });
+  ({ db, backend } = env);
   admission = await createLocalAdmission({ db, backend, log, reloadMs: 200 });
 }, 60_000);
 
 afterAll(async () => {
   await admission?.dispose();
-  await backend?.stop();
-  await db?.$disconnect();
-  await database?.drop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await env?.close();
 });
 
 describe("local elastic capacity", () => {

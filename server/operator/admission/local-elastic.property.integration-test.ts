@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
+import type { LocalBackend } from "@/server/cluster/local/backend";
 import { type ClusterJob, isNodeHealthy, jobKey } from "@/server/cluster/types";
-import { createDb, type Db } from "@/server/db/client";
+import type { Db } from "@/server/db/client";
 import { sizesOf } from "@/server/domain/elastic/sized-job";
 import { largestAllowedAtMost } from "@/server/domain/elastic/sizes";
 import { GPU } from "@/server/domain/governance/types";
@@ -12,7 +9,7 @@ import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { createLogger } from "@/server/log";
 import { createLocalAdmission, type LocalAdmission } from "@/server/operator/admission/local";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
-import { createSeededTestDatabase } from "@/test/database";
+import { type LocalBackendEnv, openLocalBackendEnv } from "./testing/local-backend-env";
 
 /**
  * A property of the local admission with elastic jobs (issue 37, problem 7): over seeded random sequences of
@@ -34,16 +31,14 @@ import { createSeededTestDatabase } from "@/test/database";
  *    one of the same job's steps that still waits (usable only once that one is admitted); and no waiting
  *    workload fits in the GPUs nobody holds.
  */
-const ROOT = path.resolve(import.meta.dirname, "../../..");
 const log = createLogger({ service: "admission-elastic-property-test" });
 const NS = "hyperpod-ns-llm-research";
 const GPUS_PER_POD = 2;
 const SEEDS = [1, 2, 3, 4, 5, 6];
 const EVENTS = 24;
 
-let database: { url: string; drop: () => Promise<void> };
+let env: LocalBackendEnv | undefined;
 let db: Db;
-let dataDir: string;
 let backend: LocalBackend;
 
 /** mulberry32: a small seeded generator, so a failing sequence is replayed by its seed. */
@@ -196,24 +191,12 @@ async function checkHeldCapacity(admission: LocalAdmission, sims: Sim[], trail: 
 }
 
 beforeAll(async () => {
-  database = await createSeededTestDatabase("admission_elastic_property");
-  db = createDb(database.url);
-  dataDir = await mkdtemp(path.join(tmpdir(), "rebound-admission-elastic-property-"));
-  backend = await createLocalBackend({
-    db,
-    dataDir,
-    repoRoot: ROOT,
-    nodeCount: 8,
-    gpusPerNode: 2,
-    nodeRebootMs: 0,
-  });
+  env = await openLocalBackendEnv({ name: "admission_elastic_property", nodeCount: 8, gpusPerNode: 2 });
+  ({ db, backend } = env);
 }, 60_000);
 
 afterAll(async () => {
-  await backend?.stop();
-  await db?.$disconnect();
-  await database?.drop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await env?.close();
 });
 
 type Run = { admission: LocalAdmission; sims: Sim[]; trail: string[]; nodes: string[] };
