@@ -4,6 +4,7 @@
 // otherwise the TypeScript sources run through tsx, so a change to them is what runs.
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+// biome-ignore lint/style/noProcessEnv: the launcher reads this one variable before any of the agent loads.
 const bundle = process.env.REBOUND_AGENT_BUNDLE;
 if (bundle) {
   await import(pathToFileURL(bundle).href);

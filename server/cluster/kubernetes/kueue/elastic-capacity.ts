@@ -33,8 +33,8 @@ export type KueueElastic = ElasticCapacity & {
 };
 
 const evicted = (workload: WorkloadObject): boolean => conditionOf(workload, "Evicted")?.status === "True";
-const stepAdmitted = (workload: WorkloadObject): boolean =>
-  isTrue(workload, "Admitted") && !evicted(workload);
+const stepAdmitted = (workload: WorkloadObject | undefined): boolean =>
+  workload !== undefined && isTrue(workload, "Admitted") && !evicted(workload);
 
 export function createKueueElastic(opts: {
   workloads: KueueWorkloads;
@@ -115,6 +115,18 @@ export function createKueueElastic(opts: {
     return unused.filter(([size]) => size >= lowest);
   };
 
+  /** Deletes the steps to ask for again (toAskAgain); request then creates them anew, in order. */
+  const giveBackUnused = async (job: ClusterJob): Promise<void> => {
+    for (const [size, workload] of toAskAgain(job)) {
+      await workloads.remove(workload);
+      log.info("kueue elastic step preempted before use: asked for again", {
+        job: `${job.ref.namespace}/${job.ref.name}`,
+        workload: workload.metadata.name,
+        size,
+      });
+    }
+  };
+
   const removeAbove = async (job: ClusterJob, toReplicas: number): Promise<void> => {
     await ready();
     for (const [size, workload] of held(job)) {
@@ -133,27 +145,15 @@ export function createKueueElastic(opts: {
       const queueName = queueOf(job);
       if (!queueName) return "admitted"; // not governed: HyperPod without Kueue creates the pods directly
       await ready();
-      for (const [size, workload] of toAskAgain(job)) {
-        await workloads.remove(workload);
-        log.info("kueue elastic step preempted before use: asked for again", {
-          job: `${job.ref.namespace}/${job.ref.name}`,
-          workload: workload.metadata.name,
-          size,
-        });
-      }
-      const steps = held(job);
-      const wanted = elasticSteps(job).filter((step) => step.size <= toReplicas);
+      await giveBackUnused(job);
       // In order, the next once the one below is admitted: Kueue orders Workloads created in the same second
       // arbitrarily, and a higher step admitted first would hold GPUs that the lower one then waits for.
-      for (const step of wanted) {
-        const workload = steps.get(step.size);
-        if (!workload) {
-          await create(job, step, queueName);
-          return "pending";
-        }
-        if (!stepAdmitted(workload)) return "pending";
-      }
-      return "admitted";
+      const steps = held(job);
+      const wanted = elasticSteps(job).filter((step) => step.size <= toReplicas);
+      const next = wanted.find((step) => !stepAdmitted(steps.get(step.size)));
+      if (next === undefined) return "admitted";
+      if (!steps.has(next.size)) await create(job, next, queueName);
+      return "pending";
     },
     release: removeAbove,
     preempted(job) {
