@@ -72,6 +72,22 @@ export const env = createEnv({
         }
         return parsed;
       }),
+    /**
+     * Single sign-on with OpenID Connect (docs/sso.md): on when REBOUND_OIDC_ISSUER is set, which then needs
+     * the client id, secret and REBOUND_PUBLIC_URL (checked by server/services/auth/oidc/settings.ts).
+     */
+    REBOUND_OIDC_ISSUER: z.url().optional(),
+    REBOUND_OIDC_CLIENT_ID: z.string().min(1).optional(),
+    REBOUND_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    REBOUND_OIDC_SCOPES: z.string().min(1).default("openid profile email groups"),
+    /** The ID token or userinfo claim that lists the user's groups. */
+    REBOUND_OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+    /** The provider's name on the sign-in button ("Sign in with <name>"). */
+    REBOUND_OIDC_NAME: z.string().min(1).default("single sign-on"),
+    /** The console's URL as browsers reach it; the provider redirects to <url>/api/auth/oidc/callback. */
+    REBOUND_PUBLIC_URL: z.url().optional(),
+    /** off: no sign-in with a local password (single sign-on only); on by default, for one machine. */
+    REBOUND_LOCAL_PASSWORDS: z.enum(["on", "off"]).default("on"),
     /** Inject a random fault into the demo job this often (0 = never). */
     REBOUND_DEMO_FAULT_INTERVAL_SECONDS: z.coerce.number().min(0).default(60),
   },

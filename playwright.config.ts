@@ -1,5 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_ARGS, chromiumExecutablePath } from "./e2e/chromium";
+import { e2eOidcEnv } from "./e2e/fixtures/oidc-env";
 
 /**
  * e2e against the real stack: `npm start`'s launcher (build, embedded Postgres, migrate, seed, console)
@@ -45,6 +46,8 @@ export default defineConfig({
       OPERATOR_PORT: String(PORT + 1),
       REBOUND_DEMO: "never",
       NEXT_TELEMETRY_DISABLED: "1",
+      // Single sign-on with the provider e2e/oidc.ui.spec.ts starts (passwords stay on for the other specs).
+      ...e2eOidcEnv(PORT).env,
     },
   },
 });

@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 import { useTRPC } from "@/lib/trpc/client";
 import { canReadAudit } from "@/server/domain/access/governance";
 import { isClusterAdmin, type Membership } from "@/server/domain/access/roles";
+import { canEditGroupMappings } from "@/server/domain/access/sso";
 import styles from "./governance.module.css";
 
 type NavLink = { href: string; label: string; exact: boolean; also: string | null };
@@ -25,6 +26,7 @@ const LINKS: ReadonlyArray<NavLink & { shown: (memberships: readonly Membership[
   { href: "/governance/scheduler", label: "Scheduler", exact: false, also: null, shown: () => true },
   { href: "/governance/audit", label: "Audit log", exact: false, also: null, shown: canReadAudit },
   { href: "/governance/tv-tokens", label: "TV tokens", exact: false, also: null, shown: isClusterAdmin },
+  { href: "/governance/sso", label: "Single sign-on", exact: false, also: null, shown: canEditGroupMappings },
 ];
 
 /** The governance section's own navigation. */

@@ -8,6 +8,7 @@ import { notificationsRouter } from "@/server/api/routers/notifications/router";
 import { policiesRouter } from "@/server/api/routers/policies/router";
 import { setupRouter } from "@/server/api/routers/setup/router";
 import { shareTokensRouter } from "@/server/api/routers/share-tokens/router";
+import { ssoRouter } from "@/server/api/routers/sso/router";
 import { teamsRouter } from "@/server/api/routers/teams/router";
 import { tvRouter } from "@/server/api/routers/tv/router";
 import { createCallerFactory, createTRPCRouter } from "@/server/api/trpc";
@@ -25,6 +26,7 @@ export const appRouter = createTRPCRouter({
   metrics: metricsRouter,
   nodeSignals: nodeSignalsRouter,
   notifications: notificationsRouter,
+  sso: ssoRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -55,10 +55,16 @@ export async function signIn(
   });
   const valid = await verify(user?.passwordHash ?? (await dummyPasswordHash()), credentials.password);
   if (!user || !valid) return { ok: false, reason: "wrong email or password" };
+  const session = await createSession(db, user.id);
+  return { ok: true, ...session, user: toSessionUser(user) };
+}
+
+/** A new session for a user whose identity is already proven (password above, or single sign-on). */
+export async function createSession(db: Db, userId: string): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await db.session.create({ data: { tokenHash: hashToken(token), userId: user.id, expiresAt } });
-  return { ok: true, token, user: toSessionUser(user), expiresAt };
+  await db.session.create({ data: { tokenHash: hashToken(token), userId, expiresAt } });
+  return { token, expiresAt };
 }
 
 export async function userForToken(db: Db, token: string | undefined): Promise<SessionUser | null> {

@@ -14,6 +14,11 @@ export const GOVERNANCE_ACTIONS = [
   "shareToken.create",
   "shareToken.revoke",
   "shareToken.pair",
+  // Single sign-on's group mappings (cluster admins only: `groupMapping/<group>`), and the memberships a
+  // sign-in changed by them (`user/<email>`).
+  "groupMapping.create",
+  "groupMapping.delete",
+  "sso.memberships",
 ];
 
 function teamTargets(team: string): Prisma.AuditLogWhereInput[] {
