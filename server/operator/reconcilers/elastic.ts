@@ -12,6 +12,7 @@ import type { ElasticScalingStatus } from "@/server/domain/job-spec/job-status.s
 import type { LiveJob } from "@/server/domain/operator-api/contract";
 import { event, type JobContext, saveStatus } from "./deps";
 import { elasticScalingStep, failedScaling } from "./elastic-scaling";
+import { writeJobPods } from "./job-pods";
 import type { ElasticState, ReboundState } from "./job-state";
 import { DEFAULT_GRACEFUL_TIMEOUT_SECONDS } from "./preemption";
 
@@ -76,8 +77,7 @@ export function ensureElasticState(ctx: JobContext): ElasticState | null {
 
 /**
  * status.elasticWorkloadRef: the governance object holding the job's minimum (ElasticCapacity.workloadRef),
- * as HyperPod fills it for elastic jobs; written only when it changes. (status.jobPods is every job's:
- * job-pods.ts.)
+ * as HyperPod fills it for elastic jobs; written only when it changes. (status.jobPods: job-pods.ts.)
  */
 function writeElasticRef(ctx: JobContext): void {
   const ref = ctx.deps.admission?.elastic?.workloadRef?.(ctx.job) ?? null;
@@ -91,6 +91,7 @@ export function writeScalingStatus(ctx: JobContext): void {
   const policy = policyOf(ctx.job);
   const elastic = ctx.state.elastic;
   if (!policy || !elastic) return;
+  writeJobPods(ctx);
   writeElasticRef(ctx);
   const target = elastic.scaling?.to ?? elastic.size;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());

@@ -9,7 +9,6 @@ import { applyAdmission, releaseAdmission } from "./admission";
 import { event, type JobContext, type OperatorDeps, ranksPerNode, saveStatus } from "./deps";
 import { allCompleted, type DetectOptions, detectDrift, detectFault } from "./detect";
 import { faultyScaleDown, liveElastic, settleElastic, sizedJob, stepElastic } from "./elastic";
-import { writeJobPods } from "./job-pods";
 import { backOffUntil, displayStatus, readState, setCondition, statusReason, withState } from "./job-state";
 import {
   completeJob,
@@ -293,7 +292,6 @@ export async function reconcileJob(deps: OperatorDeps, key: string): Promise<Han
     await resumeStoppedPods(ctx);
     requeueAfterMs = await advance(ctx);
     if (NOT_RUNNING.has(ctx.state.phase)) await settleElastic(ctx);
-    writeJobPods(ctx);
   } catch (error) {
     failure = await onReconcileError(ctx, error);
   }
