@@ -189,6 +189,71 @@ describe("helm template", () => {
   });
 });
 
+describe("single sign-on values (console.oidc, docs/sso.md)", () => {
+  const SSO = [
+    "database.url=postgresql://rebound:secret@postgres.example:5432/rebound",
+    "console.publicUrl=https://rebound.example.com",
+    "console.localPasswords=off",
+    "console.oidc.enabled=true",
+    "console.oidc.issuer=https://idp.example.com/realms/ml",
+    "console.oidc.clientId=rebound",
+  ];
+  const consoleEnv = (manifests: Manifest[]) => {
+    const deployment = manifests.find(
+      (m) => m.kind === "Deployment" && m.metadata.name === "rebound-console",
+    );
+    const env: Array<{ name: string; value?: string; valueFrom?: unknown }> =
+      deployment?.spec.template.spec.containers[0].env ?? [];
+    return new Map(env.map((entry) => [entry.name, entry.value ?? entry.valueFrom]));
+  };
+
+  it("passes the provider, the public URL and the password switch to the console, the secret from a Secret", async () => {
+    const manifests = await template([...SSO, "console.oidc.clientSecret=s3cret"], ["--skip-tests"]);
+    const env = consoleEnv(manifests);
+    expect(env.get("REBOUND_OIDC_ISSUER")).toBe("https://idp.example.com/realms/ml");
+    expect(env.get("REBOUND_OIDC_CLIENT_ID")).toBe("rebound");
+    expect(env.get("REBOUND_PUBLIC_URL")).toBe("https://rebound.example.com");
+    expect(env.get("REBOUND_LOCAL_PASSWORDS")).toBe("off");
+    expect(env.get("REBOUND_OIDC_CLIENT_SECRET")).toEqual({
+      secretKeyRef: { name: "rebound-oidc", key: "client-secret" },
+    });
+    const secret = manifests.find((m) => m.kind === "Secret" && m.metadata.name === "rebound-oidc");
+    expect(secret?.stringData).toEqual({ "client-secret": "s3cret" });
+  });
+
+  it("reads an existing Secret instead, and makes none", async () => {
+    const manifests = await template([...SSO, "console.oidc.existingSecret=corp-oidc"], ["--skip-tests"]);
+    expect(consoleEnv(manifests).get("REBOUND_OIDC_CLIENT_SECRET")).toEqual({
+      secretKeyRef: { name: "corp-oidc", key: "client-secret" },
+    });
+    expect(names(manifests)).not.toContain("Secret/rebound-system/rebound-oidc");
+  });
+
+  it("is off by default: no provider in the console's environment, passwords on", async () => {
+    const env = consoleEnv(await template(["database.url=postgresql://r:s@db:5432/r"], ["--skip-tests"]));
+    expect([...env.keys()].filter((name) => name.startsWith("REBOUND_OIDC_"))).toEqual([]);
+    expect(env.get("REBOUND_LOCAL_PASSWORDS")).toBe("on");
+  });
+
+  it("refuses single sign-on without what it needs, naming the value", async () => {
+    const refusal = async (values: string[]) =>
+      (await helm(["template", "rebound", CHART_DIR, ...sets(values)])).stderr;
+    expect(await refusal(SSO)).toMatch(
+      /console\.oidc\.clientSecret: set it \(or console\.oidc\.existingSecret\)/,
+    );
+    expect(await refusal(SSO.filter((v) => !v.startsWith("console.publicUrl")))).toMatch(
+      /console\.publicUrl:/,
+    );
+    expect(
+      await refusal([
+        ...SSO.filter((v) => !v.startsWith("console.oidc.issuer")),
+        "console.oidc.clientSecret=x",
+      ]),
+    ).toMatch(/console\.oidc\.issuer:/);
+    expect(await refusal([...SSO, "console.localPasswords=no"])).toMatch(/\/console\/localPasswords/);
+  });
+});
+
 describe("values.schema.json", () => {
   const refused = async (values: string[]) => {
     const result = await helm(["template", "rebound", CHART_DIR, ...sets(values)]);

@@ -1,15 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import {
-  AppsV1Api,
-  CoordinationV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  type V1Container,
-  type V1EnvVar,
-} from "@kubernetes/client-node";
+import { AppsV1Api, CoordinationV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type HelmResult, runHelm } from "@/e2e/kube/helm";
@@ -22,7 +14,6 @@ import {
   waitUntil,
 } from "@/server/cluster/kubernetes/testing/kube-env";
 import { type PodAgents, startPodAgents } from "@/server/cluster/kubernetes/testing/pod-agents";
-import { hostEnvironment } from "@/server/cluster/local/host-env";
 import { createDb } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seedIfEmpty } from "@/server/db/seed";
@@ -31,6 +22,7 @@ import { findFreePort } from "@/server/http/free-port";
 import { createLogger } from "@/server/log";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { createTestDatabase } from "@/test/database";
+import { containerEnv, type RunningContainer, runContainer, serviceAccountCredentials } from "./kubelet";
 import { CHART_DIR } from "./render";
 
 /**
@@ -51,8 +43,8 @@ let home: string;
 let dataDir: string;
 let database: { url: string; drop: () => Promise<void> };
 let agents: PodAgents | undefined;
-let operator: ChildProcess | undefined;
-let output = "";
+let operator: RunningContainer | undefined;
+const POD = { name: "rebound-operator-0", namespace: NS };
 const helm = (args: string[]): Promise<HelmResult> =>
   runHelm(args, { home, kubeconfig: env.cluster.kubeconfigPath });
 
@@ -73,73 +65,12 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (operator) await stopChild(operator);
+  if (operator) await stopChild(operator.child);
   agents?.stop();
   await env?.stop();
   await database?.drop();
   for (const dir of [home, dataDir]) if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
-
-/** A kubeconfig file for the chart's operator ServiceAccount (what its pod would be given). */
-async function serviceAccountKubeconfig(): Promise<string> {
-  const request = await env.core.createNamespacedServiceAccountToken({
-    name: "rebound-operator",
-    namespace: NS,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  const cluster = env.kubeConfig.getCurrentCluster();
-  const token = request.status?.token;
-  if (!cluster || !token) throw new Error("no token for the chart's operator ServiceAccount");
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: "rebound-operator", token }],
-    contexts: [{ name: "rebound-operator", cluster: cluster.name, user: "rebound-operator" }],
-    currentContext: "rebound-operator",
-  });
-  const file = path.join(dataDir, "operator.kubeconfig");
-  await writeFile(file, config.exportConfig());
-  return file;
-}
-
-/** One env entry's value as the kubelet resolves it (secret, config map, the pod's own fields). */
-async function resolveEnv(entry: V1EnvVar, pod: string): Promise<string | undefined> {
-  if (entry.value !== undefined) return entry.value;
-  const from = entry.valueFrom;
-  if (from?.fieldRef) return from.fieldRef.fieldPath === "metadata.name" ? pod : NS;
-  if (from?.secretKeyRef) {
-    const secret = await env.core.readNamespacedSecret({ name: from.secretKeyRef.name ?? "", namespace: NS });
-    const value = secret.data?.[from.secretKeyRef.key];
-    return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
-  }
-  if (from?.configMapKeyRef) {
-    const ref = from.configMapKeyRef;
-    const map = await env.core
-      .readNamespacedConfigMap({ name: ref.name ?? "", namespace: NS })
-      .catch((error) => {
-        if (ref.optional) return null;
-        throw error;
-      });
-    return map?.data?.[ref.key];
-  }
-  throw new Error(`env ${entry.name}: a source this test does not resolve`);
-}
-
-/** The container's environment, its mounted files and ports moved to places on this machine. */
-async function containerEnv(
-  container: V1Container,
-  moved: Record<string, string>,
-): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const entry of container.env ?? []) {
-    const value = await resolveEnv(entry, "rebound-operator-0");
-    if (value === undefined) continue;
-    let local = moved[entry.name] ?? value;
-    for (const [from, to] of Object.entries(moved)) if (from.startsWith("/")) local = local.replace(from, to);
-    out[entry.name] = local;
-  }
-  return out;
-}
 
 describe("the chart's operator", () => {
   it("runs a HyperPodPyTorchJob to Running with the chart's own Deployment, ServiceAccount and RBAC", async () => {
@@ -171,7 +102,7 @@ describe("the chart's operator", () => {
     if (!container) throw new Error("the chart's operator Deployment has no operator container");
     await writeFile(path.join(dataDir, "key"), key); // the Secret's volume, mounted at /etc/rebound/agent-key
     const [apiPort, metricsPort] = [await findFreePort(), await findFreePort()];
-    const operatorEnv = await containerEnv(container, {
+    const operatorEnv = await containerEnv(env, container, POD, {
       "/etc/rebound/agent-key": dataDir,
       "/tmp/rebound": path.join(dataDir, "operator-data"),
       OPERATOR_HOST: "127.0.0.1",
@@ -179,28 +110,24 @@ describe("the chart's operator", () => {
       OPERATOR_METRICS_PORT: String(metricsPort),
     });
     expect(operatorEnv).toMatchObject({ REBOUND_CLUSTER: "kubernetes", DATABASE_URL: database.url });
-    const [command, ...args] = [...(container.command ?? []), ...(container.args ?? [])];
-    expect([command, ...args]).toEqual(["node", "dist/operator/main.mjs"]);
+    expect([...(container.command ?? []), ...(container.args ?? [])]).toEqual([
+      "node",
+      "dist/operator/main.mjs",
+    ]);
     await buildOperator();
-    const kubeconfig = await serviceAccountKubeconfig();
-    const child = spawn(process.execPath, args, {
-      cwd: REPO_ROOT,
-      env: { ...hostEnvironment(), KUBECONFIG: kubeconfig, ...operatorEnv },
-      stdio: ["ignore", "pipe", "pipe"],
+    const { kubeconfig } = await serviceAccountCredentials(env, {
+      namespace: NS,
+      serviceAccount: "rebound-operator",
+      dir: dataDir,
     });
-    operator = child;
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
+    operator = runContainer({ container, env: { KUBECONFIG: kubeconfig, ...operatorEnv }, cwd: REPO_ROOT });
+    const output = operator.output;
     await waitUntil(
       "the operator's /healthz (its startup probe)",
       async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`).catch(() => null))?.ok ?? null,
       60_000,
     ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\noperator output:\n${output.slice(-3000)}`);
+      throw new Error(`${String(error)}\noperator output:\n${output().slice(-3000)}`);
     });
 
     agents = await startPodAgents({ kubeConfig: env.kubeConfig, repoRoot: REPO_ROOT, dataDir, log });
@@ -222,7 +149,7 @@ describe("the chart's operator", () => {
       },
       90_000,
     ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\noperator output:\n${output.slice(-3000)}`);
+      throw new Error(`${String(error)}\noperator output:\n${output().slice(-3000)}`);
     });
     expect(running.status?.conditions?.map((c) => c.type)).toEqual(
       expect.arrayContaining(["Created", "Running"]),

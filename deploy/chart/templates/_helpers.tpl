@@ -19,6 +19,16 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if .Values.database.url }}rebound-db{{ else }}{{ required "database.existingSecret: set it (or database.url)" .Values.database.existingSecret }}{{ end }}
 {{- end }}
 
+{{/*
+The Secret holding single sign-on's client secret (key client-secret): the existing one, or rebound-oidc made
+from console.oidc.clientSecret. Single sign-on also needs console.publicUrl for its redirect URI.
+*/}}
+{{- define "rebound.oidcSecret" -}}
+{{- $oidc := .Values.console.oidc -}}
+{{- $_ := required "console.publicUrl: the console's address as browsers reach it (single sign-on redirects there)" .Values.console.publicUrl -}}
+{{- if $oidc.existingSecret }}{{ $oidc.existingSecret }}{{ else }}{{ $_ := required "console.oidc.clientSecret: set it (or console.oidc.existingSecret)" $oidc.clientSecret }}rebound-oidc{{ end }}
+{{- end }}
+
 {{- define "rebound.prometheusPodSelector" -}}
 {{ toYaml .Values.prometheus.podSelector }}
 {{- end }}
