@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type APIRequestContext, expect, test } from "@playwright/test";
+import { parse, stringify } from "yaml";
 import { signedInRequest } from "./fixtures/governance-api";
 import { expectNoSeriousA11yViolations, screenshot } from "./fixtures/page-checks";
 import { ensurePolicy, readJobPolicy, readPolicy } from "./fixtures/policy-api";
@@ -26,37 +27,26 @@ const operatorHeaders = () => {
   return { authorization: `Bearer ${readFileSync(file, "utf8").trim()}` };
 };
 
-/** The demo job's runPolicy (examples/jobs/demo-job.yaml), as the library's starting version. */
-const ORIGINAL = `jobMaxRetryCount: 50
-restartPolicy:
-  numRestartBeforeFullJobRestart: 3
-  evalPeriodSeconds: 1800
-  maxFullJobRestarts: 2
-  maxNumRepeatOffendersToAvoid: 1
-cleanPodPolicy: All
-logMonitoringConfiguration:
-  - name: JobStart
-    logPattern: ".*training started.*"
-    expectedStartCutOffInSeconds: 60
-  - name: JobHang
-    logPattern: '.*step=(\\d+).*'
-    expectedRecurringFrequencyInSeconds: 10
-    stopPattern: ".*training finished.*"
-  - name: LossNaN
-    logPattern: ".*loss=(nan|inf).*"
-    faultOnMatch: true
-  - name: LowThroughput
-    logPattern: ".*throughput=([0-9.]+).*"
-    metricThreshold: 100
-    operator: lt
-    metricEvaluationDataPoints: 5
-`;
-/** The edit: a stricter stall rule (5 s without a step line) beside the job's own 10 s one. */
-const STALL_RULE = `  - name: StepStall
-    logPattern: '.*step=(\\d+).*'
-    expectedRecurringFrequencyInSeconds: 5
-`;
-const EDITED = `${ORIGINAL}${STALL_RULE}`;
+type RunPolicy = { logMonitoringConfiguration: Record<string, unknown>[] } & Record<string, unknown>;
+/**
+ * The demo job's runPolicy, read from the job's own YAML (examples/jobs/demo-job.yaml, the one beforeAll
+ * submits) so the two cannot drift: the library's starting version.
+ */
+const DEMO_POLICY = (
+  parse(readFileSync("examples/jobs/demo-job.yaml", "utf8")) as { spec: { runPolicy: RunPolicy } }
+).spec.runPolicy;
+const ORIGINAL = stringify(DEMO_POLICY);
+/** The edit: a stricter stall rule (5 s without a step line) after the job's own rules, beside its 10 s one. */
+const STALL_RULE = {
+  name: "StepStall",
+  logPattern: String.raw`.*step=(\d+).*`,
+  expectedRecurringFrequencyInSeconds: 5,
+};
+const EDITED = stringify({
+  ...DEMO_POLICY,
+  logMonitoringConfiguration: [...DEMO_POLICY.logMonitoringConfiguration, STALL_RULE],
+});
+const STALL_RULE_TITLE = `Rule ${DEMO_POLICY.logMonitoringConfiguration.length + 1}: StepStall`;
 /** What a demo-trainer rank prints (examples/trainer/demo-trainer.ts), then silence. */
 const TRAINER_LINES = [
   "training started rank=2",
@@ -65,8 +55,9 @@ const TRAINER_LINES = [
     (_, step) => `step=${step + 1} loss=${(2.5 - step * 0.01).toFixed(4)} throughput=1523.4 samples/s rank=2`,
   ),
 ].join("\n");
-/** The same with a misspelt key on line 4 (restartPolicy.evalPeriodSeconds). */
+/** The same with a misspelt key (restartPolicy.evalPeriodSeconds), and the line it is on. */
 const MISTAKE = EDITED.replace("evalPeriodSeconds:", "evalPeriodSecnds:");
+const MISTAKE_LINE = MISTAKE.split("\n").findIndex((line) => line.includes("evalPeriodSecnds:")) + 1;
 
 test.describe.configure({ mode: "serial" });
 
@@ -125,7 +116,8 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
   await expect(policy.editor).toContainText("logMonitoringConfiguration");
 
   await policy.setYaml(MISTAKE);
-  const mistake = policy.problem(/line 4\b/);
+  expect(MISTAKE_LINE).toBeGreaterThan(0);
+  const mistake = policy.problem(new RegExp(`line ${MISTAKE_LINE}\\b`));
   await expect(mistake).toContainText("evalPeriodSecnds");
   await expect(mistake).toContainText("evalPeriodSeconds");
   await expect(policy.saveSection.getByRole("button", { name: "Save as new version" })).toBeDisabled();
@@ -133,8 +125,8 @@ test("an engineer finds a mistake at its line, fixes it, and dry-runs it on a ru
 
   await policy.setYaml(EDITED);
   await expect(policy.valid()).toBeVisible();
-  await expect(policy.formRule("Rule 5: StepStall")).toBeVisible();
-  await expect(policy.formRule("Rule 5: StepStall")).not.toContainText("Explained once the policy is valid");
+  await expect(policy.formRule(STALL_RULE_TITLE)).toBeVisible();
+  await expect(policy.formRule(STALL_RULE_TITLE)).not.toContainText("Explained once the policy is valid");
 
   // A running rank's output since its attempt started, each line when it arrived: its step lines match
   // StepStall, it keeps stepping, so no fault; the window open at the read is a deadline.

@@ -120,8 +120,34 @@ describe("lineTimestamp", () => {
     ["[rank0]:[titan] 2026-03-01 12:00:01,250 - root - INFO - step: 1", T0 + 1250],
     ["[INFO] 2026-03-01 12:00:02 step", T0 + 2000],
     ["E0301 12:00:01.583000 1234 torch/distributed/elastic/agent/server/api.py:123] failed", T0 + 1583],
-    ["[rank0]:[E301 12:00:01.123456789 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog", null],
     ["[rank0]:[E0301 12:00:01.123456789 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog", T0 + 1123.456789],
+    // torch's c10 logger prints the month unpadded: three digits are M DD, four are MM DD.
+    ["[rank0]:[E301 12:00:01.123456789 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog", T0 + 1123.456789],
+    [
+      "[E108 17:22:04.118509503 ProcessGroupGloo.cpp:143] Gloo connectFullMesh failed",
+      Date.UTC(2026, 0, 8, 17, 22, 4) + 118.509503,
+    ],
+    [
+      "[rank0]:[E1123 00:52:57.665427695 ProcessGroupNCCL.cpp:1664] [PG 0 Rank 0]",
+      Date.UTC(2026, 10, 23, 0, 52, 57) + 665.427695,
+    ],
+    [
+      "[rank0]:[E1012 00:52:57.5 ProcessGroupNCCL.cpp:1664] [PG 0 Rank 0]",
+      Date.UTC(2026, 9, 12, 0, 52, 57, 500),
+    ],
+    ["[default0]:[rank12]:[E301 12:00:02.000000000 ProcessGroupNCCL.cpp:1515] [PG 0 Rank 12]", T0 + 2000],
+    ["(WorkerDict pid=7591) [rank0]:[E301 12:00:02.5 ProcessGroupNCCL.cpp:2068] [PG ID 0 Rank 0]", T0 + 2500],
+    ["[80748] [rank0]:[E301 12:00:03.000000000 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0]", T0 + 3000],
+    ["[rank0]:[E1301 12:00:01.123456789 ProcessGroupNCCL.cpp:616] no month 13", null],
+    ["[rank0]:[E132 12:00:01.123456789 ProcessGroupNCCL.cpp:616] no day 32", null],
+    ["[rank0]:[E10 12:00:01.123456789 ProcessGroupNCCL.cpp:616] no day", null],
+    ["[Sun Mar  1 12:00:04 2026] NVRM: Xid (PCI:0000:a1:00): 79, GPU has fallen off the bus.", T0 + 4000],
+    ["03/01/2026 12:00:05 - INFO - __main__ - Saved state to checkpoint-500", T0 + 5000],
+    ["2026/03/01 12:00:06 - mmengine - INFO - Epoch(train) [148][100/351]", T0 + 6000],
+    ["[INFO 2026-03-01 12:00:07] 0/2700, SamplesPerSec=13.19", T0 + 7000],
+    ["[INFO|2026-03-01 12:00:08] llamafactory.train.callbacks:157 >> {'loss': 0.1}", T0 + 8000],
+    ["[NeMo I 2026-03-01 12:00:09 nemo_logging:393] Scheduled async checkpoint save", T0 + 9000],
+    ["(pid=3769) 2026-03-01 12:00:10,500    WARNING torch_trainer.py:413 -- gloo", T0 + 10_500],
     ["Mar  1 12:00:03 node-1 kernel: NVRM: Xid (PCI:0000:3b:00): 79,", T0 + 3000],
   ])("%s", (line, at) => {
     const read = lineTimestamp(line, 2026);
