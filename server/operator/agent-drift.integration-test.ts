@@ -12,9 +12,10 @@ import { type LocalOperator, startLocalOperator } from "./testing/local-operator
 /**
  * A foreign `/stop` (issue 33 item 3): a process that can reach one agent of the demo job (2 pods of 4
  * ranks) sends it `/stop` straight to its port. The operator must record an AgentStateDrift fault naming
- * that pod and its ranks and restart the job in place, every rank running again (new processes) within
- * 2 s with our pushing agent; polled (REBOUND_AGENT_PUSH=0) it is found at the next poll, as it is with
- * AWS's unchanged hyperpodrun (test/hyperpod-agent.ts; installed on first use, about 2.6 GB of wheels).
+ * that pod and its ranks and restart the job in place: with our pushing agent the fault recorded within
+ * 1 s and every rank running again (new processes) within 2 s; polled (REBOUND_AGENT_PUSH=0) it is
+ * recorded within the poll interval and a small slack, as it is with AWS's unchanged hyperpodrun
+ * (test/hyperpod-agent.ts; installed on first use, about 2.6 GB of wheels).
  *
  * Our agent answers only callers with its pod's credential (issue 34 item 2; a stranger's /stop gets 401
  * and changes nothing, test/adversarial/agent-credential.integration-test.ts). The stop the operator did
@@ -24,6 +25,15 @@ import { type LocalOperator, startLocalOperator } from "./testing/local-operator
 const NAMESPACE = "hyperpod-ns-llm-research";
 const RANKS = 4;
 const BUDGET_MS = 2000;
+/** Issue 33: a drift our pushing agent reports is detected within a second. */
+const PUSHED_DETECTION_MS = 1000;
+/**
+ * A polled drift is detected (the record's detectedAt, the operator's own clock) within one poll and this:
+ * the /stop's own answer (the time is taken before it is sent) and the reconcile that sees it. Three runs on
+ * a 2-core machine saw it detected after 45–115 ms with a 100 ms poll; the rest is room for a loaded
+ * machine. When this test then sees the record (its 50 ms probe, the record's write) is held to BUDGET_MS.
+ */
+const POLL_SLACK_MS = 400;
 
 let database: { url: string; drop: () => Promise<void> } | null = null;
 let operator: LocalOperator | null = null;
@@ -153,7 +163,16 @@ async function foreignStop(op: LocalOperator, input: { yaml: string; probes: Pro
     });
   const row = await driftRow(op, ref);
   const job = await op.backend.getJob(ref);
-  return { recordedMs: recordedMs ?? Number.NaN, runningMs: runningMs ?? Number.NaN, row, job, ref };
+  // The operator's own detection time (the record's detectedAt), beside when this test saw the record.
+  const detectedMs = row ? row.detectedAt.getTime() - sentAt : Number.NaN;
+  return {
+    recordedMs: recordedMs ?? Number.NaN,
+    detectedMs,
+    runningMs: runningMs ?? Number.NaN,
+    row,
+    job,
+    ref,
+  };
 }
 
 const realAgent: Probes = {
@@ -180,7 +199,7 @@ async function hyperpodrunJob(name: string): Promise<string> {
 const demoJob = (name: string) => demoJobYaml({ name, nodes: 2, ranks: RANKS, hangSeconds: 30 });
 
 describe("a foreign /stop to one agent of the demo job", () => {
-  it("with our pushing agent: AgentStateDrift recorded, all ranks running again within 2 s", async () => {
+  it("with our pushing agent: AgentStateDrift recorded within 1 s, all ranks running again within 2 s", async () => {
     const op = await start("push", {});
     const result = await foreignStop(op, {
       yaml: demoJob("it-drift-push"),
@@ -188,7 +207,7 @@ describe("a foreign /stop to one agent of the demo job", () => {
       timeoutMs: 120_000,
     });
     console.info(
-      `foreign /stop (pushing agent): fault recorded after ${result.recordedMs} ms, all ${2 * RANKS} ranks running again after ${result.runningMs} ms`,
+      `foreign /stop (pushing agent): fault detected after ${result.detectedMs} ms, recorded after ${result.recordedMs} ms, all ${2 * RANKS} ranks running again after ${result.runningMs} ms`,
     );
     expect(result.row).toMatchObject({
       action: "PLR",
@@ -198,6 +217,8 @@ describe("a foreign /stop to one agent of the demo job", () => {
     const events = await op.backend.listEvents(result.ref);
     const warning = events.find((event) => event.reason === "AgentStateDrift");
     expect(warning?.message).toContain("it-drift-push-workers-1 reports");
+    expect(result.detectedMs).toBeLessThan(PUSHED_DETECTION_MS);
+    expect(result.recordedMs).toBeLessThan(BUDGET_MS);
     expect(result.runningMs).toBeLessThan(BUDGET_MS);
     expect(result.job?.status.restartCount).toBe(1);
     await op.waitFor(
@@ -206,7 +227,7 @@ describe("a foreign /stop to one agent of the demo job", () => {
     );
   }, 180_000);
 
-  it("with agents polled (REBOUND_AGENT_PUSH=0): found at the next poll, recovered the same way", async () => {
+  it("with agents polled (REBOUND_AGENT_PUSH=0): recorded within the poll and a slack, recovered the same way", async () => {
     const pollMs = 100;
     const op = await start("poll", { agentPush: false, pollMs });
     const result = await foreignStop(op, {
@@ -215,28 +236,31 @@ describe("a foreign /stop to one agent of the demo job", () => {
       timeoutMs: 120_000,
     });
     console.info(
-      `foreign /stop (polled agent, poll ${pollMs} ms): fault recorded after ${result.recordedMs} ms, all ${2 * RANKS} ranks running again after ${result.runningMs} ms`,
+      `foreign /stop (polled agent, poll ${pollMs} ms): fault detected after ${result.detectedMs} ms, recorded after ${result.recordedMs} ms, all ${2 * RANKS} ranks running again after ${result.runningMs} ms`,
     );
     expect(result.row).toMatchObject({
       action: "PLR",
       pods: ["it-drift-poll-workers-1"],
       ranks: [4, 5, 6, 7],
     });
+    expect(result.detectedMs).toBeLessThan(pollMs + POLL_SLACK_MS);
+    expect(result.recordedMs).toBeLessThan(BUDGET_MS);
     expect(result.runningMs).toBeLessThan(BUDGET_MS + pollMs);
     expect(result.job?.status.restartCount).toBe(1);
   }, 180_000);
 
   it(
-    "with AWS's unchanged hyperpodrun (polled): found at the next poll, both agents running again",
+    "with AWS's unchanged hyperpodrun (polled): recorded within the poll and a slack, both agents running again",
     async () => {
       const pollMs = 100;
       const yaml = await hyperpodrunJob("it-drift-hpr");
       const op = await start("hyperpodrun", { pollMs });
       const result = await foreignStop(op, { yaml, probes: realAgent, timeoutMs: 180_000 });
       console.info(
-        `foreign /stop (hyperpodrun ${HYPERPOD_AGENT_VERSION}, polled every ${pollMs} ms): fault recorded after ${result.recordedMs} ms, both agents running again after ${result.runningMs} ms`,
+        `foreign /stop (hyperpodrun ${HYPERPOD_AGENT_VERSION}, polled every ${pollMs} ms): fault detected after ${result.detectedMs} ms, recorded after ${result.recordedMs} ms, both agents running again after ${result.runningMs} ms`,
       );
       expect(result.row).toMatchObject({ action: "PLR", pods: ["it-drift-hpr-workers-1"], ranks: [1] });
+      expect(result.detectedMs).toBeLessThan(pollMs + POLL_SLACK_MS);
       expect(result.recordedMs).toBeLessThan(BUDGET_MS);
       expect(result.job?.status.restartCount).toBe(1);
     },
