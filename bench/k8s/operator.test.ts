@@ -11,6 +11,13 @@ rebound_operator_agent_polls_total 1200
 rebound_operator_agent_push_lines_total 40
 rebound_operator_agent_heartbeats_total 9000
 rebound_operator_agent_silences_total 1
+rebound_operator_restart_stage_seconds_sum{restart_type="POD_REPLACEMENT",stage="replacing"} 0.5
+rebound_operator_restart_stage_seconds_count{restart_type="POD_REPLACEMENT",stage="replacing"} 2
+rebound_operator_restart_stage_seconds_sum{restart_type="PLR",stage="stopping"} 0.25
+rebound_operator_restart_stage_seconds_count{restart_type="PLR",stage="stopping"} 1
+rebound_operator_restart_stage_seconds_sum{restart_type="POD_REPLACEMENT",stage="stopping"} 3
+rebound_operator_restart_stage_seconds_count{restart_type="POD_REPLACEMENT",stage="stopping"} 2
+rebound_operator_restart_stage_seconds_bucket{restart_type="PLR",stage="starting",le="1"} 7
 `;
 
 describe("the operator's counters", () => {
@@ -24,6 +31,12 @@ describe("the operator's counters", () => {
       pushLines: 40,
       heartbeats: 9000,
       silences: 1,
+      // Every restart type together; a bucket line is not a sum or a count.
+      stages: {
+        replacing: { seconds: 0.5, count: 2 },
+        stopping: { seconds: 3.25, count: 3 },
+        starting: { seconds: 0, count: 0 },
+      },
     });
   });
 

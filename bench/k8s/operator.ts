@@ -161,7 +161,20 @@ export type OperatorCounters = {
   pushLines: number;
   heartbeats: number;
   silences: number;
+  /** rebound_operator_restart_stage_seconds, every restart type together: seconds and count by stage. */
+  stages: Record<RestartStage, { seconds: number; count: number }>;
 };
+
+export const RESTART_STAGES = ["replacing", "stopping", "starting"] as const;
+export type RestartStage = (typeof RESTART_STAGES)[number];
+
+/** The sum of a family's series that carry `label="value"`; 0 when none does. */
+function sumLabelled(text: string, name: string, label: string): number {
+  let total = 0;
+  for (const line of text.split("\n"))
+    if (line.startsWith(`${name}{`) && line.includes(label)) total += Number(line.split(" ").at(-1)) || 0;
+  return total;
+}
 
 /** The sum of a family's series; NaN when the family is not exported at all. */
 export function sumSeries(text: string, name: string): number {
@@ -187,6 +200,15 @@ export function parseCounters(text: string): OperatorCounters {
     pushLines: sumSeries(text, "rebound_operator_agent_push_lines_total"),
     heartbeats: sumSeries(text, "rebound_operator_agent_heartbeats_total"),
     silences: sumSeries(text, "rebound_operator_agent_silences_total"),
+    stages: Object.fromEntries(
+      RESTART_STAGES.map((stage) => [
+        stage,
+        {
+          seconds: sumLabelled(text, "rebound_operator_restart_stage_seconds_sum", `stage="${stage}"`),
+          count: sumLabelled(text, "rebound_operator_restart_stage_seconds_count", `stage="${stage}"`),
+        },
+      ]),
+    ) as OperatorCounters["stages"],
   };
 }
 

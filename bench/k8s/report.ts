@@ -3,7 +3,7 @@ import { type AuditEntry, firstCompleted, requestsOf } from "./audit";
 import type { BenchConfig } from "./config";
 import { AGENTS_USER, type BenchEnvironment, OPERATOR_USER } from "./environment";
 import type { FaultSample } from "./faults";
-import type { OperatorCounters } from "./operator";
+import { type OperatorCounters, RESTART_STAGES, type RestartStage } from "./operator";
 import type { ProcSample } from "./proc";
 import type { SilenceFigures } from "./silence";
 
@@ -231,6 +231,21 @@ function reconcileRate(from: Snapshot, to: Snapshot) {
   };
 }
 
+/**
+ * Where the restarts during the faults spent their time, by stage (the operator's stage histogram): mean ms
+ * per stage over the restarts that passed through it (NaN for a stage none did).
+ */
+function stageMeans(from: Snapshot, to: Snapshot): Record<RestartStage, number> {
+  return Object.fromEntries(
+    RESTART_STAGES.map((stage) => {
+      const a = from.counters?.stages[stage];
+      const b = to.counters?.stages[stage];
+      const count = a && b ? b.count - a.count : 0;
+      return [stage, a && b && count > 0 ? ((b.seconds - a.seconds) / count) * 1000 : Number.NaN];
+    }),
+  ) as Record<RestartStage, number>;
+}
+
 /** A counter's rate per second between two snapshots (NaN when the operator does not export it). */
 function counterRate(from: Snapshot, to: Snapshot, pick: (counters: OperatorCounters) => number): number {
   if (!from.counters || !to.counters || to.at <= from.at) return Number.NaN;
@@ -273,6 +288,7 @@ function figures(input: ReportInput) {
     clusterSteadyPct: cpuPct(steadyFrom.cluster, steadyTo.cluster),
     steadyReconciles: reconcileRate(steadyFrom, steadyTo),
     faultReconciles: reconcileRate(faultsFrom, end),
+    faultStages: stageMeans(faultsFrom, end),
     errors: end.counters ? { reconcile: end.counters.errors, poll: end.counters.pollErrors } : null,
     measured,
     steady,
@@ -336,6 +352,7 @@ function operatorTable(input: ReportInput, f: Figures): string[] {
     `${"CPU % of a core: during the faults".padEnd(50)}${num(f.cpuFaultsPct)}`,
     `${"reconciles/s, mean ms: quiet".padEnd(50)}${num(f.steadyReconciles.perSecond, 1)}, ${num(f.steadyReconciles.meanMs)}`,
     `${"reconciles/s, mean ms: during the faults".padEnd(50)}${num(f.faultReconciles.perSecond, 1)}, ${num(f.faultReconciles.meanMs)}`,
+    `${"restart stages, mean ms: replacing, stopping, starting".padEnd(50)}${RESTART_STAGES.map((stage) => num(f.faultStages[stage])).join(", ")}`,
     `${"reconcile errors, agent poll errors".padEnd(50)}${f.errors ? `${f.errors.reconcile}, ${f.errors.poll}` : "-"}`,
     `${`API requests/s, job created → end (${num(runS)} s)`.padEnd(50)}${num(f.measured.perSecond, 1)} (${f.measured.count})`,
     `${"API requests/s: quiet / during the faults".padEnd(50)}${num(f.steady.perSecond, 1)} / ${num(f.faultWindow.perSecond, 1)}`,
@@ -418,6 +435,9 @@ function benchJson(input: ReportInput, all: Row[], f: Figures): Record<string, n
     operator_reconciles_per_s_quiet: round(f.steadyReconciles.perSecond),
     operator_reconcile_mean_ms_quiet: round(f.steadyReconciles.meanMs),
     operator_reconcile_mean_ms_faults: round(f.faultReconciles.meanMs),
+    ...Object.fromEntries(
+      RESTART_STAGES.map((stage) => [`restart_stage_${stage}_mean_ms`, round(f.faultStages[stage])]),
+    ),
     operator_api_requests_per_s: round(f.measured.perSecond),
     operator_api_requests_per_s_quiet: round(f.steady.perSecond),
     operator_api_requests_per_s_faults: round(f.faultWindow.perSecond),

@@ -28,6 +28,7 @@ function exercise(metrics: OperatorMetrics): void {
   metrics.detectionLatency.observe({ ...job, fault_reason: "WorkerCrash" }, 0.12);
   // Rule names are user input: the fault reason label carries them, quotes, backslashes and newlines included.
   metrics.detectionLatency.observe({ ...job, fault_reason: 'LogHang_loss "x"\\\nü' }, 301);
+  metrics.restartStageSeconds.observe({ restart_type: "POD_REPLACEMENT", stage: "stopping" }, 0.4);
   metrics.reconcileSeconds.observe({}, 0.003);
   metrics.reconcileSeconds.observe({}, 7);
   metrics.reconcileErrors.inc();

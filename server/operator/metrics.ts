@@ -45,6 +45,16 @@ export function createOperatorMetrics() {
       buckets: [...DEFAULT_LATENCY_BUCKETS_SECONDS],
       registers,
     }),
+    restartStageSeconds: new Histogram({
+      name: "rebound_operator_restart_stage_seconds",
+      help:
+        "Where a restart's time goes, by stage: replacing (its pods made), stopping (every agent READY), " +
+        "starting (every agent running). A restart's first stage counts from its detection; starting " +
+        "leaves out a crash-loop back-off's wait.",
+      labelNames: ["restart_type", "stage"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
     reconcileSeconds: new Histogram({
       name: "rebound_operator_reconcile_duration_seconds",
       help: "Duration of one reconcile of one job.",

@@ -41,6 +41,8 @@ const recoverySchema = z.object({
   podsCreatedAt: z.record(z.string(), z.number()).optional(),
   /** Crash-loop back-off: agents are not started again before this epoch ms (absent: at once). */
   notBefore: z.number().optional(),
+  /** When the current stage began (epoch ms; absent: at detection), for the stage metric. */
+  stageSince: z.number().optional(),
 });
 
 /**

@@ -337,18 +337,38 @@ export function inBackOff(ctx: JobContext): boolean {
   return notBefore !== undefined && ctx.now < notBefore;
 }
 
+/**
+ * A stage of the restart is over: its time goes to the stage metric (where a restart's time goes, read by
+ * bench:k8s), and the next stage counts from now. The first stage counts from detection; starting from the
+ * end of a crash-loop back-off's wait, which is waiting, not restarting.
+ */
+function endStage(ctx: JobContext, recovery: Recovery, stage: Recovery["stage"]): void {
+  const now = ctx.deps.clock();
+  const began = recovery.stageSince ?? recovery.detectedAt;
+  const since = stage === "starting" ? Math.max(began, recovery.notBefore ?? 0) : began;
+  ctx.deps.metrics.restartStageSeconds.observe(
+    { restart_type: recovery.action, stage },
+    Math.max(0, now - since) / 1000,
+  );
+  recovery.stageSince = now;
+}
+
 /** Takes the restart's next steps (none while its decision is not written yet). */
 export async function advanceRecovery(ctx: JobContext): Promise<void> {
   const recovery = ctx.state.recovery;
   if (!recovery || ctx.state.record) return;
   if (recovery.stage === "replacing") {
     if (!(await replacePods(ctx, recovery))) return;
+    endStage(ctx, recovery, "replacing");
     recovery.stage = "stopping";
   }
   if (recovery.stage === "stopping") {
     if (!(await stopAll(ctx, recovery))) return;
+    endStage(ctx, recovery, "stopping");
     recovery.stage = "starting";
   }
   if (inBackOff(ctx)) return;
-  if (await startAll(ctx)) await finishRecovery(ctx);
+  if (!(await startAll(ctx))) return;
+  endStage(ctx, recovery, "starting");
+  await finishRecovery(ctx);
 }
