@@ -17,7 +17,8 @@ import { PROGRESS_PATTERN } from "@/server/domain/log-rules/progress";
  *   136, 140, 143, 151, 155, 156, 158, 160, 162, and 154 when the action it asks for is not None);
  *   not the application's (13, 31, 43, 45, 94 …) nor informational ones (63, 145 "Nonfatal" …); and the
  *   driver's own words for a lost GPU (fallen off the bus, split over several kernel lines by newer drivers,
- *   `NV_ERR_GPU_IS_LOST`, `NV_ERR_RESET_REQUIRED`, a crash dump, `RmInitAdapter failed`, nvidia-smi's
+ *   `NV_ERR_GPU_IS_LOST`, `NV_ERR_RESET_REQUIRED` and a GSP call that returns it (status 0x62), a crash
+ *   dump, `RmInitAdapter failed` and its `rm_init_adapter` / `osInitNvMapping` lines, nvidia-smi's
  *   "Unable to determine the device handle"); a fatal NVSwitch SXid; an uncorrectable host memory error (EDAC
  *   `UE`), which also takes the node out.
  */
@@ -33,7 +34,7 @@ export const PATTERNS = {
 
   nanLoss: [
     "(?i).*(?:",
-    String.raw`(?:(?:\b|_)loss\]?|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf)\b`,
+    String.raw`(?:(?:\b\w?|_)loss\]?|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf(?:inity)?)\b`,
     String.raw`|\btensor\(\[?[-+]?nan\b`,
     String.raw`|\b(?:nan|inf) (?:loss|grad)`,
     "|found (?:nan|inf) in (?:local )?grad norm",
@@ -41,7 +42,7 @@ export const PATTERNS = {
     "|iterations in a row due to overflow",
     String.raw`|number of nan iterations:\s*[1-9]`,
     "|loss scale already at (?:the )?minimum|minimum loss scale reached",
-    String.raw`|(?:attempted loss scale: [0-9.]+, reducing to|reducing dynamic loss scale from [0-9.]+ to) [12](?:\.0)?\b`,
+    String.raw`|(?:attempted loss scale: [0-9.]+, reducing to|reducing dynamic loss scale from [0-9.]+ to|reducing loss scale to) [12](?:\.0)?\b`,
     String.raw`|(?:reducing|setting) (?:loss )?scale to:? (?:0\.0|[0-9.]+e-)`,
     "|returned nan values",
     ").*",
@@ -55,10 +56,10 @@ export const PATTERNS = {
    */
   lossSpike: [
     "(?i).*(?:",
-    String.raw`\b(?:step|steps|current_steps|iteration|iter|batch|epoch)\b\]?['"]?\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,|].*?|\s+(?:[a-z|].*?)?)`,
+    String.raw`(?:\b|_)(?:step|steps|current_steps|iteration|iter|batch|epoch)\b\]?['"]?\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,|\]].*?|\s+(?:[a-z|].*?)?)`,
     String.raw`|(?:^|[|\[%\s])\s*[1-9][0-9]{2,}\s*/\s*[0-9].*?`,
     String.raw`|^\s*[1-9][0-9]{2,}\s*\|\s*`,
-    String.raw`)\b${LOSS_NAME}['"]?\s*[:=]?\s*['"]?(${FLOAT}).*`,
+    String.raw`)\b${LOSS_NAME}['"]?\s*(?:[:=]|\bis\b)?\s*['"]?(${FLOAT}).*`,
   ].join(""),
 
   /**
@@ -80,7 +81,7 @@ export const PATTERNS = {
   cudaOom: [
     ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure (?:[0-9]+ )?'?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
     "|(?i:hip out of memory|cuda error: out of memory)|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation",
-    "|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|Ran out of GPU memory).*",
+    "|Failed to CUDA calloc|RESOURCE_EXHAUSTED: (?:Out of memory|Attempting to reserve)|Ran out of GPU memory).*",
   ].join(""),
 
   ncclTimeout: [
@@ -96,7 +97,7 @@ export const PATTERNS = {
     "|watchdog got stuck for [0-9]+ seconds",
     "|Heartbeat monitor timed out|failure detected by watchdog|due to a collective timeout",
     String.raw`|\[c10d\].*timed out after [0-9]+ ?ms`,
-    "|Socket Timeout",
+    "|Socket Timeout|Timed out after [0-9]+ seconds waiting for (?:clients|workers)",
     "|DistBackendError.*[Tt]ime(?:d )?out",
     ").*",
   ].join(""),
@@ -107,7 +108,8 @@ export const PATTERNS = {
     "|remote process exited or there was a network error",
     "|NCCL communicator was aborted",
     "|NCCL WARN (?:NET/IB|NET/Socket|Net/IB)\\b.*(?:[Ee]rr|failed)",
-    "|NCCL WARN .*(?:Connection reset|Connection refused|Broken pipe|Call to [a-z_]+ failed|Cuda failure)",
+    "|NCCL WARN .*(?:Connection reset|Connection refused|Connection closed by remote peer|Broken pipe|Call to [a-z_]+ failed|Cuda failure)",
+    "|NCCL WARN socketPollConnect|\\[Proxy thread error\\]",
     "|socketProgress(?:Opt)?: (?:Call to [a-z]+ .* failed|Connection closed by remote peer)",
     "|socketStartConnect: Connect to .* failed|NCCL WARN \\[Proxy Service [0-9]+\\] Failed|NCCL WARN Socket (?:recv|send) failed",
     "|watchdog thread terminated with exception: CUDA error",
@@ -119,7 +121,8 @@ export const PATTERNS = {
     String.raw`.*(?:Xid \([^)]*\): (?:46|48|54|62|64|74|79|95|109|110|119|120|136|140|143|151|155|156|158|160|162)\b`,
     String.raw`|Xid \([^)]*\): (?:14[4-9]|150)\b.*\bFatal\b`,
     String.raw`|Xid \([^)]*\): 154\b.*to 0x0*[1-9a-fA-F]`,
-    "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed",
+    "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed|rm_init_adapter failed",
+    "|osInitNvMapping(?: failed|: \\*\\*\\* Cannot attach gpu)|GspRmAlloc failed: .*status=0x0*62\\b",
     "|A GPU crash dump has been created|Unable to determine the device handle for GPU",
     String.raw`|SXid \([^)]*\): [0-9]+, Fatal|\b[0-9]+ UE memory (?:read )?error`,
     "|(?i:uncorrectable ECC error|double bit ECC error|uncorrectable NVLink error)",
@@ -133,7 +136,7 @@ export const PATTERNS = {
     String.raw`|\bcheckpoints? (?:is )?saved|\bcheckpoint save\b|checkpoint \S+ is (?:about to be saved|ready now)`,
     String.raw`|\bsave[- ]checkpoint\b|finished saving|saving current state to|saved state to`,
     String.raw`|model weights saved in .*checkpoint|optimizer state saved in|\[Torch\] Sav(?:ing|ed) `,
-    "|storing distributed optimizer|sav(?:ing|ed) model to",
+    "|storing distributed optimizer|sav(?:ing|ed) model to|sav(?:ing|ed) model and optimizer state|\\bsave (?:latest|best|final) model to|\\bcheckpoint done\\b",
     String.raw`|saved in \S*checkpoint|checkpoint request|modules are saved in|about to save the|\b(?:model|optimizer) saved\b|\bsaving model (?:weights )?(?:to|in)\b`,
     ").*",
   ].join(""),
