@@ -1,8 +1,10 @@
-import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { type APIRequestContext, expect, type Page, type TestInfo, test } from "@playwright/test";
 import { quotaUpdate, readQuota, signedInRequest } from "./fixtures/governance-api";
+import { deleteJob, type JobRef, submitJob } from "./fixtures/governance-job";
 import { expectNoSeriousA11yViolations, screenshot } from "./fixtures/page-checks";
-import { trpcMutation } from "./fixtures/trpc";
-import { signIn } from "./pages/job-page";
+import { ensurePolicy } from "./fixtures/policy-api";
+import { trpcMutation, trpcQuery } from "./fixtures/trpc";
+import { JobPagePo, signIn } from "./pages/job-page";
 
 /**
  * The team admin's view and the console's edges (issue 36, items 9 and 10): an audit row that says what
@@ -11,6 +13,19 @@ import { signIn } from "./pages/job-page";
  */
 const TEAM = "llm-research";
 const GPU = "nvidia.com/gpu";
+/** A job of LLM Research's for the light job page: one pod, one GPU, deleted after. */
+const LIGHT_JOB: JobRef = { namespace: `hyperpod-ns-${TEAM}`, name: "e2e-light-job" };
+/** A policy whose page has an editor, a form and its rules (one log rule among them). */
+const LIGHT_POLICY = `jobMaxRetryCount: 5
+restartPolicy:
+  numRestartBeforeFullJobRestart: 3
+  evalPeriodSeconds: 1800
+  maxFullJobRestarts: 2
+logMonitoringConfiguration:
+  - name: KnownFatal
+    logPattern: ".*CUDA error.*"
+    faultOnMatch: true
+`;
 
 test.describe.configure({ mode: "serial" });
 
@@ -154,10 +169,51 @@ test.describe("the light theme, when the system prefers it", () => {
     test(`the ${name} is light and has no serious or critical axe finding`, async ({ page }, testInfo) => {
       if (email) await signIn(page, email);
       await page.goto(path);
-      await expect(page.locator("body")).toHaveCSS("background-color", "rgb(246, 248, 250)");
-      await expect(page.locator("main")).not.toContainText("Loading", { timeout: 20_000 });
-      await expectNoSeriousA11yViolations(page);
-      await screenshot(page, testInfo, `light-${name.replaceAll(" ", "-")}`);
+      await expectLightAndClean(page, testInfo, name);
     });
   }
+
+  test("the job page of a running job is light and has no serious or critical axe finding", async ({
+    page,
+  }, testInfo) => {
+    test.setTimeout(150_000);
+    await submitJob(admin, { ...LIGHT_JOB, team: TEAM, replicas: 1, gpusPerPod: 1 });
+    try {
+      await signIn(page, "lead@rebound.local");
+      await new JobPagePo(page).goto(LIGHT_JOB.namespace, LIGHT_JOB.name);
+      // Running, so the rank table, topology and charts are all on the page axe reads.
+      await expect(page.getByTestId("ranks-healthy")).toHaveText("1/1", { timeout: 90_000 });
+      await expectLightAndClean(page, testInfo, "job page");
+    } finally {
+      await deleteJob(admin, LIGHT_JOB);
+    }
+  });
+
+  test("a policy's page (editor, form and versions) is light and has no serious or critical axe finding", async ({
+    page,
+  }, testInfo) => {
+    const teamId = (await trpcQuery<Array<{ id: string; name: string }>>(admin, "teams.list")).find(
+      (team) => team.name === TEAM,
+    )?.id;
+    expect(teamId).toBeDefined();
+    const { id } = await ensurePolicy(admin, {
+      teamId: teamId ?? "",
+      name: "e2e-light-theme",
+      yaml: LIGHT_POLICY,
+    });
+    await signIn(page, "lead@rebound.local");
+    await page.goto(`/policies/${id}`);
+    await expect(page.getByRole("heading", { level: 1, name: "e2e-light-theme" })).toBeVisible({
+      timeout: 20_000,
+    });
+    await expectLightAndClean(page, testInfo, "policy page");
+  });
 });
+
+/** The page in the light theme, loaded, with no serious axe finding; a full-page screenshot kept. */
+async function expectLightAndClean(page: Page, testInfo: TestInfo, name: string) {
+  await expect(page.locator("body")).toHaveCSS("background-color", "rgb(246, 248, 250)");
+  await expect(page.locator("main")).not.toContainText("Loading", { timeout: 20_000 });
+  await expectNoSeriousA11yViolations(page);
+  await screenshot(page, testInfo, `light-${name.replaceAll(" ", "-")}`);
+}

@@ -156,15 +156,26 @@ test("only someone who may read the job's logs gets the file", async ({ playwrig
   for (const context of [anonymous, admin, vision] as APIRequestContext[]) await context.dispose();
 });
 
-test("at 1,440 px the rank table keeps Rank and Health in view and remembers hidden columns", async ({
+test("at 1,440 px the rank table shows every column; narrower, it keeps Rank and Health in view; hidden columns are remembered", async ({
   page,
 }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
   await signIn(page, "engineer@rebound.local");
   const job = new JobPagePo(page);
   await job.goto(NAMESPACE, JOB);
   const table = job.rankTable();
   await expect(job.rankRow(1)).toBeVisible({ timeout: 30_000 });
   const scroller = table.locator("xpath=..");
+  expect(await scroller.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(
+    0,
+  );
+  await expect(job.rankColumn("Last line")).toBeInViewport();
+
+  // Narrower than the table: it scrolls sideways and Rank and Health stay in view.
+  await page.setViewportSize({ width: 1024, height: 900 });
+  await expect
+    .poll(() => scroller.evaluate((element) => element.scrollWidth - element.clientWidth))
+    .toBeGreaterThan(0);
   await scroller.evaluate((element) => element.scrollTo({ left: element.scrollWidth }));
   await expect.poll(() => scroller.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
   const box = await scroller.boundingBox();

@@ -64,6 +64,18 @@ function vertices(d: string): Array<[number, number]> {
   return points;
 }
 
+/** The segments of a drawn line that are neither horizontal nor vertical, as "x,y" of their ends. */
+function diagonals(d: string): string[] {
+  const points = vertices(d);
+  return points
+    .slice(1)
+    .filter(([x, y], i) => {
+      const [px, py] = points[i] ?? [x, y];
+      return Math.abs(x - px) > 0.5 && Math.abs(y - py) > 0.5;
+    })
+    .map(([x, y]) => `${x},${y}`);
+}
+
 test("the job page of a running job after a crash: the Restarts chart steps up, never a diagonal", async ({
   page,
   adminRequest,
@@ -85,16 +97,24 @@ test("the job page of a running job after a crash: the Restarts chart steps up, 
   const line = restarts.locator("path.recharts-line-curve").first();
   await expect(line).toBeVisible({ timeout: 60_000 });
   const d = (await line.getAttribute("d")) ?? "";
-  const points = vertices(d);
-  expect(points.length, d).toBeGreaterThanOrEqual(3);
-  const diagonals = points
-    .slice(1)
-    .filter(([x, y], i) => {
-      const [px, py] = points[i] ?? [x, y];
-      return Math.abs(x - px) > 0.5 && Math.abs(y - py) > 0.5;
-    })
-    .map(([x, y]) => `${x},${y}`);
-  expect(diagonals, `segments of ${d}`).toEqual([]);
+  expect(vertices(d).length, d).toBeGreaterThanOrEqual(3);
+  expect(diagonals(d), `segments of ${d}`).toEqual([]);
+  // Ranks running is a level held between samples: steps too (the crash took it down and back).
+  const ranks =
+    (await page
+      .getByRole("region", { name: "Ranks running", exact: true })
+      .locator("path.recharts-line-curve")
+      .first()
+      .getAttribute("d")) ?? "";
+  expect(diagonals(ranks), `segments of ${ranks}`).toEqual([]);
+  // At 1080p every column of the rank table is in view, and its box is as tall as its two rows.
+  const box = page.getByRole("table", { name: /^Per-rank health/ }).locator("xpath=..");
+  const fit = await box.evaluate((element) => ({
+    sideways: element.scrollWidth - element.clientWidth,
+    empty: element.clientHeight - (element.querySelector("table")?.getBoundingClientRect().height ?? 0),
+  }));
+  expect(fit.sideways, "the rank table scrolls sideways at 1920 px").toBeLessThanOrEqual(0);
+  expect(fit.empty, "empty space under the rank table's rows (px)").toBeLessThanOrEqual(20);
   // A picture worth keeping: the throughput line has a few samples, not a lone dot.
   const throughput = page
     .getByRole("region", { name: "Throughput", exact: true })

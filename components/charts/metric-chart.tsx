@@ -20,6 +20,8 @@ export type MetricChartProps = {
   loading?: boolean;
   /** A cumulative count (restarts): drawn as steps on an integer axis from 0. */
   count?: boolean;
+  /** A level held between samples (ranks running): drawn as steps, never a diagonal between two samples. */
+  steps?: boolean;
 };
 
 /** Changes when a series gains, loses or shifts points: cheap (O(series)), and enough for append-only data. */
@@ -61,6 +63,7 @@ export function MetricChart({
   unavailable,
   loading,
   count,
+  steps,
 }: MetricChartProps) {
   const stable = useStableValue(series, seriesKeyOf(series));
   const paced = usePacedValue(stable);
@@ -88,7 +91,7 @@ export function MetricChart({
             ))}
           </ul>
           {paced ? (
-            <MetricLines series={paced} unit={unit} height={height} count={count} />
+            <MetricLines series={paced} unit={unit} height={height} count={count} steps={steps} />
           ) : (
             <div style={{ height }} />
           )}

@@ -40,6 +40,8 @@ type MetricLinesProps = {
   height: number;
   /** A cumulative count: drawn as steps, on an integer axis from 0. */
   count?: boolean;
+  /** A level held between samples: drawn as steps. */
+  steps?: boolean;
 };
 
 /**
@@ -57,7 +59,13 @@ export function chartFormat(series: readonly ChartSeries[], count = false) {
  * a new sample arrives. No animation, explicit ticks and no recharts Legend (both measure text in the DOM
  * on every update): a re-render of ~200 rows stays well under the 50 ms long-task budget.
  */
-export const MetricLines = memo(function MetricLines({ series, unit, height, count }: MetricLinesProps) {
+export const MetricLines = memo(function MetricLines({
+  series,
+  unit,
+  height,
+  count,
+  steps,
+}: MetricLinesProps) {
   const rows = useMemo(() => mergeSeries(series), [series]);
   const format = useMemo(() => chartFormat(series, count), [series, count]);
   const ticks = useMemo(() => timeTicks(rows[0]?.t ?? 0, rows.at(-1)?.t ?? 0), [rows]);
@@ -65,7 +73,7 @@ export const MetricLines = memo(function MetricLines({ series, unit, height, cou
   return (
     <div aria-hidden="true" style={{ height }}>
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer={false}>
+        <LineChart data={rows} margin={{ top: 8, right: 28, bottom: 0, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid stroke="var(--panel-border)" vertical={false} />
           <XAxis {...timeAxisProps(ticks, 11)} />
           <YAxis
@@ -84,7 +92,7 @@ export const MetricLines = memo(function MetricLines({ series, unit, height, cou
             formatter={(value) => `${format.value(Number(value))}${suffix}`}
             contentStyle={{ background: "var(--panel)", border: "1px solid var(--panel-border)" }}
           />
-          {seriesLines(series, (index) => (index === 0 ? 2.5 : 1.5), count)}
+          {seriesLines(series, (index) => (index === 0 ? 2.5 : 1.5), count || steps)}
         </LineChart>
       </ResponsiveContainer>
     </div>

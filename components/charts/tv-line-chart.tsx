@@ -58,7 +58,9 @@ export function TvLineChart({
   const ref = useRef<HTMLDivElement>(null);
   const { width, height, fontSize } = useBox(ref);
   const rows = useMemo(() => mergeSeries(series, 240), [series]);
-  const ticks = useMemo(() => timeTicks(rows[0]?.t ?? 0, rows.at(-1)?.t ?? 0, 6), [rows]);
+  // As many clock labels as fit side by side: an "hh:mm:ss" label is about 5 em wide, 6 em with a gap.
+  const tickCount = Math.max(2, Math.min(6, Math.floor((width - fontSize * 8) / (fontSize * 6))));
+  const ticks = useMemo(() => timeTicks(rows[0]?.t ?? 0, rows.at(-1)?.t ?? 0, tickCount), [rows, tickCount]);
   const format = useMemo(
     () =>
       axisFormat(

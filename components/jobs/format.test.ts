@@ -38,6 +38,9 @@ describe("formatAgo", () => {
 describe("numbers", () => {
   it("formats measurements, keeping NaN and infinities visible", () => {
     expect(formatNumber(1234.5678)).toBe("1,234.57");
+    // A column's figures line up: fixed decimals keep "1,237.0" beside "1,208.8".
+    expect(formatNumber(1237, 1, true)).toBe("1,237.0");
+    expect(formatNumber(1237, 1)).toBe("1,237");
     expect(formatNumber(null)).toBe("—");
     expect(formatNumber(Number.NaN)).toBe("NaN");
     expect(formatNumber(Number.NEGATIVE_INFINITY)).toBe("−∞");

@@ -10,12 +10,16 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-const decimals = new Map<number, Intl.NumberFormat>();
-function numberFormat(maxFractionDigits: number): Intl.NumberFormat {
-  let format = decimals.get(maxFractionDigits);
+const decimals = new Map<string, Intl.NumberFormat>();
+function numberFormat(maxFractionDigits: number, minFractionDigits = 0): Intl.NumberFormat {
+  const key = `${maxFractionDigits}/${minFractionDigits}`;
+  let format = decimals.get(key);
   if (!format) {
-    format = new Intl.NumberFormat("en-US", { maximumFractionDigits: maxFractionDigits });
-    decimals.set(maxFractionDigits, format);
+    format = new Intl.NumberFormat("en-US", {
+      maximumFractionDigits: maxFractionDigits,
+      minimumFractionDigits: minFractionDigits,
+    });
+    decimals.set(key, format);
   }
   return format;
 }
@@ -27,12 +31,15 @@ const clockFormat = new Intl.DateTimeFormat("en-GB", {
   hour12: false,
 });
 
-/** A measurement: "1,234.57", "—" for null, "NaN" and "∞" as such (a NaN loss is a finding, not a blank). */
-export function formatNumber(value: number | null | undefined, maxFractionDigits = 2): string {
+/**
+ * A measurement: "1,234.57", "—" for null, "NaN" and "∞" as such (a NaN loss is a finding, not a blank).
+ * `fixed`: always that many decimals, so a column's figures line up ("1,237.0" under "1,208.8").
+ */
+export function formatNumber(value: number | null | undefined, maxFractionDigits = 2, fixed = false): string {
   if (value === null || value === undefined) return DASH;
   if (Number.isNaN(value)) return "NaN";
   if (!Number.isFinite(value)) return value > 0 ? "∞" : "−∞";
-  return numberFormat(maxFractionDigits).format(value);
+  return numberFormat(maxFractionDigits, fixed ? maxFractionDigits : 0).format(value);
 }
 
 /** A loss: 4 significant decimals for small values, fewer for large. */

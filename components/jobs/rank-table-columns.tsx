@@ -102,7 +102,7 @@ export const RANK_COLUMNS: readonly RankColumn[] = [
     sortKey: "throughput",
     numeric: true,
     width: 116,
-    cell: (r) => formatNumber(r.throughput, 1),
+    cell: (r) => formatNumber(r.throughput, 1, true),
   },
   {
     id: "restarts",

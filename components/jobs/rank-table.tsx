@@ -87,6 +87,9 @@ export function RankTable({
   if (ranks.length === 0) return <EmptyState>No ranks yet: the job's pods have not started.</EmptyState>;
 
   const ctx = { now, onSelectRank, columns };
+  // As tall as its rows, up to `height`: a 2-rank job's table is not a 420 px box of empty space (16 px
+  // for a sideways scrollbar, so a few rows never need a vertical one).
+  const boxHeight = Math.min(height, Math.max(rows.length, 1) * ROW_HEIGHT + 16);
   return (
     <div className={styles.rankTable}>
       <div className={styles.tableToolbar}>
@@ -111,7 +114,7 @@ export function RankTable({
       <div
         ref={scrollRef}
         className={styles.tableScroll}
-        style={{ height: height + ROW_HEIGHT }}
+        style={{ height: boxHeight + ROW_HEIGHT }}
         onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
       >
         <table

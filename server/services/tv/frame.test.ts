@@ -111,4 +111,23 @@ describe("the jobs view's goodput", () => {
     expect(goodput).toEqual({ waiting: null, starting: null, training: 1 });
     expect(frame.goodput).toBe(1);
   });
+
+  it("is — (null) for a failed job, which never reads as 100 %", async () => {
+    const rows = [
+      {
+        ...row({ name: "exits-at-start", phase: "Failed", gpus: 1 }),
+        restarts: { plr: 3, podReplacement: 0, jlr: 0 },
+      },
+      row({ name: "training", phase: "Running", gpus: 8, ranksHealthy: 1, ranksTotal: 1 }),
+    ];
+    const frame = (await loadTvFrame({
+      reads: readsOf({ rows, capacities: [] }),
+      scope: { all: true },
+      view: "jobs",
+    })) as JobsFrame;
+    expect(Object.fromEntries(frame.jobs.map((job) => [job.name, job.goodput]))).toEqual({
+      "exits-at-start": null,
+      training: 1,
+    });
+  });
 });

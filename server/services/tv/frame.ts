@@ -83,11 +83,13 @@ async function clusterFrame(args: FrameArgs): Promise<Omit<ClusterFrame, keyof F
 const NOT_STARTED = new Set(["Pending", "Starting"]);
 
 /**
- * Whether a job's goodput applies yet: not while it waits for admission or its first pods (its lifetime
- * would count as all good, "100 %"); a job pending again after a fault has a run to measure.
+ * Whether a job's goodput applies here: not while it waits for admission or its first pods (its lifetime
+ * would count as all good, "100 %"); a job pending again after a fault has a run to measure. Not for a
+ * failed run either: its run has ended and its restart rows are not read for the wall (runTimelines reads
+ * live runs), so its lifetime would again count as all good, even for a job that never trained.
  */
 const hasRun = (phase: string, timeline: readonly unknown[]) =>
-  !NOT_STARTED.has(phase) || timeline.length > 0;
+  phase !== "Failed" && (!NOT_STARTED.has(phase) || timeline.length > 0);
 
 async function jobsFrame(args: FrameArgs): Promise<Omit<JobsFrame, keyof FrameBase>> {
   const [rows, live, timelines, teams] = await Promise.all([

@@ -42,6 +42,7 @@ export function JobCharts(props: {
           <MetricChart
             title={chart.title}
             unit={chart.unit}
+            steps={chart.steps}
             {...chartProps(
               charts.data?.[chart.series],
               streamError,

@@ -94,7 +94,7 @@ function JobHeader(props: { page: JobPage; now: number; state: ConnectionState; 
           </p>
         ) : null}
       </div>
-      <div className="stack">
+      <div className="stack stack-start">
         <span className="live-status" role="status" data-state={state}>
           {LIVE_LABEL[state]}
         </span>

@@ -16,11 +16,13 @@ export const JOB_CHARTS: ReadonlyArray<{
   unit: string;
   /** A cumulative count of the run: drawn as steps from the job's creation (countSince). */
   count?: true;
+  /** A level that holds until it changes: drawn as steps. */
+  steps?: true;
 }> = [
   { series: "throughput", title: "Throughput", unit: "samples/s" },
   { series: "loss", title: "Loss", unit: "" },
   { series: "heartbeat_age", title: "Heartbeat age", unit: "s" },
-  { series: "ranks", title: "Ranks running", unit: "" },
+  { series: "ranks", title: "Ranks running", unit: "", steps: true },
   { series: "detection_latency", title: "Detection latency", unit: "s" },
   { series: "restart_latency", title: "Restart latency", unit: "s" },
   { series: "restarts", title: "Restarts", unit: "", count: true },
