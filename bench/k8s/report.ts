@@ -352,7 +352,7 @@ function operatorTable(input: ReportInput, f: Figures): string[] {
     `${"CPU % of a core: during the faults".padEnd(50)}${num(f.cpuFaultsPct)}`,
     `${"reconciles/s, mean ms: quiet".padEnd(50)}${num(f.steadyReconciles.perSecond, 1)}, ${num(f.steadyReconciles.meanMs)}`,
     `${"reconciles/s, mean ms: during the faults".padEnd(50)}${num(f.faultReconciles.perSecond, 1)}, ${num(f.faultReconciles.meanMs)}`,
-    `${"restart stages, mean ms: replacing, stopping, starting".padEnd(50)}${RESTART_STAGES.map((stage) => num(f.faultStages[stage])).join(", ")}`,
+    `${"restart stages ms: replacing, stopping, starting".padEnd(50)}${RESTART_STAGES.map((stage) => num(f.faultStages[stage])).join(", ")}`,
     `${"reconcile errors, agent poll errors".padEnd(50)}${f.errors ? `${f.errors.reconcile}, ${f.errors.poll}` : "-"}`,
     `${`API requests/s, job created → end (${num(runS)} s)`.padEnd(50)}${num(f.measured.perSecond, 1)} (${f.measured.count})`,
     `${"API requests/s: quiet / during the faults".padEnd(50)}${num(f.steady.perSecond, 1)} / ${num(f.faultWindow.perSecond, 1)}`,

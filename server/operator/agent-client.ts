@@ -5,7 +5,12 @@ import {
   type StartRequestInput,
   type stopRequestSchema,
 } from "@/server/domain/agent-api/protocol";
-import { type AgentRequest, type AgentTransport, createHttpTransport } from "./agent-transport";
+import {
+  type AgentRequest,
+  type AgentTransport,
+  createHttpTransport,
+  type RequestBody,
+} from "./agent-transport";
 
 /**
  * The operator's side of the HyperPod agent protocol (docs/hyperpod-compatibility.md, "The agent protocol"),
@@ -50,14 +55,14 @@ async function call(transport: AgentTransport, req: AgentRequest): Promise<Agent
  * the object's enumerable keys, so the body is still the plain protocol object to everyone who reads it.
  */
 const WIRE_TEXT = Symbol("wire text");
-type WithWireText = { [WIRE_TEXT]?: () => string };
+type WithWireText = { [WIRE_TEXT]?: () => RequestBody };
 
-export function withWireText<T extends object>(body: T, text: () => string): T {
+export function withWireText<T extends object>(body: T, text: () => RequestBody): T {
   Object.defineProperty(body, WIRE_TEXT, { value: text, enumerable: false });
   return body;
 }
 
-function wireText(body: unknown): string | undefined {
+function wireText(body: unknown): RequestBody | undefined {
   if (body === undefined) return undefined;
   const prepared = typeof body === "object" && body !== null ? (body as WithWireText)[WIRE_TEXT] : undefined;
   return prepared ? prepared() : JSON.stringify(body);

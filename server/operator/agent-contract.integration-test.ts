@@ -5,7 +5,7 @@ import type { JobRef } from "@/server/cluster/types";
 import { promtoolCheckMetrics } from "@/server/metrics/promtool";
 import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
-import { type AgentTransport, createHttpTransport } from "./agent-transport";
+import { type AgentTransport, bodyText, createHttpTransport } from "./agent-transport";
 import { injectFault } from "./api/faults";
 import { handleRequest } from "./api/routes";
 import { demoJobYaml } from "./testing/jobs";
@@ -60,7 +60,7 @@ const recordingTransport: AgentTransport = async (req) => {
     exchanges.push({
       method: req.method,
       path: new URL(req.url).pathname,
-      body: req.body === undefined ? undefined : JSON.parse(req.body),
+      body: req.body === undefined ? undefined : JSON.parse(bodyText(req.body)),
       status: result.value.status,
       response: result.value.text ? JSON.parse(result.value.text) : undefined,
     });

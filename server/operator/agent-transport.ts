@@ -1,4 +1,4 @@
-import { Agent, type AgentOptions, type ClientRequestArgs, request } from "node:http";
+import { Agent, type AgentOptions, type ClientRequest, type ClientRequestArgs, request } from "node:http";
 import type { Socket } from "node:net";
 
 /**
@@ -14,10 +14,28 @@ import type { Socket } from "node:net";
  * caller's to judge.
  */
 
+/**
+ * A request's JSON body: its text, or its text in parts, sent in order. A part many bodies share (the
+ * job-wide part of every /start of one attempt, reconcilers/steps.ts) is one Buffer written to each
+ * request as it is, never copied into a whole body per agent.
+ */
+export type RequestBody = string | readonly (string | Buffer)[];
+
+const partBytes = (part: string | Buffer) =>
+  typeof part === "string" ? Buffer.byteLength(part) : part.length;
+
+/** The body's length in bytes (its Content-Length). */
+export const bodyBytes = (body: RequestBody): number =>
+  typeof body === "string" ? Buffer.byteLength(body) : body.reduce((sum, part) => sum + partBytes(part), 0);
+
+/** The body as one text (tests, logs). */
+export const bodyText = (body: RequestBody): string =>
+  typeof body === "string" ? body : body.map((part) => part.toString()).join("");
+
 export type AgentRequest = {
   method: "GET" | "POST";
   url: string;
-  body?: string;
+  body?: RequestBody;
   timeoutMs: number;
   /** The pod's agent credential (server/cluster/agent-credential.ts), sent as `Authorization: Bearer`. */
   credential?: string | null;
@@ -86,6 +104,16 @@ class SweptAgent extends Agent {
   }
 }
 
+/** Writes the body (its parts in order) and ends the request. */
+function sendBody(outgoing: ClientRequest, body: RequestBody | undefined): void {
+  if (typeof body === "string" || body === undefined) {
+    outgoing.end(body);
+    return;
+  }
+  for (const part of body) outgoing.write(part);
+  outgoing.end();
+}
+
 export function createHttpTransport(): AgentTransport {
   const agent = new SweptAgent({
     keepAlive: true,
@@ -107,7 +135,7 @@ export function createHttpTransport(): AgentTransport {
       const headers: Record<string, string | number> =
         req.body === undefined
           ? {}
-          : { "content-type": "application/json", "content-length": Buffer.byteLength(req.body) };
+          : { "content-type": "application/json", "content-length": bodyBytes(req.body) };
       if (req.credential) headers.authorization = `Bearer ${req.credential}`;
       const outgoing = request(req.url, { method: req.method, agent, headers }, (response) => {
         const chunks: Buffer[] = [];
@@ -133,6 +161,6 @@ export function createHttpTransport(): AgentTransport {
         outgoing.destroy();
       }, req.timeoutMs);
       outgoing.on("error", (error) => fail("unreachable", String(error)));
-      outgoing.end(req.body);
+      sendBody(outgoing, req.body);
     });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ClusterJob, ClusterPod } from "@/server/cluster/types";
 import { parseJobYaml } from "@/server/domain/job-spec/parse-job";
 import { createAgentClient, type StartRequestBody } from "@/server/operator/agent-client";
-import type { AgentRequest } from "@/server/operator/agent-transport";
+import { type AgentRequest, bodyBytes, bodyText } from "@/server/operator/agent-transport";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { JobContext } from "./deps";
 import { readState } from "./job-state";
@@ -54,7 +54,11 @@ function recordingClient(sent: Sent[]) {
   return createAgentClient({
     timeoutMs: 1000,
     transport: async (req: AgentRequest) => {
-      sent.push({ method: req.method, url: req.url, body: req.body });
+      const body = req.body === undefined ? undefined : bodyText(req.body);
+      // The Content-Length the transport sends is the text's own length in bytes.
+      if (req.body !== undefined && bodyBytes(req.body) !== Buffer.byteLength(body ?? ""))
+        throw new Error("Content-Length differs from the body's bytes");
+      sent.push({ method: req.method, url: req.url, body });
       return { ok: true, value: { status: 200, text: "" } };
     },
   });
@@ -209,6 +213,23 @@ describe("/start bodies with shared job-wide parts", () => {
     expect(first?.worker_data).toBe(workerData);
     expect(second?.worker_data).toBe(workerData);
     expect(new Set(bodies.map((body) => body.rank))).toEqual(new Set([0, 1, 2, 3]));
+  });
+
+  it("writes every agent's job-wide part from one encoded Buffer, not a copy each", async () => {
+    const parts: Array<readonly (string | Buffer)[]> = [];
+    const ctx = context({ uid: "bytes", ips: ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"], sent: [] });
+    (ctx.deps as { agents: unknown }).agents = createAgentClient({
+      timeoutMs: 1000,
+      transport: async (req: AgentRequest) => {
+        if (req.url.endsWith("/start") && typeof req.body !== "string" && req.body) parts.push(req.body);
+        return { ok: true, value: { status: 200, text: "" } };
+      },
+    });
+    await startAgents(ctx);
+    expect(parts).toHaveLength(4);
+    const shared = parts.map((body) => body.find((part) => Buffer.isBuffer(part)));
+    expect(shared[0]).toBeInstanceOf(Buffer);
+    for (const buffer of shared) expect(buffer).toBe(shared[0]);
   });
 
   it("sends at most 64 agent calls at once", async () => {
