@@ -27,6 +27,7 @@ import { findFreePort } from "@/server/http/free-port";
 import { createLogger } from "@/server/log";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { startTestProvider, type TestProvider } from "../test/oidc-provider";
+import { signInWithProvider } from "./fixtures/oidc-login";
 
 /**
  * What `helm install` of the chart brings up, used as a platform team's user would (issue 38): the chart's
@@ -253,17 +254,11 @@ test("the chart's console signs a user in through the provider and shows the job
   await signOut(page);
 
   // The user signs in on the provider's own login page and lands in the console.
-  await page.getByRole("link", { name: "Sign in with Company SSO" }).click();
-  const login = page.getByPlaceholder("Enter any login");
-  const consent = page.getByRole("button", { name: "Continue" });
-  await expect(login.or(consent)).toBeVisible();
-  if (await login.isVisible()) {
-    await login.fill(LOGIN);
-    await page.getByPlaceholder("and password").fill("any password");
-    await page.getByRole("button", { name: "Sign-in" }).click();
-  }
-  await expect(consent.or(page.getByRole("heading", { name: "Jobs" }))).toBeVisible();
-  if (await consent.isVisible()) await consent.click();
+  await signInWithProvider(page, {
+    signInUrl: `${consoleUrl}/sign-in`,
+    button: "Sign in with Company SSO",
+    login: LOGIN,
+  });
   await expect(page).toHaveURL(`${consoleUrl}/jobs`);
   await expect(page.locator(".shell-session")).toContainText("Kim SSO");
 

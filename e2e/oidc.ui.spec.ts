@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { startTestProvider, type TestProvider } from "../test/oidc-provider";
 import { e2eOidcEnv } from "./fixtures/oidc-env";
+import { signInWithProvider } from "./fixtures/oidc-login";
 import { trpcQuery } from "./fixtures/trpc";
 import { signIn } from "./pages/job-page";
 
@@ -35,22 +36,8 @@ test.afterAll(async () => {
 });
 
 /** From the console's sign-in page, through the provider's login (and consent) page, back to the console. */
-async function signInWithProvider(page: Page) {
-  await page.goto("/sign-in");
-  await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
-  const login = page.getByPlaceholder("Enter any login");
-  const consent = page.getByRole("button", { name: "Continue" });
-  const back = page.waitForURL(/127\.0\.0\.1:\d+\/jobs$/);
-  await expect(login.or(consent).or(page.getByRole("heading", { name: "Jobs" }))).toBeVisible();
-  if (await login.isVisible()) {
-    await login.fill(LOGIN);
-    await page.getByPlaceholder("and password").fill("any password");
-    await page.getByRole("button", { name: "Sign-in" }).click();
-  }
-  await expect(consent.or(page.getByRole("heading", { name: "Jobs" }))).toBeVisible();
-  if (await consent.isVisible()) await consent.click();
-  await back;
-}
+const signInWithTestIdp = (page: Page) =>
+  signInWithProvider(page, { signInUrl: "/sign-in", button: "Sign in with Test IdP", login: LOGIN });
 
 test("a cluster admin maps a group to a team role on the single sign-on page", async ({ page }) => {
   await signIn(page, "admin@rebound.local");
@@ -72,7 +59,7 @@ test("a cluster admin maps a group to a team role on the single sign-on page", a
 test("a user signs in through the provider's login page and sees the console with the mapped team", async ({
   page,
 }) => {
-  await signInWithProvider(page);
+  await signInWithTestIdp(page);
   const session = page.locator(".shell-session");
   await expect(session).toContainText("Dana SSO");
   await expect(session.getByText("Dana SSO")).toHaveAttribute("title", "engineer · vision");
@@ -89,7 +76,7 @@ test("a user signs in through the provider's login page and sees the console wit
   await session.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
   expect(await trpcQuery<Me>(page.request, "auth.me")).toBeNull();
-  await signInWithProvider(page);
+  await signInWithTestIdp(page);
   expect((await trpcQuery<Me>(page.request, "auth.me"))?.memberships).toEqual([]);
 
   await page.locator(".shell-session").getByRole("button", { name: "Sign out" }).click();

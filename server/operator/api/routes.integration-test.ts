@@ -1,15 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
-import { ensureOperatorToken, operatorTokenPath } from "@/server/cluster/local-token";
-import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seedIfEmpty } from "@/server/db/seed";
+import type { LocalBackend } from "@/server/cluster/local/backend";
 import {
   API_VERSION_HEADER,
   jobDetailResponseSchema,
@@ -19,51 +12,24 @@ import {
   submitResponseSchema,
 } from "@/server/domain/operator-api/contract";
 import { rankOutputResponseSchema } from "@/server/domain/operator-api/rank-output";
-import { createLogger } from "@/server/log";
-import { createOperatorDeps } from "@/server/operator/wiring";
+import { type LocalApi, startLocalApi } from "@/server/operator/testing/local-api";
 import { childEnv } from "@/test/child-env";
-import { createTestDatabase } from "@/test/database";
-import { localTokenAuth } from "./authorize";
-import { handleRequest } from "./routes";
 
 /** The operator's HTTP API (no controller running: nothing here starts pods). */
 const ROOT = path.resolve(import.meta.dirname, "../../..");
-let database: { url: string; drop: () => Promise<void> };
-let db: Db;
+let operatorApi: LocalApi;
 let backend: LocalBackend;
-let server: Server;
 let base: string;
 let dataDir: string;
 let token: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase("it_api");
-  await migrate(database.url);
-  db = createDb(database.url);
-  await seedIfEmpty(db);
-  dataDir = await mkdtemp(path.join(tmpdir(), "rebound-api-"));
-  backend = await createLocalBackend({
-    db,
-    dataDir,
-    repoRoot: ROOT,
-    nodeCount: 2,
-    gpusPerNode: 8,
-    nodeRebootMs: 0,
-  });
-  const deps = createOperatorDeps({ backend, db, log: createLogger({ test: "api" }) });
-  token = ensureOperatorToken(dataDir);
-  const auth = localTokenAuth({ token, tokenFile: operatorTokenPath(dataDir) });
-  server = createServer((req, res) => void handleRequest({ req, res, deps, auth, healthy: () => true }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  operatorApi = await startLocalApi({ name: "api", nodeCount: 2 });
+  ({ backend, base, dataDir, token } = operatorApi);
 });
 
 afterAll(async () => {
-  server?.close();
-  await backend?.stop();
-  await db?.$disconnect();
-  await database?.drop();
-  await rm(dataDir, { recursive: true, force: true });
+  await operatorApi?.stop();
 });
 
 /** A call with the operator's token and a body's content type, as the console and the CLI make it. */

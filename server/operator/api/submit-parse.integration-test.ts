@@ -1,17 +1,8 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createLocalBackend, type LocalBackend } from "@/server/cluster/local/backend";
-import { ensureOperatorToken, operatorTokenPath } from "@/server/cluster/local-token";
-import { createDb, type Db } from "@/server/db/client";
-import { createLogger } from "@/server/log";
-import { createOperatorDeps } from "@/server/operator/wiring";
-import { createSeededTestDatabase } from "@/test/database";
-import { localTokenAuth } from "./authorize";
-import { handleRequest } from "./routes";
+import type { LocalBackend } from "@/server/cluster/local/backend";
+import { type LocalApi, startLocalApi } from "@/server/operator/testing/local-api";
 
 /**
  * Submit parses the YAML once (issue 35 item 4): the route parses it to authorise the namespace it names
@@ -50,40 +41,18 @@ vi.mock("yaml", async (importOriginal) => {
 });
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
-let database: { url: string; drop: () => Promise<void> };
-let db: Db;
+let api: LocalApi;
 let backend: LocalBackend;
-let server: Server;
 let base: string;
-let dataDir: string;
 let token: string;
 
 beforeAll(async () => {
-  database = await createSeededTestDatabase("it_submit_parse");
-  db = createDb(database.url);
-  dataDir = await mkdtemp(path.join(tmpdir(), "rebound-submit-parse-"));
-  backend = await createLocalBackend({
-    db,
-    dataDir,
-    repoRoot: ROOT,
-    nodeCount: 1,
-    gpusPerNode: 8,
-    nodeRebootMs: 0,
-  });
-  const deps = createOperatorDeps({ backend, db, log: createLogger({ test: "submit-parse" }) });
-  token = ensureOperatorToken(dataDir);
-  const auth = localTokenAuth({ token, tokenFile: operatorTokenPath(dataDir) });
-  server = createServer((req, res) => void handleRequest({ req, res, deps, auth, healthy: () => true }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  api = await startLocalApi({ name: "submit-parse", nodeCount: 1 });
+  ({ backend, base, token } = api);
 });
 
 afterAll(async () => {
-  server?.close();
-  await backend?.stop();
-  await db?.$disconnect();
-  await database?.drop();
-  await rm(dataDir, { recursive: true, force: true });
+  await api?.stop();
 });
 
 beforeEach(() => {
