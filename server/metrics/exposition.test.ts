@@ -18,7 +18,7 @@ describe("metrics registries", () => {
   it("export no default process metrics", async () => {
     const text = await createOperatorMetrics().registry.render();
     expect(text).not.toMatch(/^(process|nodejs)_/m);
-    expect(text.match(/^# TYPE /gm)).toHaveLength(16);
+    expect(text.match(/^# TYPE /gm)).toHaveLength(17);
   });
 
   it("render what is registered, in registration order", async () => {
