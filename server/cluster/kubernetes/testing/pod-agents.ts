@@ -8,7 +8,7 @@ import { killTree } from "@/server/cluster/local/process-tree";
 import { findFreePort } from "@/server/http/free-port";
 import type { Logger } from "@/server/log";
 import { createInformer, type KubeObject, objectKey } from "../informer";
-import { LABEL_JOB } from "../objects";
+import { ANNOTATION_AGENT_URL, LABEL_JOB } from "../objects";
 import { annotateAgentUrl, isBound, isGone } from "./kubelet";
 
 /**
@@ -17,6 +17,9 @@ import { annotateAgentUrl, isBound, isGone } from "./kubelet";
  * back end does) as a local process and annotates the pod with the agent's address. Deleting the pod kills
  * the process tree. Used by the kubernetes integration tests only.
  */
+/** How often every pod's agent is checked against its pod, events aside. */
+const RESYNC_MS = 500;
+
 export type PodAgents = {
   /** The agent process of a pod, when running. */
   pidOf(namespace: string, pod: string): number | null;
@@ -32,8 +35,7 @@ export async function startPodAgents(opts: {
   env?: Record<string, string>;
 }): Promise<PodAgents> {
   const core = opts.kubeConfig.makeApiClient(CoreV1Api);
-  const running = new Map<string, { uid: string; child: ChildProcess }>();
-  const launching = new Set<string>();
+  const running = new Map<string, { uid: string; child: ChildProcess; url: string; exited: boolean }>();
   let count = 0;
   let stopped = false;
 
@@ -41,7 +43,7 @@ export async function startPodAgents(opts: {
     const entry = running.get(key);
     if (!entry) return;
     running.delete(key);
-    if (entry.child.pid !== undefined) killTree(entry.child.pid, "SIGKILL");
+    if (!entry.exited && entry.child.pid !== undefined) killTree(entry.child.pid, "SIGKILL");
   };
 
   /** Starts the agent the pod's container command names; null when it names none. */
@@ -80,53 +82,77 @@ export async function startPodAgents(opts: {
     });
   };
 
-  const launch = async (pod: V1Pod) => {
-    const key = objectKey(pod as KubeObject);
-    kill(key);
-    const port = await findFreePort();
-    const child = spawnAgent(pod, port);
-    if (!child) return;
-    running.set(key, { uid: pod.metadata?.uid ?? "", child });
-    count += 1;
-    child.on("exit", () => {
-      if (running.get(key)?.child === child) running.delete(key);
-    });
-    if (stopped) return kill(key);
-    await annotateAgentUrl(core, pod, `http://127.0.0.1:${port}`, () => stopped).catch((error: unknown) => {
-      // Not annotated, the operator would never reach this agent: stop it, so the pod's next event (or the
-      // next relist) starts one again rather than finding it "running".
-      killIfSame(key, pod.metadata?.uid ?? "");
-      throw error;
-    });
-  };
+  /** Pods that named no agent: not started again on every sweep. */
+  const noAgent = new Set<string>();
 
   /**
-   * Kills the agent of this very pod only: a replacement of the same name may already run its own (the old
-   * pod's last events can arrive after the new pod's, as after a relist), and it must not be killed.
+   * Brings one pod name's agent in line with the pod the informer holds now, as a kubelet's pod sync does:
+   * no live bound pod, no agent; an agent of an earlier pod of that name is stopped; a bound pod gets its
+   * agent and an agent-URL annotation naming it. Reading the pod afresh on every pass (rather than acting on
+   * one event) is what makes a pod replaced under the same name mid-start come right: the next pass sees the
+   * new pod.
    */
-  const killIfSame = (key: string, uid: string) => {
-    if (running.get(key)?.uid === uid) kill(key);
-  };
-
-  /** After a relist (the watch could not resume): start what is missing, stop agents whose pod is gone. */
-  const resync = () => {
-    const listed = new Map(informer.list().map((pod) => [objectKey(pod), pod.metadata?.uid ?? ""]));
-    for (const [key, entry] of [...running]) if (listed.get(key) !== entry.uid) kill(key);
-    for (const pod of informer.list()) reconcile("ADDED", pod);
-  };
-
-  const reconcile = (type: string, pod: V1Pod | null) => {
-    if (!pod || stopped) return;
-    const key = objectKey(pod as KubeObject);
-    if (isGone(type, pod)) return killIfSame(key, pod.metadata?.uid ?? "");
+  const syncPod = async (key: string) => {
+    const pod = informer.get(key);
+    if (!pod || isGone("MODIFIED", pod) || !isBound(pod)) return kill(key);
     const uid = pod.metadata?.uid ?? "";
-    if (!isBound(pod) || running.get(key)?.uid === uid || launching.has(uid)) return;
-    launching.add(uid);
-    launch(pod)
-      .catch((error: unknown) =>
-        opts.log.warn("could not start a pod's agent", { pod: key, error: String(error) }),
-      )
-      .finally(() => launching.delete(uid));
+    const entry = running.get(key)?.uid === uid ? running.get(key) : await startAgent(key, pod);
+    if (!entry || pod.metadata?.annotations?.[ANNOTATION_AGENT_URL] === entry.url) return;
+    // A pod replaced meanwhile refuses the write (its uid differs): the next pass serves the new pod.
+    await annotateAgentUrl(core, pod, entry.url, () => stopped || informer.get(key)?.metadata?.uid !== uid);
+  };
+
+  /** Stops an earlier pod's agent under this name and starts this pod's; null when it runs none. */
+  const startAgent = async (key: string, pod: V1Pod) => {
+    kill(key);
+    const uid = pod.metadata?.uid ?? "";
+    if (noAgent.has(uid)) return null;
+    const port = await findFreePort();
+    if (stopped || informer.get(key)?.metadata?.uid !== uid) return null;
+    const child = spawnAgent(pod, port);
+    if (!child) {
+      noAgent.add(uid);
+      return null;
+    }
+    const entry = { uid, child, url: `http://127.0.0.1:${port}`, exited: false };
+    running.set(key, entry);
+    count += 1;
+    // An agent that exits stays this pod's: a kubelet does not start a pod's container again under
+    // restartPolicy Never, and the operator is to find the pod's agent gone.
+    child.on("exit", () => {
+      entry.exited = true;
+    });
+    return entry;
+  };
+
+  /** One sync at a time per pod name; a request during one runs one more pass after it. */
+  const syncing = new Map<string, { again: boolean }>();
+  const schedule = (key: string) => {
+    if (stopped) return;
+    const inFlight = syncing.get(key);
+    if (inFlight) {
+      inFlight.again = true;
+      return;
+    }
+    const state = { again: false };
+    syncing.set(key, state);
+    const pass = (): Promise<void> =>
+      syncPod(key)
+        .catch((error: unknown) =>
+          opts.log.warn("could not sync a pod's agent", { pod: key, error: String(error) }),
+        )
+        .then(() => {
+          if (!state.again || stopped) return;
+          state.again = false;
+          return pass();
+        });
+    void pass().finally(() => syncing.delete(key));
+  };
+
+  /** Every pod name known either way: what the informer holds and what runs. */
+  const scheduleAll = () => {
+    const keys = new Set([...informer.list().map((pod) => objectKey(pod)), ...running.keys()]);
+    for (const key of keys) schedule(key);
   };
 
   const informer = createInformer<V1Pod & KubeObject>({
@@ -136,15 +162,24 @@ export async function startPodAgents(opts: {
     watchPath: "/api/v1/pods",
     query: { labelSelector: LABEL_JOB },
     list: () => core.listPodForAllNamespaces({ labelSelector: LABEL_JOB }) as never,
-    onEvent: (type, pod) => (type === "RELISTED" ? resync() : reconcile(type, pod)),
+    onEvent: (type, pod) => (type === "RELISTED" || !pod ? scheduleAll() : schedule(objectKey(pod))),
   });
-  await informer.start(); // its first list resyncs: every bound pod gets its agent
+  await informer.start();
+  scheduleAll();
+  // A kubelet also syncs every pod now and then, not only on events: a write refused or lost on the way is
+  // tried again here.
+  const resync = setInterval(scheduleAll, RESYNC_MS);
+  resync.unref();
 
   return {
-    pidOf: (namespace, pod) => running.get(`${namespace}/${pod}`)?.child.pid ?? null,
+    pidOf(namespace, pod) {
+      const entry = running.get(`${namespace}/${pod}`);
+      return entry && !entry.exited ? (entry.child.pid ?? null) : null;
+    },
     started: () => count,
     stop() {
       stopped = true;
+      clearInterval(resync);
       informer.stop();
       for (const key of [...running.keys()]) kill(key);
     },
