@@ -25,12 +25,17 @@ import { type KubeOperator, startKubeOperator } from "./testing/kube-operator";
 import { type PodAgents, startPodAgents } from "./testing/pod-agents";
 
 /**
- * Node signals other than HyperPod's label, on a real kube-apiserver + KWOK: an NVSentinel condition,
- * node-problem-detector's KernelDeadlock, the EKS agent's AcceleratedHardwareReady=False, a device plugin's
- * allocatable drop, and a DCGM exporter's Xid (a stand-in exporter scraped by a real Prometheus, which the
- * operator polls) on the node of one of a job's pods replace that pod (only) on a healthy node; cleared,
- * the node is healthy again; a cordon alone moves nothing, and new pods keep off the cordoned node. Each
- * signal's time from being set to the operator's detection is printed.
+ * Node signals other than HyperPod's label, on a real kube-apiserver + KWOK: Kubernetes' unreachable
+ * taint, an NVSentinel condition and its state label, node-problem-detector's KernelDeadlock, the EKS
+ * agent's AcceleratedHardwareReady=False, a device plugin's allocatable drop, and a DCGM exporter's Xid (a
+ * stand-in exporter scraped by a real Prometheus, which the operator polls) on the node of one of a job's
+ * pods replace that pod (only) on a healthy node; cleared, the node is healthy again and a replacement is
+ * placed on it; a cordon alone moves nothing, and new pods keep off the cordoned node. Each signal's time
+ * from being set to the operator's detection is printed.
+ *
+ * Ready=False is not among them: KWOK's heartbeat writes the node's standard conditions back to healthy
+ * (e2e/kube/kwok.go), so a hand-set Ready=False does not stay; without a kube-controller-manager nothing
+ * else taints the node either, so the taint here is the node lifecycle controller's, set by hand.
  */
 const NAMESPACE = "hyperpod-ns-node-signals";
 const NODES = ["kwok-node-0", "kwok-node-1", "kwok-node-2", "kwok-node-3"];
@@ -77,13 +82,15 @@ beforeAll(async () => {
     quiet: true,
   });
   // Each test's replacement at once: the crash-loop back-off (restarts in a row without progress) is not
-  // what is tested here, and the demo ranks may print no step between two tests' faults.
+  // what is tested here, and the demo ranks may print no step between two tests' faults. Nor is the
+  // escalation to a full job restart: the file's 15 pod replacements stay below its count.
   const yaml = demoJobYaml({
     name: ref.name,
     namespace: NAMESPACE,
     nodes: 2,
     ranks: 4,
     gpusPerPod: 4,
+    restartsBeforeFullRestart: 100,
     annotations: { "rebound.dev/max-restarts-without-progress": "0" },
   });
   await env.kubeConfig
@@ -164,6 +171,13 @@ async function nodeFaultMessages(): Promise<string[]> {
   return items.filter((item) => item.reason === "NodeFault").map((item) => item.message ?? "");
 }
 
+/** NVSentinel's fault-quarantine sets this label on a node it quarantines and removes it after recovery. */
+const nvsentinelState = (node: string, state: string | null) =>
+  env.core.patchNode(
+    { name: node, body: { metadata: { labels: { "dgxc.nvidia.com/nvsentinel-state": state } } } },
+    MERGE,
+  );
+
 type Signal = {
   what: string;
   set(node: string): Promise<unknown>;
@@ -173,6 +187,23 @@ type Signal = {
 };
 
 const SIGNALS: Signal[] = [
+  {
+    what: "Kubernetes' unreachable NoExecute taint",
+    set: (node) =>
+      env.core.patchNode(
+        {
+          name: node,
+          body: {
+            spec: {
+              taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute", timeAdded: new Date() }],
+            },
+          },
+        },
+        MERGE,
+      ),
+    clear: (node) => env.core.patchNode({ name: node, body: { spec: { taints: null } } }, MERGE),
+    names: "Kubernetes: taint node.kubernetes.io/unreachable:NoExecute",
+  },
   {
     what: "an NVSentinel GpuMemWatch condition",
     set: (node) =>
@@ -188,6 +219,12 @@ const SIGNALS: Signal[] = [
     clear: (node) =>
       patchStatus(node, condition("GpuMemWatch", "False", "GpuMemWatchIsHealthy", "No Health Failures")),
     names: "NVSentinel: GpuMemWatch — ErrorCode:DCGM_FR_VOLATILE_DBE_DETECTED GPU:0",
+  },
+  {
+    what: "NVSentinel's state label (quarantined)",
+    set: (node) => nvsentinelState(node, "quarantined"),
+    clear: (node) => nvsentinelState(node, null),
+    names: "NVSentinel: dgxc.nvidia.com/nvsentinel-state=quarantined",
   },
   {
     what: "a node-problem-detector KernelDeadlock condition",
@@ -231,16 +268,46 @@ const SIGNALS: Signal[] = [
   },
 ];
 
+/**
+ * A cleared node is placed on again: with the one other free node cordoned it is the only node with room,
+ * so when the same signal moves the job's first pod (by name), the replacement must land on it.
+ */
+async function placedOnAgain(signal: Signal, cleared: string) {
+  const pods = await jobPods();
+  const [moving] = pods;
+  const from = moving?.spec?.nodeName ?? "";
+  const used = new Set(pods.map((pod) => pod.spec?.nodeName));
+  const [spare = ""] = NODES.filter((node) => node !== cleared && !used.has(node));
+  await cordon(spare, true);
+  await seenHealthy(spare, false);
+  const count = (await restarts()) + 1;
+  await signal.set(from);
+  expect(await settledRestart(count)).toMatchObject({
+    action: "POD_REPLACEMENT",
+    node: from,
+    outcome: "recovered",
+  });
+  await waitUntil("all ranks running again", allRunning);
+  const moved = (await jobPods()).find((pod) => pod.metadata?.name === moving?.metadata?.name);
+  expect(moved?.metadata?.uid).not.toBe(moving?.metadata?.uid);
+  expect(moved?.spec?.nodeName).toBe(cleared);
+  await signal.clear(from);
+  await cordon(spare, false);
+  await seenHealthy(from, true);
+  await seenHealthy(spare, true);
+}
+
 /** Each signal's time from being set to the operator's detection (its restart row's detectedAt). */
 const detection: [string, number][] = [];
 
 describe("node signals on the kubernetes back end", () => {
-  it.each(SIGNALS.map((signal, index) => [signal.what, signal, index] as const))(
-    "%s replaces only the pod on that node, onto a healthy node; cleared, the node is healthy again",
-    async (_what, signal, index) => {
+  it.each(SIGNALS.map((signal) => [signal.what, signal] as const))(
+    "%s replaces only the pod on that node, onto a healthy node; cleared, the node is used again",
+    async (_what, signal) => {
       const before = await jobPods();
-      const target = before[index % 2];
-      const other = before[(index + 1) % 2];
+      // The second pod here, the first in placedOnAgain: the faults alternate between the two pods, as a
+      // repeat of the last failure (same reason, same pods, no progress between) folds into its record.
+      const [other, target] = before;
       const badNode = target?.spec?.nodeName ?? "";
       const count = (await restarts()) + 1;
       const setAt = Date.now();
@@ -268,6 +335,7 @@ describe("node signals on the kubernetes back end", () => {
       detection.push([signal.what, event.detectedAt.getTime() - setAt]);
       await signal.clear(badNode);
       await seenHealthy(badNode, true);
+      await placedOnAgain(signal, badNode);
     },
   );
 
@@ -302,8 +370,8 @@ describe("node signals on the kubernetes back end", () => {
 
     // A fault on the other pod's node: its replacement goes to the one node neither cordoned nor faulty.
     const badNode = second?.spec?.nodeName ?? "";
-    const [nvsentinel] = SIGNALS as [Signal];
-    await nvsentinel.set(badNode);
+    const [fault] = SIGNALS as [Signal];
+    await fault.set(badNode);
     const settled = await settledRestart(count + 1);
     expect(settled).toMatchObject({ node: badNode, outcome: "recovered" });
     await waitUntil("all ranks running again", allRunning);
@@ -312,7 +380,7 @@ describe("node signals on the kubernetes back end", () => {
     expect(after.find((pod) => pod.metadata?.name === first?.metadata?.name)?.metadata?.uid).toBe(
       first?.metadata?.uid,
     );
-    await nvsentinel.clear(badNode);
+    await fault.clear(badNode);
     await cordon(firstNode, false);
     await cordon(freeA ?? "", false);
     for (const node of NODES) await seenHealthy(node, true);
