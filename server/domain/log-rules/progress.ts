@@ -35,8 +35,11 @@ const NUMBERED = String.raw`[0-9]+(?:/[0-9]+)?\s*[|:]\s*(?:train )?loss\b`;
  * mmengine's `Epoch(train) [1][200/735]  lr: …`, `Train - Epoch: [127/300][ 35/464]\tTime …`.
  */
 const LOGGER = String.raw`\[\s*[0-9]+/[0-9]+\]\s+(?:eta|lr|time|loss)\b`;
-/** Keras's bar: `100/100 [==============================] - 142s 1s/step - loss: 0.9857`. */
-const KERAS = String.raw`[0-9]+/[0-9]+ \[[=>.]+\] - .*loss`;
+/**
+ * Keras's bar: `100/100 [==============================] - 142s 1s/step - loss: 0.9857`, or its line without the
+ * bar (`verbose=2`: `3/3 - 65s - loss: 0.2053`).
+ */
+const KERAS = String.raw`[0-9]+/[0-9]+ [\[=>.\] ]*- .*loss`;
 /** DeepSpeed's throughput timer: `[timer.py:189:stop] 0/40, SamplesPerSec=83.48…`. */
 const SAMPLES_TIMER = "SamplesPerSec=[0-9]";
 /** A Trainer log dict; not the end-of-training summary (`{'train_runtime': …}`). */
@@ -46,7 +49,7 @@ const OTHER = "train loss [0-9]+ [0-9]|step [0-9]+/[0-9]+ ==";
 const BAR_NAME = String.raw`(?:(?:Epoch [0-9]+|Training|Valid|Eval|Sanity|Test|Predict|steps?|\[[^\]]*loss[^\]]*\])[^|%]*|\b[0-9]+):\s*`;
 /** tqdm's `12%|█▏   | 120/1000 [`, its bar without the blocks `34% 1020/3000 [`, or `17671it [`. */
 const BAR = String.raw`(?:[0-9]+%(?:\|[^|]*\|)?\s*[0-9]+/[0-9]+|[0-9]+it)\s*\[`;
-const TIMER = String.raw`\btime \(ms\) \|.*\b(?:forward|backward|fwd|bwd)`;
+const TIMER = String.raw`\btime \(ms\) \|.*\b(?:forward|backward|[fb]wd)`;
 
 /** The pattern, as a HyperPod rule writes it (a template's `logPattern`). */
 export const PROGRESS_PATTERN = `(?i)(?:${PREFIX}\\s*(?:${BAR}|${NUMBERED})|.*(?:${COUNTER}.*${FIGURE}|${FIGURE}${VALUE}.*${COUNTER}|${TRAINER_DICT}|${BAR_NAME}${BAR}|${TIMER}|${LOGGER}|${KERAS}|${SAMPLES_TIMER}|${OTHER})).*`;

@@ -34,7 +34,7 @@ export const PATTERNS = {
 
   nanLoss: [
     "(?i).*(?:",
-    String.raw`(?:(?:\b\w?|_)loss\]?|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf(?:inity)?)\b`,
+    String.raw`(?:(?:\b\w?|_)loss\]?|\bgrad[ _]norm|\bgradient norm)['"]?\s*(?:[:=|]|\bis\b|\bwas\b|\bbecame\b)?\s*['"]?(?:tensor\(\[?)?[-+]?(?:nan|inf(?:inity|inite)?)\b`,
     String.raw`|\btensor\(\[?[-+]?nan\b`,
     String.raw`|\b(?:nan|inf) (?:loss|grad)`,
     "|found (?:nan|inf) in (?:local )?grad norm",
@@ -45,6 +45,7 @@ export const PATTERNS = {
     String.raw`|(?:attempted loss scale: [0-9.]+, reducing to|reducing dynamic loss scale from [0-9.]+ to|reducing loss scale to) [12](?:\.0)?\b`,
     String.raw`|(?:reducing|setting) (?:loss )?scale to:? (?:0\.0|[0-9.]+e-)`,
     "|returned nan values",
+    "|lg_loss_scale to -[0-9]",
     ").*",
   ].join(""),
 
@@ -52,15 +53,18 @@ export const PATTERNS = {
    * A step's loss from step 100 on: a counter of three digits or more (`step: 200`, `iteration 200/`,
    * `iter 100:`, a bar's `| 795/77225 [`, a logger's `[ 120/2669]`, a line opening `490 | loss …`), then
    * the first loss after it, a validation loss too (`validation loss at iteration 1000 | LM loss: …`: a
-   * divergence shows there as well).
+   * divergence shows there as well). A date (`[2020/11/16 …`) is no counter.
    */
   lossSpike: [
     "(?i).*(?:",
     String.raw`(?:\b|_)(?:step|steps|current_steps|iteration|iter|batch|epoch)\b\]?['"]?\s*[:=]?\s*\[?\s*[1-9][0-9]{2,}(?:[/:,|\]].*?|\s+(?:[a-z|].*?)?)`,
-    String.raw`|(?:^|[|\[%\s])\s*[1-9][0-9]{2,}\s*/\s*[0-9].*?`,
-    String.raw`|^\s*[1-9][0-9]{2,}\s*\|\s*`,
+    String.raw`|(?:^|[|\[%\s])\s*[1-9][0-9]{2,}\s*/\s*[0-9]+(?:[^0-9/].*?)?`,
+    String.raw`|(?:^|\s-)\s*[1-9][0-9]{2,}\s*[|:]\s*`,
     String.raw`)\b${LOSS_NAME}['"]?\s*(?:[:=]|\bis\b)?\s*['"]?(${FLOAT}).*`,
   ].join(""),
+
+  /** A line that is a step number and its loss and nothing else (`76970 2.6265104`), as `print(step, loss)` writes it. */
+  lossSpikeBare: String.raw`(?i)\s*[1-9][0-9]{2,}\s+([0-9]*\.[0-9]+(?:e[-+]?[0-9]+)?|nan|inf)\s*$`,
 
   /**
    * The same, where the counter follows the loss: fairseq's `loss=9.44, nll_loss=…, num_updates=700`, its
@@ -74,14 +78,16 @@ export const PATTERNS = {
     ").*",
   ].join(""),
 
-  lowThroughput: String.raw`(?i).*\b(?:tps|tgs|wps|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?|tokens_per_sec(?:ond)?(?:_per_gpu)?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+  lowThroughput: String.raw`(?i).*(?:\b(?:tps|tgs|wps|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?)|(?:\b|_)tokens_per_sec(?:ond)?(?:_per_gpu)?['"]?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
   /** The same figure printed before its unit (`Throughput: 1507 tokens/s`), for a second rule. */
   lowThroughputUnit: String.raw`(?i).*[\s:=(]([0-9]+(?:\.[0-9]+)?) ?(?:tokens|tok)/s(?:ec)?\b.*`,
 
   cudaOom: [
     ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure (?:[0-9]+ )?'?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
     "|(?i:hip out of memory|cuda error: out of memory)|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation",
-    "|Failed to CUDA calloc|RESOURCE_EXHAUSTED: (?:Out of memory|Attempting to reserve)|Ran out of GPU memory).*",
+    "|Failed to CUDA calloc|(?i:resource[ _]exhausted):? (?:Out of memory|Attempting to reserve)",
+    "|OOM when allocating tensor.*(?:device:GPU|allocator GPU)",
+    "|Ran out of GPU memory|from device: (?:hipError_t\\(1002\\)|HIP_ERROR_OutOfMemory)).*",
   ].join(""),
 
   ncclTimeout: [
@@ -109,7 +115,7 @@ export const PATTERNS = {
     "|NCCL communicator was aborted",
     "|NCCL WARN (?:NET/IB|NET/Socket|Net/IB)\\b.*(?:[Ee]rr|failed)",
     "|NCCL WARN .*(?:Connection reset|Connection refused|Connection closed by remote peer|Broken pipe|Call to [a-z_]+ failed|Cuda failure)",
-    "|NCCL WARN socketPollConnect|\\[Proxy thread error\\]",
+    "|NCCL WARN socketPollConnect|\\[Proxy thread error\\]|NCCL WARN .*\\bfatal (?:error|event)\\b",
     "|socketProgress(?:Opt)?: (?:Call to [a-z]+ .* failed|Connection closed by remote peer)",
     "|socketStartConnect: Connect to .* failed|NCCL WARN \\[Proxy Service [0-9]+\\] Failed|NCCL WARN Socket (?:recv|send) failed",
     "|watchdog thread terminated with exception: CUDA error",
@@ -124,6 +130,7 @@ export const PATTERNS = {
     "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed|rm_init_adapter failed",
     "|osInitNvMapping(?: failed|: \\*\\*\\* Cannot attach gpu)|GspRmAlloc failed: .*status=0x0*62\\b",
     "|A GPU crash dump has been created|Unable to determine the device handle for GPU",
+    "|Cannot initialize GSP firmware|failed to wait for GFW_BOOT",
     String.raw`|SXid \([^)]*\): [0-9]+, Fatal|\b[0-9]+ UE memory (?:read )?error`,
     "|(?i:uncorrectable ECC error|double bit ECC error|uncorrectable NVLink error)",
     ").*",
@@ -137,7 +144,7 @@ export const PATTERNS = {
     String.raw`|\bsave[- ]checkpoint\b|finished saving|saving current state to|saved state to`,
     String.raw`|model weights saved in .*checkpoint|optimizer state saved in|\[Torch\] Sav(?:ing|ed) `,
     "|storing distributed optimizer|sav(?:ing|ed) model to|sav(?:ing|ed) model and optimizer state|\\bsave (?:latest|best|final) model to|\\bcheckpoint done\\b",
-    String.raw`|saved in \S*checkpoint|checkpoint request|modules are saved in|about to save the|\b(?:model|optimizer) saved\b|\bsaving model (?:weights )?(?:to|in)\b`,
+    String.raw`|saved in \S*checkpoint|checkpoint request|modules are saved in|about to save the|\b(?:model|optimizer) saved\b|\bsaving model (?:weights )?(?:to|in)\b|\bsaving the model\b`,
     ").*",
   ].join(""),
 } as const;

@@ -106,10 +106,11 @@ export const POLICY_TEMPLATES: PolicyTemplate[] = [
     name: "Loss spike",
     summary:
       "faults the job when the loss stays above 10 for 3 logged steps in a row, from step 100 on (the first steps of a large vocabulary start above 10)",
-    // Two rules, one per order: the step before its loss (most frameworks), or after it (fairseq).
+    // Three rules: the step before its loss (most frameworks), after it (fairseq), or the two alone on a line.
     rules:
       rule("LossSpike", PATTERNS.lossSpike, SPIKE) +
-      rule("LossSpikeUpdates", PATTERNS.lossSpikeBeforeCounter, SPIKE),
+      rule("LossSpikeUpdates", PATTERNS.lossSpikeBeforeCounter, SPIKE) +
+      rule("LossSpikeBare", PATTERNS.lossSpikeBare, SPIKE),
     samples: {
       fires: [
         at("12:00:00", "step: 500  loss:  2.1000"),

@@ -63,18 +63,34 @@ export type Corpus = { sources: string[]; lines: CorpusLine[]; excerpts: CorpusE
 
 export const CORPUS_DIR = path.join(import.meta.dirname, ".");
 
+/** The JSON files of a corpus folder, in name order. */
+export function corpusFiles(dir = CORPUS_DIR): string[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map((name) => path.join(dir, name));
+}
+
+/** One file of a corpus, checked: a bad file throws naming the file and the field. */
+export function loadCorpusFile(file: string): Corpus {
+  const parsed = fileSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new Error(`${path.basename(file)}: ${z.prettifyError(parsed.error)}`);
+  const { source } = parsed.data;
+  return {
+    sources: [source],
+    lines: parsed.data.lines.map((line) => ({ ...line, source })),
+    excerpts: parsed.data.excerpts.map((excerpt) => ({ ...excerpt, source })),
+  };
+}
+
 /** Every file of the corpus, checked: a bad file throws naming the file and the field. */
 export function loadCorpus(dir = CORPUS_DIR): Corpus {
   const corpus: Corpus = { sources: [], lines: [], excerpts: [] };
-  for (const name of readdirSync(dir)
-    .filter((file) => file.endsWith(".json"))
-    .sort()) {
-    const parsed = fileSchema.safeParse(JSON.parse(readFileSync(path.join(dir, name), "utf8")));
-    if (!parsed.success) throw new Error(`${name}: ${z.prettifyError(parsed.error)}`);
-    const { source } = parsed.data;
-    corpus.sources.push(source);
-    corpus.lines.push(...parsed.data.lines.map((line) => ({ ...line, source })));
-    corpus.excerpts.push(...parsed.data.excerpts.map((excerpt) => ({ ...excerpt, source })));
+  for (const file of corpusFiles(dir)) {
+    const one = loadCorpusFile(file);
+    corpus.sources.push(...one.sources);
+    corpus.lines.push(...one.lines);
+    corpus.excerpts.push(...one.excerpts);
   }
   return corpus;
 }
