@@ -63,6 +63,8 @@ const uidOf = (object: KubeObject): string => object.metadata?.uid ?? "";
 const versionOf = (object: KubeObject | undefined): number => Number(object?.metadata?.resourceVersion ?? 0);
 
 const MIN_BACKOFF_MS = 250;
+/** Deleted objects remembered (uids, ~40 bytes each): far more than one reconcile's creates in flight. */
+const TOMBSTONES = 16_384;
 const MAX_BACKOFF_MS = 30_000;
 
 function statusCode(error: unknown): number | undefined {
@@ -73,7 +75,20 @@ function statusCode(error: unknown): number | undefined {
 
 export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): Informer<T> {
   const store = new Map<string, T>();
+  /**
+   * Objects known deleted (a DELETED event, or removed by us): their later events and an answer to our own
+   * create that arrives after the watch reported the object gone do not bring them back. A pod deleted right
+   * after we created it (by its node's controller, a user) was otherwise put back into the store by the
+   * create's answer, and the job waited on it forever. Oldest forgotten first past TOMBSTONES.
+   */
   const deletedUids = new Set<string>();
+  const tombstone = (uid: string) => {
+    if (!uid) return;
+    deletedUids.delete(uid);
+    deletedUids.add(uid);
+    const oldest = deletedUids.values().next().value;
+    if (deletedUids.size > TOMBSTONES && oldest !== undefined) deletedUids.delete(oldest);
+  };
   const stats = { lists: 0, watches: 0, gone: 0, stalls: 0, errors: 0 };
   const watchTimeoutSeconds = opts.watchTimeoutSeconds ?? 300;
   const stallMs = opts.stallMs ?? (watchTimeoutSeconds + 30) * 1000;
@@ -103,8 +118,10 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
     const key = objectKey(object);
     const uid = uidOf(object);
     if (type === "DELETED") {
-      drop(key);
-      deletedUids.delete(uid);
+      // A late DELETED of an earlier object of this name leaves its successor (created since) in place.
+      const stored = store.get(key);
+      if (!stored || uidOf(stored) === uid) drop(key);
+      tombstone(uid);
     } else if (deletedUids.has(uid)) {
       return;
     } else if (isNewer(object, store.get(key))) {
@@ -117,8 +134,6 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
     const listed = await opts.list();
     stats.lists += 1;
     for (const key of [...store.keys()]) drop(key);
-    const listedUids = new Set(listed.items.map(uidOf));
-    for (const uid of deletedUids) if (!listedUids.has(uid)) deletedUids.delete(uid);
     for (const item of listed.items.filter((candidate) => !deletedUids.has(uidOf(candidate)))) {
       put(objectKey(item), item);
     }
@@ -250,11 +265,13 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
     get: (key) => store.get(key),
     list: () => [...store.values()],
     upsert(object) {
+      if (deletedUids.has(uidOf(object))) return;
       if (isNewer(object, store.get(objectKey(object)))) put(objectKey(object), object);
     },
     remove(object) {
-      drop(objectKey(object));
-      if (object.metadata?.uid) deletedUids.add(object.metadata.uid);
+      const key = objectKey(object);
+      if (uidOf(store.get(key) ?? object) === uidOf(object)) drop(key);
+      tombstone(uidOf(object));
     },
   };
 }
