@@ -19,7 +19,7 @@ import { demoJobYaml } from "@/server/operator/testing/jobs";
 import { listRestartEvents } from "@/server/store/restart-events/queries";
 import { createSeededTestDatabase } from "@/test/database";
 import { startPrometheus, type TestPrometheus } from "@/test/prometheus";
-import { LABEL_JOB } from "./objects";
+import { ANNOTATION_AGENT_URL, LABEL_JOB } from "./objects";
 import { type KubeEnv, REPO_ROOT, startKubeEnv, waitUntil } from "./testing/kube-env";
 import { type KubeOperator, startKubeOperator } from "./testing/kube-operator";
 import { type PodAgents, startPodAgents } from "./testing/pod-agents";
@@ -141,7 +141,7 @@ async function settledRestart(count: number) {
     const seen = (await rows()).map((row) => `${row.action} ${row.outcome} ${row.node}: ${row.message}`);
     const live = operator.live(ref);
     throw new Error(
-      `${String(error)}; restart rows: ${seen.join(" | ")}; job ${live?.phase} ranks ${live?.ranksRunning} recovery ${JSON.stringify(live?.recovery)}`,
+      `${String(error)}; restart rows: ${seen.join(" | ")}; job ${live?.phase} ranks ${live?.ranksRunning} recovery ${JSON.stringify(live?.recovery)}; ${await explainPods()}`,
     );
   });
 }
@@ -161,6 +161,27 @@ async function seenHealthy(node: string, healthy: boolean) {
     const view = (await operator.backend.listNodes()).find((candidate) => candidate.name === node);
     return view && isNodeHealthy(view) === healthy;
   });
+}
+
+/** The job's pods as the apiserver has them and its latest events, for a timed-out wait's error. */
+async function explainPods(): Promise<string> {
+  const { items: pods } = await env.core.listNamespacedPod({ namespace: NAMESPACE });
+  const { items: events } = await env.core.listNamespacedEvent({
+    namespace: NAMESPACE,
+    fieldSelector: `involvedObject.name=${ref.name}`,
+  });
+  const podLines = pods.map(
+    (pod) =>
+      `${pod.metadata?.name} uid ${pod.metadata?.uid?.slice(0, 8)} @${pod.spec?.nodeName} ${pod.status?.phase}` +
+      `${pod.metadata?.deletionTimestamp ? " deleting" : ""} ip ${pod.status?.podIP} agent ${pod.metadata?.annotations?.[ANNOTATION_AGENT_URL]}`,
+  );
+  const at = (event: (typeof events)[number]) =>
+    new Date(event.lastTimestamp ?? event.eventTime ?? 0).getTime();
+  const eventLines = events
+    .sort((a, b) => at(a) - at(b))
+    .slice(-8)
+    .map((event) => `${event.reason}: ${event.message}`);
+  return `pods: ${podLines.join(", ")}; last events: ${eventLines.join(" | ")}`;
 }
 
 async function nodeFaultMessages(): Promise<string[]> {

@@ -35,7 +35,7 @@ export async function startPodAgents(opts: {
   env?: Record<string, string>;
 }): Promise<PodAgents> {
   const core = opts.kubeConfig.makeApiClient(CoreV1Api);
-  const running = new Map<string, { uid: string; child: ChildProcess; url: string; exited: boolean }>();
+  const running = new Map<string, { uid: string; child: ChildProcess; url: string }>();
   let count = 0;
   let stopped = false;
 
@@ -43,7 +43,7 @@ export async function startPodAgents(opts: {
     const entry = running.get(key);
     if (!entry) return;
     running.delete(key);
-    if (!entry.exited && entry.child.pid !== undefined) killTree(entry.child.pid, "SIGKILL");
+    if (entry.child.pid !== undefined) killTree(entry.child.pid, "SIGKILL");
   };
 
   /** Starts the agent the pod's container command names; null when it names none. */
@@ -114,13 +114,15 @@ export async function startPodAgents(opts: {
       noAgent.add(uid);
       return null;
     }
-    const entry = { uid, child, url: `http://127.0.0.1:${port}`, exited: false };
+    const entry = { uid, child, url: `http://127.0.0.1:${port}` };
     running.set(key, entry);
     count += 1;
-    // An agent that exits stays this pod's: a kubelet does not start a pod's container again under
-    // restartPolicy Never, and the operator is to find the pod's agent gone.
-    child.on("exit", () => {
-      entry.exited = true;
+    // An agent that exits is started again by the next pass, on a new port: two test files' stand-ins
+    // (separate processes) can be handed one free port, and the agent that binds second exits at once.
+    child.on("exit", (code, signal) => {
+      if (running.get(key) !== entry) return;
+      running.delete(key);
+      opts.log.warn("a pod's agent exited; starting it again", { pod: key, code, signal });
     });
     return entry;
   };
@@ -172,10 +174,7 @@ export async function startPodAgents(opts: {
   resync.unref();
 
   return {
-    pidOf(namespace, pod) {
-      const entry = running.get(`${namespace}/${pod}`);
-      return entry && !entry.exited ? (entry.child.pid ?? null) : null;
-    },
+    pidOf: (namespace, pod) => running.get(`${namespace}/${pod}`)?.child.pid ?? null,
     started: () => count,
     stop() {
       stopped = true;
