@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 /**
  * The local benchmarks run from a fresh set-up (their own embedded PostgreSQL, the demo seed, the operator as
  * main.ts runs it) at a small size: what breaks a benchmark's set-up (a job its team's quota refuses, a
- * renamed knob) fails here, not after minutes of a full run. Only that each completes and prints its
- * machine-readable line is checked; the figures are the benchmarks' own business.
+ * renamed knob) fails here, not after minutes of a full run. Only that each completes, prints its
+ * machine-readable line and ran what it was asked (its size, its faults, its cycles) is checked; the
+ * figures are the benchmarks' own business.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -57,4 +58,62 @@ describe("the local benchmarks at a small size", () => {
       full_restart_count: 1,
     });
   }, 240_000);
+
+  it("bench:goodput meets a crash and a hang with peer recovery on a 2 × 2 job", async () => {
+    const { code, output } = await runBench("bench/goodput.ts", [
+      "--modes=peer",
+      "--nodes=2",
+      "--ranks-per-node=2",
+      "--seconds=20",
+      "--interval-s=10",
+    ]);
+    const figures = benchLine(output, "goodput");
+    expect(code, output.slice(-3000)).toBe(0);
+    // A mode that fails still prints the line (and exits 0), saying so as failed_<mode>.
+    expect(figures.failed_peer_recovery, output.slice(-3000)).toBeUndefined();
+    expect(figures).toMatchObject({ ranks: 4, faults_peer_recovery: 2, faults_open_peer_recovery: 0 });
+  }, 180_000);
+
+  it("bench:elastic grows into the freed GPUs and shrinks back once on 4 nodes × 1 GPU", async () => {
+    const { code, output } = await runBench("bench/elastic.ts", [
+      "--nodes=4",
+      "--gpus-per-node=1",
+      "--other-pods=2",
+      "--cycles=1",
+      "--other-seconds=5",
+      "--hold-seconds=1",
+      "--graceful-s=5",
+    ]);
+    const figures = benchLine(output, "elastic");
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(figures).toMatchObject({ cycles: 1, gpus: 4, elastic_pods_beside: 2, elastic_pods_max: 4 });
+    expect(figures.capacity_to_scaled_up_ms).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("bench:governance times 20 admissions with 40 jobs queued over 4 teams", async () => {
+    const { code, output } = await runBench("bench/governance.ts", [
+      "--jobs=40",
+      "--teams=4",
+      "--holders=4",
+      "--reps=20",
+    ]);
+    const figures = benchLine(output, "governance");
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(figures).toMatchObject({ jobs: 40, teams: 4, repetitions: 20 });
+    expect(figures.pending_seen).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("bench:reconcile times each scenario both ways on a 16-pod job", async () => {
+    const { code, output } = await runBench("bench/reconcile-scale.ts", [
+      "--rounds=10",
+      "--pods=16",
+      "--ranks-per-pod=2",
+    ]);
+    const figures = benchLine(output, "reconcile");
+    expect(code, output.slice(-3000)).toBe(0);
+    const cases = ["quiet", "agent faulted", "node unhealthy"].flatMap((scenario) =>
+      ["as shipped", "every view"].map((way) => `16 ${scenario} ${way}`),
+    );
+    expect(Object.keys(figures).sort()).toEqual(cases.sort());
+  }, 60_000);
 });

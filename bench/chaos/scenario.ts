@@ -42,13 +42,30 @@ export type ChaosLog = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+/** Where the demo job stands, for a timeout: its phase, status and reason, as the operator's API lists it. */
+async function demoStory(api: ChaosApi): Promise<string> {
+  const name = `${DEMO.namespace}/${DEMO.name}`;
+  const jobs = await api.jobs().catch(() => null);
+  if (jobs === null) return `${name}: the operator's API did not answer`;
+  const demo = jobs.find((job) => job.namespace === DEMO.namespace && job.name === DEMO.name);
+  if (!demo) return `${name} is not listed`;
+  const why = demo.reason ? `: ${demo.reason}` : "";
+  return `${name} is ${demo.phase} (${demo.status}${why}), ${demo.ranksRunning}/${demo.ranksTotal} ranks running`;
+}
+
+/** Waits for `what` about the demo job; on a timeout, says where the demo job stands. */
+async function waitFor(
+  api: ChaosApi,
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe().catch(() => false)) return;
     await sleep(500);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${await demoStory(api)}`);
 }
 
 async function demoRestartCount(api: ChaosApi): Promise<number> {
@@ -60,6 +77,7 @@ export async function submitDemo(api: ChaosApi): Promise<void> {
   const status = await api.submit(DEMO_FILE);
   if (status !== 201) throw new Error(`submitting ${DEMO_FILE} answered ${status}`);
   await waitFor(
+    api,
     "the demo job's ranks to run",
     async () =>
       (await api.jobs()).some(
@@ -72,6 +90,7 @@ export async function submitDemo(api: ChaosApi): Promise<void> {
 async function resubmit(api: ChaosApi): Promise<void> {
   await api.remove(DEMO.namespace, DEMO.name);
   await waitFor(
+    api,
     "the demo job to be gone",
     async () => !(await api.exists(DEMO.namespace, DEMO.name)),
     60_000,

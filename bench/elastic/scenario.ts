@@ -102,13 +102,18 @@ function summary(operator: BenchOperator, ref: JobRef): string {
   return `${ref.name}: ${job.phase} elastic=${JSON.stringify(job.elastic)} pods=${job.pods.length}`;
 }
 
+/**
+ * Waits for `what` about the job `ref` (the elastic job unless said); on a timeout, says where that job
+ * stands (its phase and last condition), then the elastic job's phase, scaling state and pods.
+ */
 async function until<T>(
   operator: BenchOperator,
   what: string,
   probe: () => T | null | undefined | false,
+  ref: JobRef = ELASTIC,
 ): Promise<T> {
   try {
-    return await operator.waitForJob(ELASTIC, what, probe, 300_000);
+    return await operator.waitForJob(ref, what, probe, 300_000);
   } catch (error) {
     throw new Error(`${String(error)}\n${summary(operator, ELASTIC)}`);
   }
@@ -141,8 +146,11 @@ export async function runCycle(input: {
   const { operator, config, cycle } = input;
   const { beside, max } = sizes(config);
   const other = otherJob(cycle);
-  const freedAt = await until(operator, `${other.name} ended and its pods gone`, () =>
-    gone(operator, other) ? Date.now() : null,
+  const freedAt = await until(
+    operator,
+    `${other.name} ended and its pods gone`,
+    () => (gone(operator, other) ? Date.now() : null),
+    other,
   );
   let targetAt: number | null = null;
   let podsAt: number | null = null;
@@ -160,12 +168,17 @@ export async function runCycle(input: {
   const back = otherJob(cycle + 1);
   const backAt = Date.now();
   await operator.submit(otherYaml(config, cycle + 1));
-  const otherRunningAt = await until(operator, `${back.name} running`, () => {
-    const job = operator.live(back);
-    return job?.phase === "Running" && job.ranksRunning === config.otherPods * config.gpusPerNode
-      ? Date.now()
-      : null;
-  });
+  const otherRunningAt = await until(
+    operator,
+    `${back.name} running`,
+    () => {
+      const job = operator.live(back);
+      return job?.phase === "Running" && job.ranksRunning === config.otherPods * config.gpusPerNode
+        ? Date.now()
+        : null;
+    },
+    back,
+  );
   const shrunkAt = await trainedAt({ ...input, replicas: beside, after: backAt });
   log(
     `cycle ${cycle + 1}: back → running in ${otherRunningAt - backAt} ms; elastic at ${beside} pods after ${shrunkAt - backAt} ms`,

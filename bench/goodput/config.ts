@@ -4,6 +4,7 @@ import { integerReader, stringOptions } from "../lib/flags";
 /**
  * The benchmark's knobs (defaults are issue 14's set-up):
  *   --minutes 10                  faults for this long, per mode (one every --interval-s, mid-slot)
+ *   --seconds 0                   faults for this many seconds instead, when above 0 (a quick look, a test)
  *   --interval-s 30               one fault per slot: crash, hang, NaN, node in turn
  *   --modes full,inplace,peer     which recoveries, one after the other, in this order
  *   --nodes 8 --ranks-per-node 8  the job: 8 virtual nodes × 8 ranks = 64 ranks (+1 spare node)
@@ -28,7 +29,8 @@ export const MODES = ["full", "inplace", "peer"] as const;
 export type Mode = (typeof MODES)[number];
 
 export type GoodputConfig = {
-  minutes: number;
+  /** How long faults are injected, per mode: --seconds when given, else --minutes. */
+  durationMs: number;
   intervalMs: number;
   modes: Mode[];
   nodes: number;
@@ -44,6 +46,7 @@ export type GoodputConfig = {
 
 const DEFAULTS = {
   minutes: "10",
+  seconds: "0",
   "interval-s": "30",
   modes: MODES.join(","),
   nodes: "8",
@@ -73,7 +76,7 @@ export function parseConfig(argv: string[]): GoodputConfig {
   const { values } = parseArgs({ args: argv, options: stringOptions<Flag>(DEFAULTS) });
   const int = integerReader<Flag>(DEFAULTS, values);
   return {
-    minutes: int("minutes", 1),
+    durationMs: int("seconds", 0) > 0 ? int("seconds", 0) * 1000 : int("minutes", 1) * 60_000,
     intervalMs: int("interval-s", 5) * 1000,
     modes: parseModes(String(values.modes ?? DEFAULTS.modes)),
     nodes: int("nodes", 1),

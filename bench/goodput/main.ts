@@ -19,7 +19,7 @@ import { faultPlan } from "./schedule";
  * jobs (216 processes) would share these 2 cores, and one mode's full restart (8 agents and 64 trainers
  * starting) would slow the others' steps and recoveries, so each mode's figure would depend on what the
  * others did at the time. One after the other, each meets the same faults at the same offsets on an
- * otherwise idle machine; the price is the run's length (3 × --minutes plus start-ups).
+ * otherwise idle machine; the price is the run's length (3 × --minutes, or --seconds, plus start-ups).
  * Prints a table, then `BENCH goodput <json>`; progress goes to stderr.
  */
 
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   });
   if (interrupted) return env.close().finally(() => process.exit(130));
   const plan = faultPlan({
-    durationMs: config.minutes * 60_000,
+    durationMs: config.durationMs,
     intervalMs: config.intervalMs,
     ranks: config.nodes * config.ranksPerNode,
   });

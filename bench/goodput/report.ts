@@ -32,12 +32,16 @@ export function measureRuns(runs: readonly ModeRun[]): Measured[] {
   return runs.map((run) => ({ run, goodput: measureGoodput(run) }));
 }
 
+/** The fault window per mode as the command line gave it: whole minutes, else seconds. */
+const windowText = (durationMs: number) =>
+  durationMs % 60_000 === 0 ? `${durationMs / 60_000} min` : `${durationMs / 1000} s`;
+
 const fmt = (value: number, digits: number, width: number) =>
   (Number.isFinite(value) ? value.toFixed(digits) : "-").padStart(width);
 
 function table(measured: readonly Measured[], config: GoodputConfig): string[] {
   const lines = [
-    `Goodput: ${config.nodes * config.ranksPerNode} ranks (${config.nodes} × ${config.ranksPerNode}), one fault every ${config.intervalMs / 1000} s (crash, hang, NaN, node in turn) for ${config.minutes} min per mode, step ${config.stepMs} ms, checkpoint every ${config.checkpointEvery} steps, hang window ${config.hangSeconds} s, agents ${config.agentPush ? "push their state" : `polled every ${config.pollMs} ms`}`,
+    `Goodput: ${config.nodes * config.ranksPerNode} ranks (${config.nodes} × ${config.ranksPerNode}), one fault every ${config.intervalMs / 1000} s (crash, hang, NaN, node in turn) for ${windowText(config.durationMs)} per mode, step ${config.stepMs} ms, checkpoint every ${config.checkpointEvery} steps, hang window ${config.hangSeconds} s, agents ${config.agentPush ? "push their state" : `polled every ${config.pollMs} ms`}`,
     `${"mode".padEnd(36)}${"goodput".padStart(8)}${"ETTR".padStart(7)}${"console".padStart(8)}${"faults".padStart(7)}${"s/fault".padStart(8)}${FAULT_KINDS.map((k) => `${k} s`.padStart(8)).join("")}${"steps/f".padStart(8)}  actions`,
   ];
   for (const { run, goodput } of measured) {
@@ -83,7 +87,7 @@ export function goodputJson(measured: readonly Measured[], config: GoodputConfig
     downtime_per_fault_reduction_vs_full: round((1 - perFault("peer") / full) * 1000) / 1000,
     downtime_per_fault_reduction_inplace_vs_full: round((1 - perFault("inplace") / full) * 1000) / 1000,
     ranks: config.nodes * config.ranksPerNode,
-    minutes_per_mode: config.minutes,
+    minutes_per_mode: Math.round((config.durationMs / 60_000) * 100) / 100,
     fault_interval_s: config.intervalMs / 1000,
     trainer_step_ms: config.stepMs,
     checkpoint_every_steps: config.checkpointEvery,

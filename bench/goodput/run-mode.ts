@@ -142,7 +142,7 @@ async function drive(input: Drive): Promise<Pick<ModeRun, "faults" | "window">> 
       `${job.ref.name} fault ${planned.index + 1}/${plan.length}: ${planned.kind} rank ${planned.rank}, ${lateMs} ms late`,
     );
   }
-  await sleepUntil(start + config.minutes * 60_000);
+  await sleepUntil(start + config.durationMs);
   await stepping(operator, job);
   await settled({ lines: input.lines, faults, start });
   return { faults, window: { start, end: Date.now() } };

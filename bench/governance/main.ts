@@ -42,7 +42,15 @@ const DEFAULTS = { jobs: "10000", teams: "50", holders: "4", reps: "100" } as co
 function parseConfig(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: stringOptions(DEFAULTS), strict: true });
   const int = integerReader(DEFAULTS, values);
-  return { jobs: int("jobs", 1), teams: int("teams", 4), holders: int("holders", 1), reps: int("reps", 20) };
+  const config = {
+    jobs: int("jobs", 1),
+    teams: int("teams", 4),
+    holders: int("holders", 1),
+    reps: int("reps", 20),
+  };
+  // Every repetition admits a queued job: with no more jobs than repetitions, none is left to ask "why pending".
+  if (config.jobs <= config.reps) throw new Error("--jobs: expected more queued jobs than --reps");
+  return config;
 }
 
 async function count(db: Db, where: string): Promise<number> {
@@ -52,11 +60,27 @@ async function count(db: Db, where: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+/** Where the stored jobs stand, for a timeout: how many in each phase and admission state (with its reason). */
+async function standings(db: Db): Promise<string> {
+  const rows = await db.$queryRawUnsafe<Array<{ phase: string | null; admission: string | null; n: bigint }>>(
+    `SELECT status->'rebound'->>'phase' AS phase,
+            concat_ws(' ', status->'rebound'->'admission'->>'state', status->'rebound'->'admission'->>'reason') AS admission,
+            count(*) AS n
+       FROM "LocalJob" GROUP BY 1, 2 ORDER BY 3 DESC`,
+  );
+  const counts = rows.map(
+    (row) => `${row.n} ${row.phase ?? "no phase"} (${row.admission || "no admission"})`,
+  );
+  return counts.length === 0 ? "no job stored" : counts.join(", ");
+}
+
+/** Waits for `what`; on a timeout, says where the stored jobs stand (their phases and admissions). */
+async function until(db: Db, what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     checkInterrupted();
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; jobs: ${await standings(db)}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -92,8 +116,13 @@ async function run(dir: string, config: ReturnType<typeof parseConfig>) {
       logFile: path.join(dir, "operator.log"),
     });
     const api = operatorApi({ url: operator.url, token: operator.token });
-    await until("the holders' admission", async () => (await count(db, ADMITTED)) >= config.holders, 600_000);
-    await until("every job Pending", async () => (await count(db, PENDING)) >= config.jobs, 900_000);
+    await until(
+      db,
+      "the holders' admission",
+      async () => (await count(db, ADMITTED)) >= config.holders,
+      600_000,
+    );
+    await until(db, "every job Pending", async () => (await count(db, PENDING)) >= config.jobs, 900_000);
     say(
       `operator up, ${config.holders} admitted and ${config.jobs} queued in ${Math.round(performance.now() - starting)} ms`,
     );
