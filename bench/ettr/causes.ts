@@ -6,7 +6,7 @@
  * arXiv:2410.21680, 2024) fit a failure model to 11 months of two A100 clusters and project the mean time to
  * failure of a job by its GPU count: 7.9 h at 1,024 GPUs, 1.8 h at 16,384 and ~14 min at 131,072.
  * For comparison, Llama 3's run saw 419 unexpected interruptions in 54 days at 16,384 H100s (Dubey et al.,
- * "The Llama 3 Herd of Models", arXiv:2407.21783, §3.3.4): 54 × 24 / 419 = 3.1 h.
+ * "The Llama 3 Herd of Models", arXiv:2407.21783, section 3.3.4): 54 × 24 / 419 = 3.1 h.
  *
  * Mix: Llama 3's Table 5 (root causes of the 419 unexpected interruptions in 54 days of Llama 3 405B
  * pre-training on 16,384 H100s). Its counts are used as the weights: they sum to 419, and every printed

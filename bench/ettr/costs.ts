@@ -24,11 +24,11 @@ export type TrainerCosts = {
 
 export type CostSource = { value: number; source: string };
 
-/** Llama 3 (arXiv:2407.21783) §3.3.4: a checkpoint holds 1 MB to 4 GB of model state per GPU. */
+/** Llama 3 (arXiv:2407.21783) section 3.3.4: a checkpoint holds 1 MB to 4 GB of model state per GPU. */
 const STATE_PER_GPU_GB = 4;
-/** Llama 3 §3.3.1: Tectonic serves 2 TB/s sustained (7 TB/s peak) to the 16K-GPU cluster. */
+/** Llama 3 section 3.3.1: Tectonic serves 2 TB/s sustained (7 TB/s peak) to the 16K-GPU cluster. */
 const STORE_SUSTAINED_GB_PER_S = 2000;
-/** Llama 3 §3.3.1: 400 Gbps between GPUs (RoCE) = 50 GB/s per GPU. */
+/** Llama 3 section 3.3.1: 400 Gbps between GPUs (RoCE) = 50 GB/s per GPU. */
 const GPU_LINK_GB_PER_S = 50;
 const GPUS = 16_384;
 
@@ -36,7 +36,7 @@ export const DEFAULT_COSTS: Record<keyof TrainerCosts, CostSource> = {
   stepS: {
     value: 6,
     source:
-      "derived: Llama 3 405B (arXiv:2407.21783), 6 × 405e9 params × 16.8M tokens a batch (§3.4.1: 2,048 × 8,192) / (16,384 GPUs × 400 TFLOPs, Table 4) ≈ 6.2 s; figures taken from the paper as read, not re-checked here",
+      "derived: Llama 3 405B (arXiv:2407.21783), 6 × 405e9 params × 16.8M tokens a batch (section 3.4.1: 2,048 × 8,192) / (16,384 GPUs × 400 TFLOPs, Table 4) ≈ 6.2 s; figures taken from the paper as read, not re-checked here",
   },
   checkpointIntervalS: {
     value: 30 * 60,
@@ -45,7 +45,7 @@ export const DEFAULT_COSTS: Record<keyof TrainerCosts, CostSource> = {
   processStartS: {
     value: 30,
     source:
-      "assumption: 30 s (interpreter, imports, CUDA context, model build); Llama 3 §3.3.4 names start-up time as a cost it cut but gives no figure",
+      "assumption: 30 s (interpreter, imports, CUDA context, model build); Llama 3 section 3.3.4 names start-up time as a cost it cut but gives no figure",
   },
   podStartS: {
     value: 60,
@@ -59,11 +59,11 @@ export const DEFAULT_COSTS: Record<keyof TrainerCosts, CostSource> = {
   },
   checkpointLoadS: {
     value: (GPUS * STATE_PER_GPU_GB) / STORE_SUSTAINED_GB_PER_S,
-    source: `derived: 16,384 GPUs × ${STATE_PER_GPU_GB} GB (Llama 3 §3.3.4, the largest per-GPU state) / ${STORE_SUSTAINED_GB_PER_S / 1000} TB/s (Llama 3 §3.3.1, Tectonic sustained)`,
+    source: `derived: 16,384 GPUs × ${STATE_PER_GPU_GB} GB (Llama 3 section 3.3.4, the largest per-GPU state) / ${STORE_SUSTAINED_GB_PER_S / 1000} TB/s (Llama 3 section 3.3.1, Tectonic sustained)`,
   },
   peerLoadS: {
     value: STATE_PER_GPU_GB / GPU_LINK_GB_PER_S,
-    source: `derived: ${STATE_PER_GPU_GB} GB (Llama 3 §3.3.4) over one GPU's 400 Gbps link (Llama 3 §3.3.1); a replaced node's 8 GPUs each copy from their own peer in parallel`,
+    source: `derived: ${STATE_PER_GPU_GB} GB (Llama 3 section 3.3.4) over one GPU's 400 Gbps link (Llama 3 section 3.3.1); a replaced node's 8 GPUs each copy from their own peer in parallel`,
   },
 };
 
