@@ -22,7 +22,9 @@ import (
 
 const (
 	// Nodes carrying this annotation are simulated; it is the selector kwokctl clusters use.
-	kwokNodeSelector = "kwok.x-k8s.io/node=fake"
+	kwokNodeAnnotation      = "kwok.x-k8s.io/node"
+	kwokNodeAnnotationValue = "fake"
+	kwokNodeSelector        = kwokNodeAnnotation + "=" + kwokNodeAnnotationValue
 	podCIDR          = "10.244.0.0/16"
 	// As kwokctl: nodes heartbeat through Leases in kube-node-lease, and their Ready condition is set once.
 	nodeLeaseDurationSeconds = 40
@@ -30,7 +32,8 @@ const (
 
 // startKwok runs KWOK's controllers in this process, set up as the kwok binary sets them up (pkg/kwok/cmd)
 // with the stages kwokctl installs by default: node-initialize and node-heartbeat-with-lease for nodes;
-// pod-ready, pod-complete and pod-delete for pods. They stop when ctx is cancelled.
+// pod-ready and pod-complete for pods. Its pod-delete stage is left out: startPodDeletion finishes a pod's
+// deletion instead, as a kubelet does (pod_deletion.go says why). They stop when ctx is cancelled.
 func startKwok(ctx context.Context, kubeconfigPath string, cfg *rest.Config) error {
 	ctx = log.NewContext(ctx, log.NewLogger(os.Stderr, log.LevelWarn))
 
@@ -113,7 +116,6 @@ func defaultStages() (map[internalversion.StageResourceRef][]*internalversion.St
 		nodeheartbeat.DefaultNodeHeartbeatWithLease,
 		podfast.DefaultPodReady,
 		podfast.DefaultPodComplete,
-		podfast.DefaultPodDelete,
 	} {
 		stage, err := config.UnmarshalWithType[*internalversion.Stage](raw)
 		if err != nil {

@@ -164,12 +164,15 @@ func run(ctx context.Context, f flags) error {
 		}
 	}
 
-	// KWOK and the role aggregation controller run as their own user, rebound-kube-controllers.
+	// KWOK, pod deletion and the role aggregation controller run as their own user, rebound-kube-controllers.
 	controllersCtx, stopControllers := context.WithCancel(context.Background())
 	stops = append(stops, stopControllers)
 	controllersConfig := restConfig(server, pki.caPEM, pki.controllersToken)
 	if err := startKwok(controllersCtx, filepath.Join(pki.dir, "kwok.kubeconfig"), controllersConfig); err != nil {
 		return fmt.Errorf("start kwok: %w", err)
+	}
+	if err := startPodDeletion(controllersCtx, controllersConfig); err != nil {
+		return fmt.Errorf("start pod deletion: %w", err)
 	}
 	if err := startRoleAggregation(controllersCtx, controllersConfig); err != nil {
 		return err
