@@ -9,7 +9,9 @@ import { parsePythonFloat } from "../domain/log-rules/python-float";
  * - on a progress line (server/domain/log-rules/progress.ts) what the tokens did not give, in the shapes
  *   real frameworks print: the step of `step: 200`, `iteration 200/`, `iter 100:`, `"num_updates": 700`;
  *   the first loss (`loss:  6.1384`, `lm loss: 2.38E+00`, `{'loss': 2.05`, `loss train: 1.06`); tokens per
- *   second (`tps: 7,282`, separators read; `tokens per gpu per second (tgs): 2069.5`; `1507 tokens/s`).
+ *   second (`tps: 7,282`, separators read; `wps=8.9e+19`; `Tokens/s/device: 19222.1`; `tokens per gpu per
+ *   second (tgs): 2069.5`; `1507 tokens/s`, `1771 toks/s`); Keras's `10/102 [=>…` and DeepSpeed's timer's
+ *   `/global_step=170` steps.
  * The patterns are fixed (ours) and bounded, so a 16 KiB line costs a few microseconds.
  */
 
@@ -26,12 +28,14 @@ const STEPS = [
   /\[\s{0,8}(\d{1,15})\/\d{1,15}\]\s/,
   /(?:^|\s)\d{1,15}\/(\d{1,15}), (?:RunningAvg|Curr)?SamplesPerSec=/,
   /^\s{0,8}(\d{1,15})\s{0,4}\|\s{0,4}loss\b/i,
+  /^\s{0,8}(\d{1,15})\/\d{1,15} \[[=>.]/,
+  /\/global_step=(\d{1,15})\b/,
 ];
 const LOSS =
-  /\b(?:lm |lm_|train |total |train_|total_|reduced_train_)?loss\]?(?: train)?['"]?\s{0,4}[:=]?\s{0,16}['"]?([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)\b)/i;
+  /\b(?:lm |lm_|train |total |train_|total_|reduced_train_|mlm_)?loss\]?(?: train)?['"]?\s{0,4}[:=]?\s{0,16}['"]?([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)\b)/i;
 const TOKENS_KEYED =
-  /\b(?:tps|tgs|wps|tok\/s|tokens\/s(?:ec)?|tokens_per_second(?:_per_gpu)?|tokens per (?:gpu per )?second(?: \(tgs\))?)\s{0,4}[:=]?\s{0,16}(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)/i;
-const TOKENS_UNIT = /(?:^|[\s:=(])(\d+(?:\.\d+)?) ?tok(?:en)?s\/s(?:ec)?\b/i;
+  /\b(?:tps|tgs|wps|tok\/s|tokens\/s(?:ec)?|tokens_per_second(?:_per_gpu)?|tokens per (?:gpu per )?second(?: \(tgs\))?)(?:\/device|\/gpu)?\s{0,4}[:=]?\s{0,16}(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e[-+]?\d+)?)/i;
+const TOKENS_UNIT = /(?:^|[\s:=(])(\d+(?:\.\d+)?) ?tok(?:en)?s?\/s(?:ec)?\b/i;
 
 function readToken(metrics: LineMetrics, token: string): void {
   const eq = token.indexOf("=");

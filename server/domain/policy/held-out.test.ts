@@ -18,7 +18,8 @@ const HELD_OUT_DIR = path.join(import.meta.dirname, "log-corpus-held-out");
 /**
  * Lines each template found when the set was measured, before any change it could have prompted
  * (docs/policies.md), by the set's source: the 4th set measured on 2026-12-07 with the templates of the
- * time, the 6th on 2026-12-07 before the 5th set's misses went in.
+ * time, the 6th on 2026-12-07 before the 5th set's misses went in, the 7th's held-out part (7b) on 2026-12-07
+ * before its other part's (7a, in the corpus) misses went in.
  */
 const FOUND_WHEN_MEASURED: Record<string, Record<string, number>> = {
   "assorted-4": {
@@ -33,6 +34,18 @@ const FOUND_WHEN_MEASURED: Record<string, Record<string, number>> = {
     "gpu-hardware": 10,
     "checkpoint-overdue": 10,
   },
+  "assorted-7b": {
+    hang: 27,
+    "start-cut-off": 27,
+    "nan-loss": 2,
+    "loss-spike": 7,
+    "low-throughput": 5,
+    "cuda-oom": 3,
+    "nccl-timeout": 6,
+    "nccl-failure": 3,
+    "gpu-hardware": 0,
+    "checkpoint-overdue": 5,
+  },
   "assorted-6": {
     hang: 23,
     "start-cut-off": 23,
@@ -44,6 +57,19 @@ const FOUND_WHEN_MEASURED: Record<string, Record<string, number>> = {
     "nccl-failure": 2,
     "gpu-hardware": 3,
     "checkpoint-overdue": 5,
+  },
+};
+
+/**
+ * False fires a set showed when it was measured, left as they were: each is a line a person reads one way
+ * and the template another, kept in the figures rather than fitted away. Any other false fire fails.
+ */
+const FALSE_FIRES_WHEN_MEASURED: Record<string, Record<string, string[]>> = {
+  "assorted-7b": {
+    // A logger printing a running sum as `Loss:` with the average in brackets: read as a loss of 140.
+    "loss-spike": [
+      "2020-04-24 19:24:35,018-INFO-Training Epoch:[1][7100/10630] Loss:140.3778(1.9497) Top1:4913.281(68.240%) Top5:6062.500(84.201%), lr=0.01",
+    ],
   },
 };
 
@@ -86,9 +112,11 @@ describe.each(sets.map((set) => [sourceOf(set), set] as const))("the held-out se
   });
 
   it.each(scores.map((score) => [score.template, score] as const))(
-    "%s fires on no harmless line and finds at least what it found when measured",
+    "%s fires on no harmless line (but those it fired on when measured) and finds at least what it found then",
     (template, score) => {
-      expect(score.falseFires.map((line) => `${line.text} (${line.url})`)).toEqual([]);
+      const known = new Set(FALSE_FIRES_WHEN_MEASURED[source]?.[template] ?? []);
+      const fresh = score.falseFires.filter((line) => !known.has(line.text));
+      expect(fresh.map((line) => `${line.text} (${line.url})`)).toEqual([]);
       expect(score.found).toBeGreaterThanOrEqual(measured[template] ?? Number.POSITIVE_INFINITY);
     },
   );

@@ -20,11 +20,12 @@ import { PROGRESS_PATTERN } from "@/server/domain/log-rules/progress";
  *   `NV_ERR_GPU_IS_LOST`, `NV_ERR_RESET_REQUIRED` and a GSP call that returns it (status 0x62), a crash
  *   dump, `RmInitAdapter failed` and its `rm_init_adapter` / `osInitNvMapping` lines, nvidia-smi's
  *   "Unable to determine the device handle"); a fatal NVSwitch SXid; an uncorrectable host memory error (EDAC
- *   `UE`), which also takes the node out.
+ *   `UE`), which also takes the node out; and, outside NVIDIA's catalog, the amdgpu driver resetting a GPU
+ *   or losing its memory (`GPU reset`, `reset failed`, `VRAM is lost`).
  */
 
 /** The loss a step reports: `loss`, `lm loss`, `train_loss`, `reduced_train_loss`, `avr_loss`; not `bbox_loss`. */
-const LOSS_NAME = "(?:lm |train |total |train_|total_|reduced_train_|avr_|avg_)?loss(?: train)?";
+const LOSS_NAME = "(?:lm |train |total |train_|total_|reduced_train_|avr_|avg_|mlm_)?loss(?: train)?";
 
 /** A float as Python's float() reads it in a log: sign, decimals, exponent, nan, inf. */
 const FLOAT = String.raw`[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:nan|inf(?:inity)?)\b`;
@@ -45,6 +46,7 @@ export const PATTERNS = {
     String.raw`|(?:attempted loss scale: [0-9.]+, reducing to|reducing dynamic loss scale from [0-9.]+ to|reducing loss scale to) [12](?:\.0)?\b`,
     String.raw`|(?:reducing|setting) (?:loss )?scale to:? (?:0\.0|[0-9.]+e-)`,
     "|returned nan values",
+    String.raw`|invalid (?:nan )?value (?:\(nan\) )?encountered|\b(?:loss|grad[ _]?norm) is not finite`,
     "|lg_loss_scale to -[0-9]",
     ").*",
   ].join(""),
@@ -73,20 +75,21 @@ export const PATTERNS = {
    */
   lossSpikeBeforeCounter: [
     String.raw`(?i).*\b${LOSS_NAME}\]?['"]?\s*[:=]?\s*['"]?(${FLOAT})\b.*(?:`,
-    String.raw`\b(?:num_updates|step|steps)\b\]?['"]?\s*[:=]?\s*[1-9][0-9]{2,}\b`,
+    String.raw`(?:\b|_)(?:num_updates|step|steps)\b\]?['"]?\s*[:=]?\s*[1-9][0-9]{2,}\b`,
     String.raw`|[|\[%\s]\s*[1-9][0-9]{2,}\s*/`,
     ").*",
   ].join(""),
 
-  lowThroughput: String.raw`(?i).*(?:\b(?:tps|tgs|wps|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?)|(?:\b|_)tokens_per_sec(?:ond)?(?:_per_gpu)?['"]?)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
+  lowThroughput: String.raw`(?i).*(?:\b(?:tps|tgs|wps|tok/s|tokens/s(?:ec)?|tokens per (?:gpu per )?second(?: \(tgs\))?)|(?:\b|_)tokens_per_sec(?:ond)?(?:_per_gpu)?['"]?)(?:/device|/gpu)?\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)(?:[^0-9,.]|[,.][^0-9]|[,.]?$).*`,
   /** The same figure printed before its unit (`Throughput: 1507 tokens/s`), for a second rule. */
-  lowThroughputUnit: String.raw`(?i).*[\s:=(]([0-9]+(?:\.[0-9]+)?) ?(?:tokens|tok)/s(?:ec)?\b.*`,
+  lowThroughputUnit: String.raw`(?i).*[\s:=(]([0-9]+(?:\.[0-9]+)?) ?(?:tokens|toks?)/s(?:ec)?\b.*`,
 
   cudaOom: [
     ".*(?:(?i:cuda out of memory)|OutOfMemoryError|Cuda failure (?:[0-9]+ )?'?out of memory|CUBLAS_STATUS_ALLOC_FAILED",
     "|(?i:hip out of memory|cuda error: out of memory)|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation",
-    "|Failed to CUDA calloc|(?i:resource[ _]exhausted):? (?:Out of memory|Attempting to reserve)",
-    "|OOM when allocating tensor.*(?:device:GPU|allocator GPU)",
+    "|Failed to CUDA calloc|(?i:resource[ _]exhausted):? (?:Out of memory|Attempting to (?:reserve|allocate)|Failed to allocate request)",
+    "|OOM when allocating tensor.*(?:device:GPU|allocator GPU)|(?i:resource exhausted|ResourceExhaustedError).*OOM when allocating tensor with shape(?:\\[[0-9,]*\\])?\\s*$",
+    "|Ran out of memory in memory space hbm",
     "|Ran out of GPU memory|from device: (?:hipError_t\\(1002\\)|HIP_ERROR_OutOfMemory)).*",
   ].join(""),
 
@@ -127,12 +130,13 @@ export const PATTERNS = {
     String.raw`.*(?:Xid \([^)]*\): (?:46|48|54|62|64|74|79|95|109|110|119|120|136|140|143|151|155|156|158|160|162)\b`,
     String.raw`|Xid \([^)]*\): (?:14[4-9]|150)\b.*\bFatal\b`,
     String.raw`|Xid \([^)]*\): 154\b.*to 0x0*[1-9a-fA-F]`,
-    "|fallen off the bus|NV_ERR_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed|rm_init_adapter failed",
+    "|fallen off the bus|(?:NV_ERR|ERROR)_GPU_IS_LOST|NV_ERR_RESET_REQUIRED|RmInitAdapter failed|rm_init_adapter failed",
     "|osInitNvMapping(?: failed|: \\*\\*\\* Cannot attach gpu)|GspRmAlloc failed: .*status=0x0*62\\b",
     "|A GPU crash dump has been created|Unable to determine the device handle for GPU",
     "|Cannot initialize GSP firmware|failed to wait for GFW_BOOT",
     String.raw`|SXid \([^)]*\): [0-9]+, Fatal|\b[0-9]+ UE memory (?:read )?error`,
     "|(?i:uncorrectable ECC error|double bit ECC error|uncorrectable NVLink error)",
+    "|amdgpu.*(?:GPU reset|reset failed|uncorrectable hardware error)|VRAM is lost",
     ").*",
   ].join(""),
 
@@ -140,7 +144,7 @@ export const PATTERNS = {
   checkpointSaved: [
     "(?i).*(?:",
     String.raw`\bsav(?:e|ed|ing) (?:[\w.-]+ ){0,3}?checkpoints?\b`,
-    String.raw`|\bcheckpoints? (?:is )?saved|\bcheckpoint save\b|checkpoint \S+ is (?:about to be saved|ready now)`,
+    String.raw`|\bcheckpoints? (?:is )?saved|\bcheckpoints? of size \S+ \w+ saved (?:to|in)\b|\bcheckpoint (?:successfully )?created\b|\b(?:sampler|scheduler|random) states? (?:for \w+ [0-9]+ )?saved in|\bcheckpoint save\b|checkpoint \S+ is (?:about to be saved|ready now)`,
     String.raw`|\bsave[- ]checkpoint\b|finished saving|saving current state to|saved state to`,
     String.raw`|model weights saved in .*checkpoint|optimizer state saved in|\[Torch\] Sav(?:ing|ed) `,
     "|storing distributed optimizer|sav(?:ing|ed) model to|sav(?:ing|ed) model and optimizer state|\\bsave (?:latest|best|final) model to|\\bcheckpoint done\\b",
