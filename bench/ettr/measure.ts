@@ -258,7 +258,8 @@ async function readAuditLogs(auditLogPath: string): Promise<{ entries: AuditEntr
   const stem = path.basename(auditLogPath, ".log");
   const names = (await readdir(dir)).filter((name) => name.startsWith(stem) && name.endsWith(".log"));
   const entries: AuditEntry[] = [];
-  for (const name of names) entries.push(...(await readAuditLog(path.join(dir, name))));
+  // One entry at a time: a full restart of 2,048 pods writes more entries than a spread call takes arguments.
+  for (const name of names) for (const entry of await readAuditLog(path.join(dir, name))) entries.push(entry);
   return { entries, files: names.length };
 }
 
