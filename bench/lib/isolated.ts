@@ -10,7 +10,15 @@ import { fileURLToPath } from "node:url";
 export function runIsolated(main: URL): void {
   const child = spawn(
     process.execPath,
-    ["--import", import.meta.resolve("tsx"), fileURLToPath(main), ...process.argv.slice(2)],
+    [
+      "--import",
+      import.meta.resolve("tsx"),
+      // Modules that import Next's `server-only` marker load outside Next too (server-only-hook.mjs).
+      "--import",
+      import.meta.resolve("./register-server-only.mjs"),
+      fileURLToPath(main),
+      ...process.argv.slice(2),
+    ],
     { stdio: ["ignore", "inherit", "inherit", "ipc"], detached: true },
   );
   let interrupted = false;
