@@ -149,8 +149,18 @@ export const allRunning = (operator: LocalOperator, ref: JobRef, ranks: number):
   operator.live(ref)?.ranksRunning === ranks;
 
 /**
+ * Every rank runs and has printed a step since its process started. A crash before that is a restart
+ * without progress, which waits out the crash-loop back-off (10 s; server/domain/recovery/crash-loop.ts).
+ */
+const allStepping = (operator: LocalOperator, ref: JobRef, ranks: number): boolean =>
+  allRunning(operator, ref, ranks) &&
+  (operator.live(ref)?.pods ?? []).flatMap((pod) => pod.ranks).filter((rank) => rank.step !== null).length ===
+    ranks;
+
+/**
  * Kills one rank of the job (SIGKILL, the `crash` fault) and times until every rank runs again, the killed
- * one with a new process; ms.
+ * one with a new process; ms. It waits for every rank to step first, so each crash follows progress and
+ * is restarted at once, however slowly a loaded machine's trainers reach their first step.
  */
 export async function crashToRunning(
   operator: LocalOperator,
@@ -158,8 +168,8 @@ export async function crashToRunning(
 ): Promise<number> {
   const { ref, rank, ranks } = input;
   await operator.waitFor(
-    "every rank running before the crash",
-    () => allRunning(operator, ref, ranks),
+    "every rank running and stepping before the crash",
+    () => allStepping(operator, ref, ranks),
     60_000,
   );
   const before = new Map(rankPids(operator, ref)).get(rank);

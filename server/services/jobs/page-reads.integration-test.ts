@@ -67,11 +67,15 @@ beforeAll(async () => {
   ({ db, operator, source } = stack);
   const submitted = await operator.submit(demoJobYaml({ name: ref.name, nodes: 1, ranks: 2, gpusPerPod: 1 }));
   await operator.waitFor("2 ranks running", () => operator.live(submitted)?.ranksRunning === 2, 90_000);
-  // One recovered crash, so the page has a restart row to show.
+  // One recovered crash, so the page has a restart row to show; settled once the ranks step again (the
+  // row's resumedAt), else a tick read before that and one after differ.
   operator.backend.plantTrainerFault(ref, { kind: "crash", rank: 1 });
   await operator.waitFor(
-    "the crash to be recovered",
-    async () => (await jobPage(db, source, ref)).timeline.some((entry) => entry.outcome === "recovered"),
+    "the crash to be recovered and the ranks stepping again",
+    async () =>
+      (await jobPage(db, source, ref)).timeline.some(
+        (entry) => entry.outcome === "recovered" && entry.resumedAt !== null,
+      ),
     90_000,
   );
 }, 240_000);
