@@ -25,7 +25,7 @@ const (
 	kwokNodeAnnotation      = "kwok.x-k8s.io/node"
 	kwokNodeAnnotationValue = "fake"
 	kwokNodeSelector        = kwokNodeAnnotation + "=" + kwokNodeAnnotationValue
-	podCIDR          = "10.244.0.0/16"
+	podCIDR                 = "10.244.0.0/16"
 	// As kwokctl: nodes heartbeat through Leases in kube-node-lease, and their Ready condition is set once.
 	nodeLeaseDurationSeconds = 40
 )

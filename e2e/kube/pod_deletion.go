@@ -72,7 +72,11 @@ func startPodDeletion(ctx context.Context, cfg *rest.Config) error {
 		}
 		node, err := nodes.Get(pod.Spec.NodeName)
 		if apierrors.IsNotFound(err) {
-			return false, nil
+			// A node made a moment ago may not be in the cache yet: ask the apiserver before leaving the pod.
+			node, err = client.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
 		}
 		if err != nil {
 			return false, err
