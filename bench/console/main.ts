@@ -9,6 +9,7 @@ import { JOB_NAME, startJob } from "../k8s/job";
 import { exitWhenDone } from "../lib/isolated";
 import { startConsoleProcess } from "./console-process";
 import { installProbe, type PageProbe } from "./page-probe";
+import { startProfile } from "./profile";
 
 /**
  * The console with a 2,048-rank job (its targets are in docs/benchmarks.md), run by `npm run bench:console`: the
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     nodes: { type: "string", default: "256" },
     "watch-s": { type: "string", default: "30" },
     runs: { type: "string", default: "5" },
+    profile: { type: "string" },
+    console: { type: "string" },
   },
 });
 const nodes = Number(values.nodes);
@@ -50,8 +53,13 @@ async function signedInPage(browser: Browser, url: string): Promise<Page> {
 const probe = (page: Page) => page.evaluate(() => (window as unknown as { __bench: PageProbe }).__bench);
 
 /** One cold load of the job page: all ranks shown, then a click on a rank (from page-probe.ts) answered. */
-async function load(browser: Browser, url: string): Promise<{ page: Page; load: Load }> {
+async function load(
+  browser: Browser,
+  url: string,
+  beforeNavigation?: (page: Page) => Promise<void>,
+): Promise<{ page: Page; load: Load }> {
   const page = await signedInPage(browser, url);
+  await beforeNavigation?.(page);
   await page.goto(`/jobs/${NAMESPACE}/${JOB_NAME}`);
   await page
     .getByTestId("ranks-healthy")
@@ -145,28 +153,48 @@ async function measure(env: BenchEnvironment, dir: string) {
     operatorToken: env.operator.token,
     logFile: path.join(dir, "console.log"),
   });
+  try {
+    await measureConsole(consoleProcess.url);
+  } finally {
+    await consoleProcess.stop();
+  }
+}
+
+/** The loads, the profile if asked, and the updates, on the console at `url`. */
+async function measureConsole(url: string) {
   const browser = await chromium.launch({ executablePath: chromiumExecutablePath, args: [...CHROMIUM_ARGS] });
   try {
     // A first load warms the console's server (route compilation, tRPC caches); it is not counted.
     log("warm-up load…");
-    await (await load(browser, consoleProcess.url)).page.context().close();
+    await (await load(browser, url)).page.context().close();
     const loads: Load[] = [];
     let last: Page | null = null;
     for (let i = 0; i < runs; i += 1) {
       if (last) await last.context().close();
-      const measured = await load(browser, consoleProcess.url);
+      const measured = await load(browser, url);
       loads.push(measured.load);
       last = measured.page;
       log(
         `load ${i + 1}/${runs}: all ranks ${Math.round(measured.load.dataMs)} ms, interactive ${Math.round(measured.load.interactiveMs)} ms; long tasks (start+ms) ${measured.load.loadTasks || "none"}`,
       );
     }
+    if (values.profile) {
+      const dir = values.profile;
+      const stops: (() => Promise<string>)[] = [];
+      const profiled = await load(browser, url, async (page) => {
+        stops.push(await startProfile(page, dir, "load"));
+      });
+      const written = await Promise.all(stops.map((stop) => stop()));
+      log(`profiled one more load (interactive ${Math.round(profiled.load.interactiveMs)} ms): ${written}`);
+      await profiled.page.context().close();
+    }
     log(`watching ${watchMs / 1000} s of live updates…`);
+    const stopProfile = values.profile ? await startProfile(last as Page, values.profile, "updates") : null;
     const watched = await watch(last as Page);
+    if (stopProfile) log(`profiled the updates: ${await stopProfile()}`);
     report(loads, watched);
   } finally {
     await browser.close();
-    await consoleProcess.stop();
   }
 }
 
@@ -176,6 +204,8 @@ async function main(): Promise<void> {
     log("interrupted: stopping every process and removing the temp dirs");
     void life.close().finally(() => process.exit(130));
   });
+  // --console URL: a console already serving the bench's job (its environment left up by another run).
+  if (values.console) return measureConsole(values.console);
   const config = parseConfig(["--nodes", String(nodes)]);
   try {
     const env = await openEnvironment({ config, life, log, agentStepMs: 1000 });

@@ -66,7 +66,7 @@ describe("job page diffs", () => {
     const patch = diffPage(first, second);
     expect(patch).toEqual({
       kind: "patch",
-      ranks: [second.topology.ranks[1]],
+      ranks: [{ rank: 1, health: "faulted", state: "crashed" }],
       parts: { status: "Recovering" },
     });
     expect(applyPatch(first, patch ?? { kind: "snapshot", page: first })).toEqual({
@@ -147,5 +147,49 @@ describe("job page diffs", () => {
     const patch = diffPage(before, after);
     expect(patch?.kind === "patch" && patch.ranks.map((r) => r.rank)).toEqual([777]);
     expect(JSON.stringify(patch).length).toBeLessThan(1000);
+  });
+
+  it("sends a stepping rank's changed fields only, and 2,048 stepping ranks in under half their size whole", () => {
+    const ranks = Array.from({ length: 2048 }, (_, n) => rank(n));
+    const before = page(ranks);
+    const stepped = ranks.map((r) => ({
+      ...r,
+      step: 11,
+      loss: 2.4,
+      lastLine: `step=11 loss=2.4 throughput=1500 samples/s rank=${r.rank}`,
+      lastLineAt: 2000,
+    }));
+    const after = page(stepped);
+    const patch = diffPage(before, after);
+    expect(patch?.kind === "patch" && patch.ranks[5]).toEqual({
+      rank: 5,
+      step: 11,
+      loss: 2.4,
+      lastLine: "step=11 loss=2.4 throughput=1500 samples/s rank=5",
+      lastLineAt: 2000,
+    });
+    expect(applyPatch(before, patch ?? { kind: "snapshot", page: before })).toEqual(after);
+    const whole = JSON.stringify(stepped).length;
+    const sent = JSON.stringify(patch).length;
+    console.log(`2,048 stepping ranks: patch ${sent} bytes, the ranks whole ${whole} bytes`);
+    expect(sent).toBeLessThan(whole / 2);
+  });
+
+  it("sends a rank whole when a field came or went, or another rank stands at its place", () => {
+    const first = page([rank(0, { suspect: true }), rank(1), rank(2)]);
+    const { suspect: _gone, ...noSuspect } = rank(0);
+    const second = page([noSuspect, rank(1, { lastProgressAt: 5 }), rank(3)]);
+    const patch = diffPage(first, second);
+    expect(patch?.kind === "patch" && patch.ranks.map((r) => [r.rank, r.whole])).toEqual([
+      [0, true],
+      [1, true],
+      [3, true],
+    ]);
+    const applied = applyPatch(
+      page([rank(0, { suspect: true }), rank(1), rank(3)]),
+      patch ?? { kind: "snapshot", page: first },
+    );
+    expect(applied?.topology.ranks).toEqual(second.topology.ranks);
+    expect(applied?.topology.ranks[0]).not.toHaveProperty("suspect");
   });
 });
