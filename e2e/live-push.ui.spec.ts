@@ -143,3 +143,27 @@ test("a dropped list stream keeps the last rows under a Reconnecting note, and c
   await expect(note).toHaveCount(0, { timeout: 30_000 });
   await expect(row).toBeVisible();
 });
+
+test("the header's section links fetch their page when pointed at, not as soon as a page opens", async ({
+  page,
+}) => {
+  await signIn(page, "viewer@rebound.local");
+  const log = networkLog(page);
+  await page.goto("/cluster");
+  await expect(page.getByRole("table", { name: "Nodes" })).toBeVisible({ timeout: 30_000 });
+  const isPageFetch = (request: Request, path: string) => {
+    const url = new URL(request.url());
+    return url.pathname === path && url.searchParams.has("_rsc");
+  };
+  await observe(2_000);
+  // Next's default would have fetched all five sections by now; none is fetched ahead.
+  const sections = ["/", "/jobs", "/cluster", "/governance", "/policies"];
+  const ahead = log.all().filter((request) => sections.some((path) => isPageFetch(request, path)));
+  expect(ahead.map((request) => request.url())).toEqual([]);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("link", { name: "Jobs" }).hover();
+  await expect.poll(() => log.all().some((request) => isPageFetch(request, "/jobs"))).toBe(true);
+  expect(log.all().some((request) => isPageFetch(request, "/governance"))).toBe(false);
+  await nav.getByRole("link", { name: "Jobs" }).click();
+  await expect(page).toHaveURL(/\/jobs$/);
+});

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import type { ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc/client";
+import { IntentLink } from "./intent-link";
 
 /** The TV dashboards (/tv and below) are kiosk screens: no console header, navigation or session menu. */
 export const isKioskPath = (pathname: string) => pathname === "/tv" || pathname.startsWith("/tv/");
@@ -43,9 +44,9 @@ export function MainNav() {
       {SECTIONS.map((section) => {
         const current = section.exact ? pathname === section.href : pathname.startsWith(section.href);
         return (
-          <Link key={section.href} href={section.href} aria-current={current ? "page" : undefined}>
+          <IntentLink key={section.href} href={section.href} aria-current={current ? "page" : undefined}>
             {section.label}
-          </Link>
+          </IntentLink>
         );
       })}
     </nav>

@@ -1,6 +1,5 @@
 "use client";
 
-import Link from "next/link";
 import { type ReactNode, useState } from "react";
 import { JobStatus } from "@/app/jobs/_components/job-status";
 import { RestartTimeline } from "@/components/charts/restart-timeline";
@@ -10,6 +9,7 @@ import { RankTopology } from "@/components/jobs/rank-topology";
 import { PastRuns } from "@/components/jobs/runs/past-runs";
 import { ScalingHistory } from "@/components/jobs/scaling-history";
 import { useNow } from "@/components/jobs/use-now";
+import { IntentLink } from "@/components/shell/intent-link";
 import { ErrorState, LoadingState } from "@/components/ui/query-state";
 import type { JobPage } from "@/server/domain/jobs/pages";
 import { ranksText } from "@/server/domain/jobs/view-model-summary";
@@ -98,9 +98,9 @@ function JobHeader(props: { page: JobPage; now: number; state: ConnectionState; 
         <span className="live-status" role="status" data-state={state}>
           {LIVE_LABEL[state]}
         </span>
-        <Link className="button button-secondary" href={`/jobs/${page.namespace}/${page.name}/policy`}>
+        <IntentLink className="button button-secondary" href={`/jobs/${page.namespace}/${page.name}/policy`}>
           Policy
-        </Link>
+        </IntentLink>
         {props.actions}
       </div>
     </div>
