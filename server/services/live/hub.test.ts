@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createLiveHub, type LiveHub, type LiveMessage, type LiveSource, MAX_QUEUED } from "./hub";
+import {
+  BUSY_GAP_FACTOR,
+  createLiveHub,
+  type LiveHub,
+  type LiveMessage,
+  type LiveSource,
+  MAX_QUEUED,
+} from "./hub";
 
 /**
  * The hub with fake timers: each test moves the clock by whole intervals and looks at what each viewer got
@@ -165,6 +172,36 @@ describe("one loop per key", () => {
     await tickBy(INTERVAL * 5);
     expect(loads).toBe(1);
     expect(hub.stats()).toEqual({ loops: 0, viewers: 0 });
+  });
+});
+
+describe("a slow read", () => {
+  it("waits BUSY_GAP_FACTOR times a read's duration before the next, and the interval again once reads are quick", async () => {
+    const { source } = counterSource();
+    const reads: number[] = [];
+    let readMs = 3_000;
+    const slow: LiveSource<number, Patch> = {
+      ...source,
+      load: async () => {
+        reads.push(Date.now());
+        if (readMs > 0) await new Promise((resolve) => setTimeout(resolve, readMs));
+        return source.load();
+      },
+    };
+    const from = Date.now();
+    const viewer = watcher(hub, slow);
+    await tickBy(3_000);
+    readMs = 0;
+    await tickBy(BUSY_GAP_FACTOR * 3_000 + INTERVAL * 2);
+    // First read at 0, 3 s long; the next BUSY_GAP_FACTOR × 3 s after it ended; then one interval apart.
+    const gaps = reads.map((at) => at - from);
+    expect(gaps).toEqual([
+      0,
+      3_000 + BUSY_GAP_FACTOR * 3_000,
+      3_000 + BUSY_GAP_FACTOR * 3_000 + INTERVAL,
+      3_000 + BUSY_GAP_FACTOR * 3_000 + 2 * INTERVAL,
+    ]);
+    await viewer.leave();
   });
 });
 

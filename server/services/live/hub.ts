@@ -10,6 +10,14 @@
  * Several sources reading the same thing (the jobs list per readable-namespace set, the TV views per share
  * scope) share the read with `cached`: concurrent and recent callers of one key get one promise.
  */
+/**
+ * A loop waits at least this many times its last read's duration before the next read. A 2,048-rank job's
+ * page reads in well under its 250 ms interval; a 16,384-rank one's read takes most of a second of the
+ * console's one thread, and reading it again 250 ms later would leave little for anything else (other pages,
+ * TV streams, sign-ins): it is read less often instead.
+ */
+export const BUSY_GAP_FACTOR = 2;
+
 export type LiveSource<T, P> = {
   /** One loop per key: put everything that changes the value (scope, view, job) in it. */
   key: string;
@@ -112,6 +120,7 @@ export function createLiveHub(): LiveHub {
   const tick = async <T, P>(loop: Loop<T, P>) => {
     loop.timer = null;
     if (loop.stopped) return;
+    const started = Date.now();
     loop.loading = true;
     loop.again = false;
     // A load that throws before returning its promise, or a diff that throws, is a failed load: the loop
@@ -130,7 +139,8 @@ export function createLiveHub(): LiveHub {
       failed(loop, error);
     }
     loop.loading = false;
-    loop.timer = setTimeout(() => void tick(loop), loop.again ? 0 : loop.source.intervalMs);
+    const gap = Math.max(loop.source.intervalMs, BUSY_GAP_FACTOR * (Date.now() - started));
+    loop.timer = setTimeout(() => void tick(loop), loop.again ? 0 : gap);
   };
 
   const refresh = () => {
