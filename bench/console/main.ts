@@ -100,7 +100,7 @@ async function watch(page: Page) {
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-function report(loads: Load[], watched: Awaited<ReturnType<typeof watch>>) {
+function report(loads: Load[], watched: Awaited<ReturnType<typeof watch>>, consolePeakRssMb: number | null) {
   const row = (label: string, value: string, target = "") =>
     `${label.padEnd(58)}${value.padStart(10)}  ${target}`;
   const interactive = median(loads.map((l) => l.interactiveMs));
@@ -125,6 +125,7 @@ function report(loads: Load[], watched: Awaited<ReturnType<typeof watch>>) {
     ),
     row("longest task (≥ 50 ms reported) during updates, ms", String(watched.longTaskMaxMs)),
     row("seconds in which the rank table re-rendered", `${watched.secondsWithUpdates}/${watchMs / 1000}`),
+    row("the console's peak RSS, MB", String(consolePeakRssMb ?? "—")),
   ];
   console.log(lines.join("\n"));
   const bench = {
@@ -134,6 +135,7 @@ function report(loads: Load[], watched: Awaited<ReturnType<typeof watch>>) {
     long_tasks_over_50ms: watched.longTasks,
     long_task_max_ms: watched.longTaskMaxMs,
     seconds_with_updates: watched.secondsWithUpdates,
+    console_peak_rss_mb: consolePeakRssMb,
     watch_s: watchMs / 1000,
     ranks,
     loads: loads.length,
@@ -154,7 +156,9 @@ async function measure(env: BenchEnvironment, dir: string) {
     logFile: path.join(dir, "console.log"),
   });
   try {
-    await measureConsole(consoleProcess.url);
+    // A console that dies (its heap limit) fails the run at once, saying why, instead of a page left waiting.
+    const watched = await Promise.race([measureConsole(consoleProcess.url), consoleProcess.exited]);
+    report(watched.loads, watched.updates, consoleProcess.peakRssMb());
   } finally {
     await consoleProcess.stop();
   }
@@ -192,7 +196,7 @@ async function measureConsole(url: string) {
     const stopProfile = values.profile ? await startProfile(last as Page, values.profile, "updates") : null;
     const watched = await watch(last as Page);
     if (stopProfile) log(`profiled the updates: ${await stopProfile()}`);
-    report(loads, watched);
+    return { loads, updates: watched };
   } finally {
     await browser.close();
   }
@@ -205,7 +209,10 @@ async function main(): Promise<void> {
     void life.close().finally(() => process.exit(130));
   });
   // --console URL: a console already serving the bench's job (its environment left up by another run).
-  if (values.console) return measureConsole(values.console);
+  if (values.console) {
+    const measured = await measureConsole(values.console);
+    return report(measured.loads, measured.updates, null);
+  }
   const config = parseConfig(["--nodes", String(nodes)]);
   try {
     const env = await openEnvironment({ config, life, log, agentStepMs: 1000 });
