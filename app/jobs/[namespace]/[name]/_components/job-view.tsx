@@ -1,6 +1,6 @@
 "use client";
 
-import { type ReactNode, useState } from "react";
+import { memo, type ReactNode, useDeferredValue, useMemo, useState } from "react";
 import { JobStatus } from "@/app/jobs/_components/job-status";
 import { RestartTimeline } from "@/components/charts/restart-timeline";
 import { formatDuration } from "@/components/jobs/format";
@@ -131,11 +131,68 @@ function allowed(access: { canAct?: boolean; mode?: string } | undefined, finish
   };
 }
 
+/**
+ * The sections under the rank table, from the page's deferred copy and clock (see JobView); memoised, so the
+ * urgent render of an update skips them and React renders them after, in a render it may interrupt.
+ */
+const BelowRanks = memo(function BelowRanks(props: {
+  page: JobPage;
+  now: number;
+  selected: number | null;
+  jobRef: { namespace: string; name: string };
+}) {
+  const { page, now, selected, jobRef } = props;
+  return (
+    <>
+      <JobTimeline page={page} now={now} />
+      <ScalingHistory
+        events={page.events}
+        elastic={page.elastic}
+        rows={page.scaling}
+        createdAt={page.createdAt}
+        now={now}
+      />
+
+      <JobCharts job={jobRef} selected={selected} createdAt={page.createdAt} />
+
+      <section className="card" aria-labelledby="past-runs-heading">
+        <h2 id="past-runs-heading">Past runs</h2>
+        <PastRuns namespace={page.namespace} name={page.name} finished={isFinished(page)} />
+      </section>
+
+      <section className="card" aria-labelledby="events-heading">
+        <h2 id="events-heading">Events</h2>
+        <ol className="muted">
+          {page.events
+            .slice()
+            .reverse()
+            .slice(0, 20)
+            .map((event) => (
+              <li key={`${event.at}-${event.reason}-${event.message}`}>
+                <strong className={event.type === "Warning" ? "badge badge-warn" : "badge"}>
+                  {event.reason}
+                </strong>{" "}
+                {event.message}
+              </li>
+            ))}
+        </ol>
+      </section>
+    </>
+  );
+});
+
 export function JobView(props: { namespace: string; name: string }) {
-  const ref = { namespace: props.namespace, name: props.name };
+  const ref = useMemo(
+    () => ({ namespace: props.namespace, name: props.name }),
+    [props.namespace, props.name],
+  );
   const { page, access, state, streamError } = useLiveJob(ref);
   const [selected, setSelected] = useState<number | null>(null);
   const now = useNow();
+  // What is below the ranks (timeline, scaling, charts, past runs, events) renders from a deferred copy: a
+  // render React may interrupt, after the header, topology and table are on screen and answering clicks.
+  const below = useDeferredValue(page);
+  const belowNow = useDeferredValue(now);
 
   if (!page) {
     if (streamError)
@@ -190,39 +247,7 @@ export function JobView(props: { namespace: string; name: string }) {
         />
       </section>
 
-      <JobTimeline page={page} now={now} />
-      <ScalingHistory
-        events={page.events}
-        elastic={page.elastic}
-        rows={page.scaling}
-        createdAt={page.createdAt}
-        now={now}
-      />
-
-      <JobCharts job={ref} selected={selected} createdAt={page.createdAt} />
-
-      <section className="card" aria-labelledby="past-runs-heading">
-        <h2 id="past-runs-heading">Past runs</h2>
-        <PastRuns namespace={page.namespace} name={page.name} finished={isFinished(page)} />
-      </section>
-
-      <section className="card" aria-labelledby="events-heading">
-        <h2 id="events-heading">Events</h2>
-        <ol className="muted">
-          {page.events
-            .slice()
-            .reverse()
-            .slice(0, 20)
-            .map((event) => (
-              <li key={`${event.at}-${event.reason}-${event.message}`}>
-                <strong className={event.type === "Warning" ? "badge badge-warn" : "badge"}>
-                  {event.reason}
-                </strong>{" "}
-                {event.message}
-              </li>
-            ))}
-        </ol>
-      </section>
+      {below ? <BelowRanks page={below} now={belowNow} selected={selected} jobRef={ref} /> : null}
     </div>
   );
 }
