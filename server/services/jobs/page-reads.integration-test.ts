@@ -67,6 +67,15 @@ beforeAll(async () => {
   ({ db, operator, source } = stack);
   const submitted = await operator.submit(demoJobYaml({ name: ref.name, nodes: 1, ranks: 2, gpusPerPod: 1 }));
   await operator.waitFor("2 ranks running", () => operator.live(submitted)?.ranksRunning === 2, 90_000);
+  // Both ranks stepping before the crash: a crash before a rank's first step records no progress at
+  // detection, and then no resumedAt is ever written (nothing waits for the training to come back).
+  await operator.waitFor(
+    "2 ranks stepping",
+    () =>
+      (operator.live(submitted)?.pods ?? []).flatMap((pod) => pod.ranks).filter((rank) => rank.step !== null)
+        .length === 2,
+    90_000,
+  );
   // One recovered crash, so the page has a restart row to show; settled once the ranks step again (the
   // row's resumedAt), else a tick read before that and one after differ.
   operator.backend.plantTrainerFault(ref, { kind: "crash", rank: 1 });
