@@ -31,9 +31,10 @@ describe("vitestCounts", () => {
   };
 
   it("names each failed test and each file that failed without one, with its error's first line", () => {
+    // b's hook failed: its tests never ran, and it counts as a failure beside a's failed test.
     expect(vitestCounts(report, "/repo")).toEqual({
       passed: 2,
-      failed: 1,
+      failed: 2,
       skipped: 0,
       failures: [
         "server/a.integration-test.ts › a recovers the job: AssertionError: expected 'Running' to be 'Failed'",

@@ -28,8 +28,15 @@ export type VitestReport = {
   }[];
 };
 
-/** Failed tests, and files that failed without a failed test (an error at import or in a hook). */
+/**
+ * Failed tests, and files that failed without a failed test (an error at import or in a hook). Such a file
+ * counts as one failure: its tests were skipped, not passed, and vitest has been seen to exit 0 after a
+ * `beforeAll` that timed out (3 tests skipped, the run green).
+ */
 export function vitestCounts(report: VitestReport, root: string): Counts {
+  const fileErrors = report.testResults.filter(
+    (file) => file.message && !file.assertionResults.some((test) => test.status === "failed"),
+  ).length;
   const failures = report.testResults.flatMap((file) => {
     const name = path.relative(root, file.name);
     const failed = file.assertionResults.filter((test) => test.status === "failed");
@@ -38,7 +45,7 @@ export function vitestCounts(report: VitestReport, root: string): Counts {
   });
   return {
     passed: report.numPassedTests,
-    failed: report.numFailedTests,
+    failed: report.numFailedTests + fileErrors,
     skipped: report.numPendingTests + report.numTodoTests,
     failures,
   };
