@@ -34,13 +34,15 @@ export type VitestReport = {
  * `beforeAll` that timed out (3 tests skipped, the run green).
  */
 export function vitestCounts(report: VitestReport, root: string): Counts {
-  const fileErrors = report.testResults.filter(
-    (file) => file.message && !file.assertionResults.some((test) => test.status === "failed"),
-  ).length;
+  let fileErrors = 0;
   const failures = report.testResults.flatMap((file) => {
     const name = path.relative(root, file.name);
     const failed = file.assertionResults.filter((test) => test.status === "failed");
-    if (failed.length === 0) return file.message ? [`${name}: ${firstLine(file.message)}`] : [];
+    if (failed.length === 0) {
+      if (!file.message) return [];
+      fileErrors += 1;
+      return [`${name}: ${firstLine(file.message)}`];
+    }
     return failed.map((test) => `${name} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
   });
   return {

@@ -11,8 +11,8 @@ export type RankChange = Partial<RankView> & { rank: number; whole?: true };
 /**
  * Live updates of a job page as small diffs: the first message is the whole page, then only what changed
  * (ranks by rank number, each with its changed fields; the other parts whole when they changed). Pure,
- * shared by the stream that sends and the page that applies them. A 2,048-rank job whose every rank steps
- * each second sends about 150 bytes a rank, not the ~480 of each rank whole.
+ * shared by the stream that sends and the page that applies them. 2,048 stepping ranks send 39 % of the
+ * bytes of those ranks whole (patch.test.ts).
  */
 export type JobPatch =
   | { kind: "snapshot"; page: JobPage }

@@ -9,6 +9,7 @@ import { MAX_LOG_RULES } from "@/server/domain/job-spec/run-policy.schema";
 import type { LogMonitoringRule } from "@/server/domain/log-rules/log-rule.schema";
 import { injectFault } from "@/server/operator/api/faults";
 import { handleRequest } from "@/server/operator/api/routes";
+import { steppingRanks } from "@/server/operator/testing/helpers";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LocalOperator } from "@/server/operator/testing/local-operator";
 import { SHADOW_ANNOTATION } from "./marks";
@@ -153,9 +154,7 @@ export const allRunning = (operator: LocalOperator, ref: JobRef, ranks: number):
  * without progress, which waits out the crash-loop back-off (10 s; server/domain/recovery/crash-loop.ts).
  */
 const allStepping = (operator: LocalOperator, ref: JobRef, ranks: number): boolean =>
-  allRunning(operator, ref, ranks) &&
-  (operator.live(ref)?.pods ?? []).flatMap((pod) => pod.ranks).filter((rank) => rank.step !== null).length ===
-    ranks;
+  allRunning(operator, ref, ranks) && steppingRanks(operator.live(ref)) === ranks;
 
 /**
  * Kills one rank of the job (SIGKILL, the `crash` fault) and times until every rank runs again, the killed

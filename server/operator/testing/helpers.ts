@@ -1,5 +1,6 @@
 import type { LocalBackend } from "@/server/cluster/local/backend";
 import type { JobRef } from "@/server/cluster/types";
+import type { LiveJob } from "@/server/domain/operator-api/contract";
 
 /** Shared by the test harness and the benchmark: submit a job (throwing on refusal), poll until a probe holds. */
 export async function submitOrThrow(backend: LocalBackend, yaml: string): Promise<JobRef> {
@@ -22,3 +23,10 @@ export async function waitFor<T>(
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/**
+ * How many of a job's ranks have printed a step. A crash before a rank's first step is a restart without
+ * progress: it waits out the crash-loop back-off, and it records no progress for the restart row.
+ */
+export const steppingRanks = (live: LiveJob | undefined): number =>
+  (live?.pods ?? []).flatMap((pod) => pod.ranks).filter((rank) => rank.step !== null).length;

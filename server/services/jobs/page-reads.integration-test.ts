@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRef } from "@/server/cluster/types";
 import type { Db } from "@/server/db/client";
 import { type ConsoleStack, startConsoleStack } from "@/server/operator/testing/console-stack";
+import { steppingRanks } from "@/server/operator/testing/helpers";
 import { demoJobYaml } from "@/server/operator/testing/jobs";
 import type { LocalOperator } from "@/server/operator/testing/local-operator";
 import type { ClusterSource } from "@/server/services/jobs/gateway/types";
@@ -69,13 +70,7 @@ beforeAll(async () => {
   await operator.waitFor("2 ranks running", () => operator.live(submitted)?.ranksRunning === 2, 90_000);
   // Both ranks stepping before the crash: a crash before a rank's first step records no progress at
   // detection, and then no resumedAt is ever written (nothing waits for the training to come back).
-  await operator.waitFor(
-    "2 ranks stepping",
-    () =>
-      (operator.live(submitted)?.pods ?? []).flatMap((pod) => pod.ranks).filter((rank) => rank.step !== null)
-        .length === 2,
-    90_000,
-  );
+  await operator.waitFor("2 ranks stepping", () => steppingRanks(operator.live(submitted)) === 2, 90_000);
   // One recovered crash, so the page has a restart row to show; settled once the ranks step again (the
   // row's resumedAt), else a tick read before that and one after differ.
   operator.backend.plantTrainerFault(ref, { kind: "crash", rank: 1 });
