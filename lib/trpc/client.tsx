@@ -4,9 +4,9 @@ import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
-import superjson from "superjson";
 import type { AppRouter } from "@/server/api/root";
 import { makeQueryClient } from "./query-client";
+import { wireTransformer } from "./transformer";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
@@ -26,8 +26,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
         // Live views stream over SSE; everything else is batched HTTP.
         splitLink({
           condition: (op) => op.type === "subscription",
-          true: httpSubscriptionLink({ url: "/api/trpc", transformer: superjson }),
-          false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+          true: httpSubscriptionLink({ url: "/api/trpc", transformer: wireTransformer }),
+          false: httpBatchLink({ url: "/api/trpc", transformer: wireTransformer }),
         }),
       ],
     }),

@@ -1,16 +1,16 @@
 import { defaultShouldDehydrateQuery, QueryClient } from "@tanstack/react-query";
-import superjson from "superjson";
+import { wireTransformer } from "./transformer";
 
 export function makeQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
       queries: { staleTime: 30_000, retry: 1 },
       dehydrate: {
-        serializeData: superjson.serialize,
+        serializeData: wireTransformer.serialize,
         shouldDehydrateQuery: (query) =>
           defaultShouldDehydrateQuery(query) || query.state.status === "pending",
       },
-      hydrate: { deserializeData: superjson.deserialize },
+      hydrate: { deserializeData: wireTransformer.deserialize },
     },
   });
 }

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import superjson from "superjson";
 import { ZodError, z } from "zod";
+import { wireTransformer } from "@/lib/trpc/transformer";
 import type { Context } from "@/server/api/context";
 import { isClusterAdmin } from "@/server/domain/access/roles";
 import type { ShareGrant } from "@/server/domain/access/share";
@@ -21,7 +21,7 @@ function describeZodIssues(error: ZodError): string {
 }
 
 const t = initTRPC.context<Context>().create({
-  transformer: superjson,
+  transformer: wireTransformer,
   // SSE subscriptions: a ping keeps idle streams alive; a client that hears nothing for 10 s reconnects.
   sse: {
     ping: { enabled: true, intervalMs: 3000 },
