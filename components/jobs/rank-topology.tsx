@@ -7,7 +7,14 @@ import { HealthLegend } from "./health-legend";
 import { countHealth, healthSummary } from "./health-style";
 import styles from "./jobs.module.css";
 import { RankTooltip } from "./rank-tooltip";
-import { labelAt, rankAt, type TopologyCell, type TopologyLayout, topologyLayout } from "./topology-layout";
+import {
+  labelAt,
+  rankAt,
+  sameLayoutShape,
+  type TopologyCell,
+  type TopologyLayout,
+  topologyLayout,
+} from "./topology-layout";
 import { useElementWidth } from "./use-element-width";
 import { useTopologyCanvas } from "./use-topology-canvas";
 
@@ -62,10 +69,20 @@ function nodeNameAt(layout: TopologyLayout | null, event: MouseEvent<HTMLCanvasE
 
 /**
  * The job's ranks as a node → pod → rank map on one <canvas>: a 2,048-rank job is one element, drawn in a
- * couple of milliseconds, and a 1 Hz update re-runs only the O(n log n) layout and O(n) paint, never React
- * per cell. Hover shows a tooltip (over a node's label, its full name); click selects a rank. The canvas is role="img" with a per-health count
+ * couple of milliseconds, and a 1 Hz update re-runs the O(n) paint, the O(n log n) layout only when the
+ * topology's shape changed (sameLayoutShape), and never React per cell. Hover shows a tooltip (over a node's label, its full name); click selects a rank. The canvas is role="img" with a per-health count
  * summary; the rank table is the accessible alternative (point `describedBy` at its caption).
  */
+/** The last topology of the same layout shape: the layout's input, kept while only rank states change. */
+function useLayoutShape(topology: TopologyView): TopologyView {
+  const [shape, setShape] = useState(topology);
+  if (shape !== topology && !sameLayoutShape(shape, topology)) {
+    setShape(topology);
+    return topology;
+  }
+  return shape;
+}
+
 export function RankTopology(props: RankTopologyProps) {
   const { topology, onSelectRank, selectedRank, describedBy, maxHeight, now } = props;
   const wrapperRef = useRef<HTMLDivElement>(null);
@@ -74,9 +91,10 @@ export function RankTopology(props: RankTopologyProps) {
   const [hovered, setHovered] = useState<number | null>(null);
   const [hoveredNode, setHoveredNode] = useState<string | null>(null);
 
+  const shape = useLayoutShape(topology);
   const layout = useMemo(
-    () => (width > 0 ? topologyLayout(topology, width, maxHeight) : null),
-    [topology, width, maxHeight],
+    () => (width > 0 ? topologyLayout(shape, width, maxHeight) : null),
+    [shape, width, maxHeight],
   );
   const cellByRank = useMemo(() => cellsByRank(layout), [layout]);
   const counts = useMemo(() => countHealth(topology.ranks), [topology.ranks]);

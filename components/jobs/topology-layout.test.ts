@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { TopologyView } from "@/server/domain/jobs/view-model";
+import type { RankView, TopologyView } from "@/server/domain/jobs/view-model";
 import { syntheticRank, syntheticTopology } from "./testing";
 import { nodeLabels, shortenLabel } from "./topology-labels";
-import { CELL_SIZES, groupRanks, LABEL_CHAR_WIDTH, labelAt, rankAt, topologyLayout } from "./topology-layout";
+import {
+  CELL_SIZES,
+  groupRanks,
+  LABEL_CHAR_WIDTH,
+  labelAt,
+  rankAt,
+  sameLayoutShape,
+  topologyLayout,
+} from "./topology-layout";
 
 describe("topologyLayout", () => {
   it("places every rank exactly once, inside its node's block, without overlaps", () => {
@@ -159,5 +167,31 @@ describe("node labels (issue 36 item 2)", () => {
     if (!second) throw new Error("expected two blocks");
     expect(labelAt(layout, second.x + 6, second.y + 6)?.node).toBe("local-node-1");
     expect(labelAt(layout, second.x + 6, second.y + second.height - 2)).toBeNull();
+  });
+});
+
+describe("sameLayoutShape", () => {
+  const base = syntheticTopology(4, 8);
+  const withRank = (index: number, change: Partial<RankView>): TopologyView => ({
+    ...base,
+    ranks: base.ranks.map((rank, i) => (i === index ? { ...rank, ...change } : rank)),
+  });
+
+  it("keeps the layout while only what a rank shows changes", () => {
+    expect(
+      sameLayoutShape(base, withRank(5, { health: "hanging", step: 99, lastLine: "x", restarts: 2 })),
+    ).toBe(true);
+    expect(topologyLayout(withRank(5, { health: "faulted" }), 600)).toEqual(topologyLayout(base, 600));
+  });
+
+  it("lays out again when a rank moves, a pod or node changes, or the counts do", () => {
+    expect(sameLayoutShape(base, withRank(5, { pod: "elsewhere" }))).toBe(false);
+    expect(sameLayoutShape(base, withRank(5, { node: "node-9" }))).toBe(false);
+    expect(sameLayoutShape(base, withRank(5, { rank: 77 }))).toBe(false);
+    expect(sameLayoutShape(base, { ...base, ranks: base.ranks.slice(1) })).toBe(false);
+    const pods = base.pods.map((pod, i) => (i === 0 ? { ...pod, node: "node-3" } : pod));
+    expect(sameLayoutShape(base, { ...base, pods })).toBe(false);
+    const nodes = base.nodes.map((node, i) => (i === 2 ? { ...node, healthy: !node.healthy } : node));
+    expect(sameLayoutShape(base, { ...base, nodes })).toBe(false);
   });
 });

@@ -200,6 +200,35 @@ export function topologyLayout(topology: TopologyView, width: number, maxHeight 
   return layout ?? { width, height: 0, cellSize: CELL_SIZES[0], gap: 2, blocks: [], cells: [] };
 }
 
+/**
+ * Whether two topologies lay out alike: the same nodes (name, ready, healthy) and pods (name, node) in the
+ * same order, and the same rank at each index on the same pod and node. What a live update usually changes
+ * (a rank's health, step, line) leaves the layout as it was: a 16,384-rank page need not sort and place
+ * every rank again each second.
+ */
+export function sameLayoutShape(a: TopologyView, b: TopologyView): boolean {
+  if (a === b) return true;
+  return (
+    sameEach(
+      a.nodes,
+      b.nodes,
+      (x, y) => x.name === y.name && x.ready === y.ready && x.healthy === y.healthy,
+    ) &&
+    sameEach(a.pods, b.pods, (x, y) => x.name === y.name && x.node === y.node) &&
+    sameEach(
+      a.ranks,
+      b.ranks,
+      (x, y) => x.rank === y.rank && x.localRank === y.localRank && x.pod === y.pod && x.node === y.node,
+    )
+  );
+}
+
+function sameEach<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (!same(a[i] as T, b[i] as T)) return false;
+  return true;
+}
+
 function inside(px: number, py: number, box: { x: number; y: number; width: number; height: number }) {
   return px >= box.x && px < box.x + box.width && py >= box.y && py < box.y + box.height;
 }
