@@ -67,12 +67,6 @@ function nodeNameAt(layout: TopologyLayout | null, event: MouseEvent<HTMLCanvasE
   return block ? (block.node ?? "no node yet") : null;
 }
 
-/**
- * The job's ranks as a node → pod → rank map on one <canvas>: a 2,048-rank job is one element, drawn in a
- * couple of milliseconds, and a 1 Hz update re-runs the O(n) paint, the O(n log n) layout only when the
- * topology's shape changed (sameLayoutShape), and never React per cell. Hover shows a tooltip (over a node's label, its full name); click selects a rank. The canvas is role="img" with a per-health count
- * summary; the rank table is the accessible alternative (point `describedBy` at its caption).
- */
 /** The last topology of the same layout shape: the layout's input, kept while only rank states change. */
 function useLayoutShape(topology: TopologyView): TopologyView {
   const [shape, setShape] = useState(topology);
@@ -83,6 +77,13 @@ function useLayoutShape(topology: TopologyView): TopologyView {
   return shape;
 }
 
+/**
+ * The job's ranks as a node → pod → rank map on one <canvas>: a 2,048-rank job is one element, drawn in a
+ * couple of milliseconds, and a 1 Hz update re-runs the O(n) paint, the O(n log n) layout only when the
+ * topology's shape changed (sameLayoutShape), and never React per cell. Hover shows a tooltip (over a node's
+ * label, its full name); click selects a rank. The canvas is role="img" with a per-health count summary; the
+ * rank table is the accessible alternative (point `describedBy` at its caption).
+ */
 export function RankTopology(props: RankTopologyProps) {
   const { topology, onSelectRank, selectedRank, describedBy, maxHeight, now } = props;
   const wrapperRef = useRef<HTMLDivElement>(null);
